@@ -1,0 +1,46 @@
+# windowing: Flink-style event-time windows for PostgreSQL (PGXS build)
+
+MODULE_big = windowing
+OBJS = \
+	src/calendar.o \
+	src/session_merge.o \
+	src/spec.o \
+	src/sql_assign.o \
+	src/sql_count.o \
+	src/sql_session.o \
+	src/window_math.o \
+	src/windowing.o \
+	src/zone.o
+
+EXTENSION = windowing
+DATA = $(wildcard windowing--*.sql)
+PGFILEDESC = "windowing - Flink-style event-time windows"
+
+# The pure window math builds without a server; test/unit checks it alone.
+PG_CPPFLAGS = -I$(srcdir)/src
+
+REGRESS = assign calendar session count_window errors
+REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/test/windowing.conf \
+	--load-extension=windowing
+
+ISOLATION = concurrent_sessions
+ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check_iso \
+	--temp-config=$(srcdir)/test/windowing.conf --load-extension=windowing
+
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
+EXTRA_CLEAN = tmp_check tmp_check_iso output_iso results regression.diffs \
+	regression.out test/unit/window_math_test
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# Unit tests of the pure C window math: no server involved.
+test/unit/window_math_test: test/unit/window_math_test.c src/window_math.c src/calendar.c src/session_merge.c
+	$(CC) $(CFLAGS) -Isrc -o $@ $^
+
+.PHONY: unitcheck
+unitcheck: test/unit/window_math_test
+	test/unit/window_math_test

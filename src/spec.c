@@ -1,0 +1,297 @@
+/*
+ * spec.c
+ *		Checking window definitions and assigning rows to their windows.
+ *
+ * Lengths are "spans": an interval is split into fixed microseconds and
+ * calendar months.  Months only make sense on a local calendar, so without
+ * a time zone they are refused rather than approximated as 30 days; with
+ * one, a span is either months or fixed time, never a mix whose cells would
+ * not tile the calendar.
+ *
+ * Every check raises the error a user sees, naming the argument at fault;
+ * spec_assign itself only reports windows that leave the representable
+ * range.  Without a zone the windows of timestamptz rows are aligned to
+ * 1970-01-01 UTC, as Flink aligns epoch milliseconds, so both overloads
+ * agree on where windows start.
+ */
+#include "compat.h"
+
+#include "common/int.h"
+#include "utils/timestamp.h"
+
+#include "spec.h"
+#include "zone.h"
+
+/* Flink's origin, 1970-01-01, in microseconds since PostgreSQL's epoch. */
+#define UNIX_EPOCH_USECS \
+	((int64) (UNIX_EPOCH_JDATE - POSTGRES_EPOCH_JDATE) * USECS_PER_DAY)
+/* The shortest month, bounding offsets of month grids. */
+#define MIN_MONTH_USECS (28 * USECS_PER_DAY)
+
+Span
+interval_span(const Interval *iv, const char *what, bool calendar)
+{
+	Span		s = {0, iv->month};
+
+	if (iv->month != 0 && !calendar)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s cannot be in months or years without a time zone", what),
+				 errhint("Pass tz => 'UTC' (or another zone) for calendar months, or give %s in days.", what)));
+	if (iv->month != 0 && (iv->day != 0 || iv->time != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s cannot mix months with days or time", what),
+				 errhint("Give %s either in months or in days and time.", what)));
+	if (pg_mul_s64_overflow(iv->day, USECS_PER_DAY, &s.usecs) ||
+		pg_add_s64_overflow(s.usecs, iv->time, &s.usecs))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("interval out of range")));
+	return s;
+}
+
+static void
+check_positive(Span s, const char *what)
+{
+	if (s.months < 0 || s.usecs < 0 || (s.months == 0 && s.usecs == 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be greater than zero", what)));
+}
+
+/* The session gap of one row: fixed time, never months. */
+int64
+gap_length(const Interval *iv)
+{
+	int64		gap = interval_span(iv, "gap", false).usecs;
+
+	check_gap(gap);
+	return gap;
+}
+
+void
+check_gap(int64 gap)
+{
+	if (gap <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gap must be greater than zero")));
+}
+
+/* Flink requires |offset| < the length of the cell it shifts. */
+static void
+check_offset(Span offset, Span cell, const char *cell_name)
+{
+	int64		bound = cell.usecs;
+
+	if (cell.months && pg_mul_s64_overflow(cell.months, MIN_MONTH_USECS, &bound))
+		bound = PG_INT64_MAX;
+
+	if (offset.months != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("offset cannot be in months or years"),
+				 errhint("Give the offset in days and time.")));
+	if (offset.usecs <= -bound || offset.usecs >= bound)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("offset must be smaller than %s in absolute value", cell_name),
+				 errhint("An offset of k * %s gives the same windows as none.", cell_name)));
+}
+
+void
+check_window_count(int64 n, const char *what)
+{
+	if (n < 0 || n > WM_MAX_WINDOWS_PER_ROW)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s would give a row more than %d windows", what,
+						WM_MAX_WINDOWS_PER_ROW)));
+}
+
+static void
+init_spec(WindowSpec *s, WindowKind kind, bool is_timestamp, const char *tz)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->is_timestamp = is_timestamp;
+	s->calendar = tz != NULL;
+	if (tz)
+		zone_from_name(tz, &s->zone);
+}
+
+static int64
+origin(bool is_timestamp)
+{
+	return is_timestamp ? UNIX_EPOCH_USECS : 0;
+}
+
+void
+spec_tumble(WindowSpec *s, bool is_timestamp, Span size, Span offset,
+			const char *tz)
+{
+	check_positive(size, "size");
+	check_offset(offset, size, "size");
+	init_spec(s, WK_TUMBLE, is_timestamp, tz);
+	s->max_windows = 1;
+	if (s->calendar)
+		cal_grid_init(&s->grid, size.usecs, size.months, offset.usecs);
+	s->size = size.usecs;
+	s->phase = s->calendar ? 0 :
+		wm_phase(origin(is_timestamp), offset.usecs, size.usecs);
+}
+
+/* With a zone, a hop window is a whole number of slide cells. */
+static int
+calendar_cells(Span size, Span slide)
+{
+	bool		whole = (size.months == 0) == (slide.months == 0) &&
+		(size.months ? size.months % slide.months : size.usecs % slide.usecs) == 0;
+
+	if (!whole)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("size must be a multiple of slide when tz is given"),
+				 errhint("Calendar hop windows are made of whole slide cells.")));
+	return (int) Min(size.months ? size.months / slide.months :
+					 size.usecs / slide.usecs, PG_INT32_MAX);
+}
+
+void
+spec_hop(WindowSpec *s, bool is_timestamp, Span size, Span slide,
+		 Span offset, const char *tz)
+{
+	check_positive(size, "size");
+	check_positive(slide, "slide");
+	check_offset(offset, slide, "slide");
+	init_spec(s, WK_HOP, is_timestamp, tz);
+	if (s->calendar)
+	{
+		s->cells = calendar_cells(size, slide);
+		check_window_count(s->cells, "hop");
+		s->max_windows = s->cells;
+		cal_grid_init(&s->grid, slide.usecs, slide.months, offset.usecs);
+		return;
+	}
+	s->max_windows = wm_hop_max_windows(size.usecs, slide.usecs);
+	check_window_count(s->max_windows, "hop");
+	s->size = size.usecs;
+	s->slide = slide.usecs;
+	s->phase = wm_phase(origin(is_timestamp), offset.usecs, slide.usecs);
+}
+
+/*
+ * How many step cells make a max_size cell, or -1 if steps do not tile it.
+ * Fixed steps tile a month when they divide a day, since months start at
+ * local midnight.
+ */
+static int64
+cumulate_steps(Span step, Span max_size)
+{
+	int64		steps;
+
+	if (max_size.months == 0)
+		return step.months == 0 && max_size.usecs % step.usecs == 0 ?
+			max_size.usecs / step.usecs : -1;
+	if (step.months)
+		return max_size.months % step.months == 0 ?
+			max_size.months / step.months : -1;
+	if (USECS_PER_DAY % step.usecs != 0)
+		return -1;
+	/* An upper bound (31-day months), used to size the output. */
+	if (pg_mul_s64_overflow(max_size.months * INT64CONST(31),
+							USECS_PER_DAY / step.usecs, &steps))
+		return PG_INT64_MAX;
+	return steps;
+}
+
+void
+spec_cumulate(WindowSpec *s, bool is_timestamp, Span step, Span max_size,
+			  Span offset, const char *tz)
+{
+	int64		steps;
+
+	check_positive(step, "step");
+	check_positive(max_size, "max_size");
+	check_offset(offset, max_size, "max_size");
+	steps = cumulate_steps(step, max_size);
+	if (steps < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_size must be a multiple of step"),
+				 errhint("Cumulating windows grow by whole steps up to max_size.")));
+	check_window_count(steps, "cumulate");
+	init_spec(s, WK_CUMULATE, is_timestamp, tz);
+	s->max_windows = (int) steps;
+	if (s->calendar)
+	{
+		cal_grid_init(&s->grid, step.usecs, step.months, offset.usecs);
+		cal_grid_init(&s->outer, max_size.usecs, max_size.months, offset.usecs);
+		return;
+	}
+	s->size = max_size.usecs;
+	s->slide = step.usecs;
+	s->phase = wm_phase(origin(is_timestamp), offset.usecs, max_size.usecs);
+}
+
+void
+report_out_of_range(bool is_timestamp)
+{
+	ereport(ERROR,
+			(errcode(is_timestamp ? ERRCODE_DATETIME_VALUE_OUT_OF_RANGE :
+					 ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg(is_timestamp ? "timestamp out of range" : "bigint out of range"),
+			 errdetail("A window of this row would start or end outside the range of %s.",
+					   is_timestamp ? "timestamp with time zone" : "bigint")));
+}
+
+void
+check_event_time(bool is_timestamp, int64 ts)
+{
+	if (is_timestamp && TIMESTAMP_NOT_FINITE(ts))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range"),
+				 errdetail("An infinite timestamp belongs to no window.")));
+}
+
+void
+check_window(bool is_timestamp, const WmWindow *w)
+{
+	if (is_timestamp &&
+		!(IS_VALID_TIMESTAMP(w->start) && IS_VALID_TIMESTAMP(w->end)))
+		report_out_of_range(is_timestamp);
+}
+
+/* Fills out (s->max_windows entries) with the windows of ts; returns how many. */
+int
+spec_assign(const WindowSpec *s, int64 ts, WmWindow *out)
+{
+	int			n;
+
+	check_event_time(s->is_timestamp, ts);
+	switch (s->kind)
+	{
+		case WK_TUMBLE:
+			n = (s->calendar ? cal_bucket(&s->grid, &s->zone, ts, out) :
+				 wm_tumble(ts, s->size, s->phase, out)) ? 1 : -1;
+			break;
+		case WK_HOP:
+			n = s->calendar ? cal_hop(&s->grid, s->cells, &s->zone, ts, out) :
+				wm_hop(ts, s->size, s->slide, s->phase, out);
+			break;
+		case WK_CUMULATE:
+			n = s->calendar ?
+				cal_cumulate(&s->grid, &s->outer, &s->zone, ts, out) :
+				wm_cumulate(ts, s->slide, s->size, s->phase, out);
+			break;
+		default:
+			elog(ERROR, "unrecognized window kind %d", (int) s->kind);
+	}
+	if (n < 0)
+		report_out_of_range(s->is_timestamp);
+	for (int i = 0; i < n; i++)
+		check_window(s->is_timestamp, &out[i]);
+	return n;
+}

@@ -1,0 +1,311 @@
+/*
+ * sql_assign.c
+ *		SQL faces of tumbling, sliding and cumulating windows.
+ *
+ * The window definition is parsed and checked once and kept in fn_extra,
+ * keyed by the raw bytes of the length arguments and the zone name, so a
+ * GROUP BY over millions of rows pays for the rules of window_math.c and
+ * nothing else.  hop and cumulate return their windows one per call
+ * (ValuePerCall) from that same cache, which avoids the memory context that
+ * the SRF_FIRSTCALL_INIT protocol would create for every row; an expression
+ * context callback forgets a half-returned set if the executor abandons it.
+ */
+#include "compat.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "nodes/execnodes.h"
+#include "pgtime.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/memutils.h"
+
+#include "spec.h"
+
+#define KEY_MAX (3 * sizeof(Interval) + 1 + TZ_STRLEN_MAX + 1)
+
+typedef struct AssignCache
+{
+	MemoryContext cxt;			/* holds everything below; reset on rebuild */
+	int			keylen;
+	char		key[KEY_MAX];
+	WindowSpec	spec;
+	TupleDesc	tupdesc;		/* result row type, blessed; NULL for scalars */
+	WmWindow   *windows;		/* spec.max_windows entries */
+	int			nwindows;		/* windows of the current row (sets) */
+	int			next;			/* next of them to return */
+	bool		in_set;			/* a set is being returned */
+	ExprContext *registered;	/* where end_set is registered, if anywhere */
+} AssignCache;
+
+static const char *const length_names[][3] = {
+	[WK_TUMBLE] = {"size", "offset"},
+	[WK_HOP] = {"size", "slide", "offset"},
+	[WK_CUMULATE] = {"step", "max_size", "offset"},
+};
+
+static int
+length_count(WindowKind kind)
+{
+	return kind == WK_TUMBLE ? 2 : 3;
+}
+
+/* The cache key: raw bytes of the lengths, then the zone name if any. */
+static int
+make_key(FunctionCallInfo fcinfo, int nlengths, bool is_ts, char *key,
+		 text **tz)
+{
+	int			len = 0;
+
+	*tz = NULL;
+	for (int i = 1; i <= nlengths; i++)
+	{
+		if (is_ts)
+		{
+			memcpy(key + len, PG_GETARG_INTERVAL_P(i), sizeof(Interval));
+			len += sizeof(Interval);
+		}
+		else
+		{
+			int64		v = PG_GETARG_INT64(i);
+
+			memcpy(key + len, &v, sizeof(v));
+			len += sizeof(v);
+		}
+	}
+	if (is_ts && !PG_ARGISNULL(nlengths + 1))
+	{
+		int			n;
+
+		*tz = PG_GETARG_TEXT_PP(nlengths + 1);
+		/* a longer name cannot be a zone; zone_from_name says so */
+		n = Min(VARSIZE_ANY_EXHDR(*tz), TZ_STRLEN_MAX + 1);
+		key[len++] = 'z';
+		memcpy(key + len, VARDATA_ANY(*tz), n);
+		len += n;
+	}
+	return len;
+}
+
+static void
+build_spec(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
+		   const char *tz, WindowSpec *s)
+{
+	Span		len[3];
+
+	for (int i = 0; i < length_count(kind); i++)
+		len[i] = is_ts ?
+			interval_span(PG_GETARG_INTERVAL_P(i + 1), length_names[kind][i],
+						  tz != NULL) :
+			(Span) {PG_GETARG_INT64(i + 1), 0};
+	if (kind == WK_TUMBLE)
+		spec_tumble(s, is_ts, len[0], len[1], tz);
+	else if (kind == WK_HOP)
+		spec_hop(s, is_ts, len[0], len[1], len[2], tz);
+	else
+		spec_cumulate(s, is_ts, len[0], len[1], len[2], tz);
+}
+
+static void
+rebuild_cache(FunctionCallInfo fcinfo, AssignCache *c, WindowKind kind,
+			  bool is_ts, text *tz, bool composite)
+{
+	MemoryContext old;
+	TupleDesc	desc;
+
+	MemoryContextReset(c->cxt);
+	c->keylen = 0;				/* invalid until the spec is built */
+	old = MemoryContextSwitchTo(c->cxt);
+	build_spec(fcinfo, kind, is_ts, tz ? text_to_cstring(tz) : NULL, &c->spec);
+	c->windows = palloc(sizeof(WmWindow) * c->spec.max_windows);
+	c->tupdesc = NULL;
+	if (composite)
+	{
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "return type must be a row type");
+		c->tupdesc = BlessTupleDesc(CreateTupleDescCopy(desc));
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* The cached definition for this call's arguments; NULL if one is NULL. */
+static AssignCache *
+assign_cache(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
+			 bool composite)
+{
+	AssignCache *c = fcinfo->flinfo->fn_extra;
+	int			nlengths = length_count(kind);
+	char		key[KEY_MAX];
+	int			keylen;
+	text	   *tz;
+
+	for (int i = 0; i <= nlengths; i++)
+		if (PG_ARGISNULL(i))
+			return NULL;
+	keylen = make_key(fcinfo, nlengths, is_ts, key, &tz);
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(*c));
+		c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+									   "windowing assign cache",
+									   ALLOCSET_SMALL_SIZES);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	if (c->keylen != keylen || memcmp(c->key, key, keylen) != 0)
+	{
+		rebuild_cache(fcinfo, c, kind, is_ts, tz, composite);
+		memcpy(c->key, key, keylen);
+		c->keylen = keylen;
+	}
+	return c;
+}
+
+static Datum
+window_datum(const AssignCache *c, const WmWindow *w)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	values[0] = Int64GetDatum(w->start);
+	values[1] = Int64GetDatum(w->end);
+	values[2] = Int64GetDatum(w->end - 1);
+	return HeapTupleGetDatum(heap_form_tuple(c->tupdesc, values, nulls));
+}
+
+/* tumble: the one window of ts, as a row. */
+static Datum
+tumble_row(FunctionCallInfo fcinfo, bool is_ts)
+{
+	AssignCache *c = assign_cache(fcinfo, WK_TUMBLE, is_ts, true);
+
+	if (c == NULL)
+		PG_RETURN_NULL();
+	spec_assign(&c->spec, PG_GETARG_INT64(0), c->windows);
+	return window_datum(c, &c->windows[0]);
+}
+
+/* tumble_start: the start of that window alone, for a fast GROUP BY. */
+static Datum
+tumble_start(FunctionCallInfo fcinfo, bool is_ts)
+{
+	AssignCache *c = assign_cache(fcinfo, WK_TUMBLE, is_ts, false);
+
+	if (c == NULL)
+		PG_RETURN_NULL();
+	spec_assign(&c->spec, PG_GETARG_INT64(0), c->windows);
+	PG_RETURN_INT64(c->windows[0].start);
+}
+
+static void
+end_set(Datum arg)
+{
+	AssignCache *c = (AssignCache *) DatumGetPointer(arg);
+
+	c->in_set = false;
+	c->registered = NULL;
+}
+
+static ReturnSetInfo *
+value_per_call_context(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	if (rsi == NULL || !IsA(rsi, ReturnSetInfo) ||
+		!(rsi->allowedModes & SFRM_ValuePerCall))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+	return rsi;
+}
+
+/* hop and cumulate: every window of ts, one row per call. */
+static Datum
+window_set(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts)
+{
+	ReturnSetInfo *rsi = value_per_call_context(fcinfo);
+	AssignCache *c = fcinfo->flinfo->fn_extra;
+
+	if (c == NULL || !c->in_set)
+	{
+		c = assign_cache(fcinfo, kind, is_ts, true);
+		if (c == NULL)
+		{
+			rsi->isDone = ExprEndResult;
+			PG_RETURN_NULL();
+		}
+		c->nwindows = spec_assign(&c->spec, PG_GETARG_INT64(0), c->windows);
+		c->next = 0;
+		c->in_set = true;
+		if (c->registered != rsi->econtext)
+		{
+			RegisterExprContextCallback(rsi->econtext, end_set,
+										PointerGetDatum(c));
+			c->registered = rsi->econtext;
+		}
+	}
+	if (c->next < c->nwindows)
+	{
+		rsi->isDone = ExprMultipleResult;
+		return window_datum(c, &c->windows[c->next++]);
+	}
+	c->in_set = false;
+	rsi->isDone = ExprEndResult;
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(windowing_tumble);
+PG_FUNCTION_INFO_V1(windowing_tumble_bigint);
+PG_FUNCTION_INFO_V1(windowing_tumble_start);
+PG_FUNCTION_INFO_V1(windowing_tumble_start_bigint);
+PG_FUNCTION_INFO_V1(windowing_hop);
+PG_FUNCTION_INFO_V1(windowing_hop_bigint);
+PG_FUNCTION_INFO_V1(windowing_cumulate);
+PG_FUNCTION_INFO_V1(windowing_cumulate_bigint);
+
+Datum
+windowing_tumble(PG_FUNCTION_ARGS)
+{
+	return tumble_row(fcinfo, true);
+}
+
+Datum
+windowing_tumble_bigint(PG_FUNCTION_ARGS)
+{
+	return tumble_row(fcinfo, false);
+}
+
+Datum
+windowing_tumble_start(PG_FUNCTION_ARGS)
+{
+	return tumble_start(fcinfo, true);
+}
+
+Datum
+windowing_tumble_start_bigint(PG_FUNCTION_ARGS)
+{
+	return tumble_start(fcinfo, false);
+}
+
+Datum
+windowing_hop(PG_FUNCTION_ARGS)
+{
+	return window_set(fcinfo, WK_HOP, true);
+}
+
+Datum
+windowing_hop_bigint(PG_FUNCTION_ARGS)
+{
+	return window_set(fcinfo, WK_HOP, false);
+}
+
+Datum
+windowing_cumulate(PG_FUNCTION_ARGS)
+{
+	return window_set(fcinfo, WK_CUMULATE, true);
+}
+
+Datum
+windowing_cumulate_bigint(PG_FUNCTION_ARGS)
+{
+	return window_set(fcinfo, WK_CUMULATE, false);
+}
