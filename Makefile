@@ -20,7 +20,7 @@ PGFILEDESC = "windowing - Flink-style event-time windows"
 PG_CPPFLAGS = -I$(srcdir)/src
 
 REGRESS = assign calendar session count_window errors
-REGRESS_OPTS = --temp-instance=tmp_check --temp-config=$(srcdir)/test/windowing.conf \
+REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 
 ISOLATION = concurrent_sessions
@@ -30,7 +30,7 @@ ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check_iso \
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
 
-EXTRA_CLEAN = tmp_check tmp_check_iso output_iso results regression.diffs \
+EXTRA_CLEAN = tmp_check tmp_check_regress tmp_check_iso output_iso results regression.diffs \
 	regression.out test/unit/window_math_test
 
 PG_CONFIG ?= pg_config

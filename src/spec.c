@@ -64,8 +64,14 @@ check_positive(Span s, const char *what)
 int64
 gap_length(const Interval *iv)
 {
-	int64		gap = interval_span(iv, "gap", false).usecs;
+	int64		gap;
 
+	if (iv->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gap cannot be in months or years"),
+				 errhint("Give the gap in days and time.")));
+	gap = interval_span(iv, "gap", false).usecs;
 	check_gap(gap);
 	return gap;
 }

@@ -1,0 +1,81 @@
+# Shared set-up for test/run.sh, test/demo.sh and the benchmarks.
+#
+# They must work on a fresh Debian bookworm machine, run by root or by a
+# user with sudo.  PostgreSQL refuses to run as root, so servers run as the
+# "postgres" account when we are root, and as the calling user otherwise.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PACKAGES="postgresql-15 postgresql-server-dev-15 libipc-run-perl make gcc"
+
+say() { printf '== %s\n' "$*" >&2; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"
+	elif command -v sudo >/dev/null; then sudo "$@"
+	else
+		say "need root for: $*"
+		return 1
+	fi
+}
+
+# Installs what is missing, or says exactly what to install.
+need_packages() {
+	local missing=""
+	[ -x /usr/lib/postgresql/15/bin/postgres ] || missing="$missing postgresql-15"
+	[ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || missing="$missing postgresql-server-dev-15"
+	perl -MIPC::Run -e1 2>/dev/null || missing="$missing libipc-run-perl"
+	command -v make >/dev/null || missing="$missing make"
+	command -v gcc >/dev/null || missing="$missing gcc"
+	[ -z "$missing" ] && return 0
+	say "installing$missing"
+	if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq ||
+		! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; then
+		say "could not install packages; as root, run:"
+		say "  apt-get install -y $PACKAGES"
+		exit 1
+	fi
+}
+
+export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+PGBIN=/usr/lib/postgresql/15/bin
+
+build_and_install() {
+	say "building and installing the extension"
+	make -C "$TOP" -s with_llvm=no PG_CONFIG="$PG_CONFIG" >/dev/null
+	as_root make -C "$TOP" -s with_llvm=no PG_CONFIG="$PG_CONFIG" install >/dev/null
+}
+
+# The account servers run as.
+server_user() {
+	if [ "$(id -u)" -eq 0 ]; then echo postgres; else id -un; fi
+}
+
+as_server_user() {
+	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# A throwaway cluster on a unix socket in $1 (no TCP at all).
+start_cluster() {
+	local dir=$1
+	mkdir -p "$dir"
+	[ "$(id -u)" -ne 0 ] || chown postgres: "$dir"
+	as_server_user "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
+	cat >>"$dir/data/postgresql.conf" <<CONF
+listen_addresses = ''
+unix_socket_directories = '$dir'
+shared_preload_libraries = 'windowing'
+fsync = off
+CONF
+	as_server_user "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w start >/dev/null
+	export PGHOST=$dir PGUSER=postgres PGDATABASE=postgres
+}
+
+stop_cluster() {
+	as_server_user "$PGBIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null || true
+}
+
+psql_cluster() {
+	as_server_user env PGHOST="$PGHOST" PGUSER=postgres "$PGBIN/psql" -X -v ON_ERROR_STOP=1 "$@"
+}
