@@ -55,6 +55,19 @@ RETURNS SETOF windowing.bigint_window
 AS 'MODULE_PATHNAME', 'windowing_hop_bigint'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
 
+-- The start of every sliding window of ts, streamed from the select list:
+-- the fast form for GROUP BY, as tumble_start is for tumbling windows.
+CREATE FUNCTION windowing.hop_start(ts timestamptz, size interval, slide interval,
+                                    "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS SETOF timestamptz
+AS 'MODULE_PATHNAME', 'windowing_hop_start'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing.hop_start(ts bigint, size bigint, slide bigint, "offset" bigint DEFAULT 0)
+RETURNS SETOF bigint
+AS 'MODULE_PATHNAME', 'windowing_hop_start_bigint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
 -- Cumulating windows (Flink SQL's CUMULATE).
 CREATE FUNCTION windowing.cumulate(ts timestamptz, step interval, max_size interval,
                                    "offset" interval DEFAULT '0', tz text DEFAULT NULL)

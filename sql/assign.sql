@@ -1,5 +1,6 @@
 -- Tumbling, sliding and cumulating windows on fixed lengths.
 SET timezone = 'Asia/Shanghai';
+SET datestyle = ISO;
 
 -- Seed 000 §0: six orders in Beijing time, counted per day.
 CREATE TABLE orders (ts timestamptz, amount int);
@@ -27,7 +28,7 @@ FROM orders GROUP BY 1 ORDER BY 1;
 SELECT w.window_start, count(*) FROM orders, windowing.tumble(ts, '12 hours') w
 GROUP BY 1 ORDER BY 1;
 
-RESET timezone;
+SET timezone = 'UTC';
 
 -- window_time is the max timestamp: end - 1 microsecond, end - 1 for bigint.
 SELECT * FROM windowing.tumble('2026-01-01 10:17:00+00'::timestamptz, '15 minutes');
@@ -80,6 +81,16 @@ SELECT * FROM windowing.hop('2026-01-01 10:17+00'::timestamptz, '1 hour', '20 mi
 
 -- hop in the target list works too.
 SELECT (windowing.hop(7::bigint, 4, 2)).*;
+
+-- hop_start streams the starts from the select list (the fast GROUP BY form).
+SELECT windowing.hop_start(1640697324792, 5, 2);
+SELECT windowing.hop_start('2026-01-01 10:17+00'::timestamptz, '1 hour', '20 minutes');
+SELECT s, count(*) FROM (SELECT windowing.hop_start(ts::bigint, 30, 20) AS s
+                         FROM generate_series(0, 99) ts) x GROUP BY s ORDER BY s;
+-- A set abandoned half-way (LIMIT in a rescanned subquery) is not resumed
+-- for the next row.
+SELECT t, (SELECT array_agg(s) FROM (SELECT windowing.hop_start(t::bigint * 100, 10, 2) s LIMIT 2) x)
+FROM generate_series(1, 3) t;
 
 -- cumulate: day-long windows growing by 6 hours (Flink SQL CUMULATE).
 SELECT * FROM windowing.cumulate('2026-01-01 13:00+00'::timestamptz, '6 hours', '1 day');

@@ -1,6 +1,7 @@
 -- Calendar windows in a time zone: local midnights, hours and months,
 -- correct across daylight saving time.
 SET timezone = 'Asia/Shanghai';
+SET datestyle = ISO;
 
 -- Seed 000: the daily orders, with the zone instead of a fixed -8 hours.
 CREATE TABLE orders (ts timestamptz, amount int);

@@ -1,5 +1,6 @@
 -- Every invalid argument gets an error that names it.
 SET timezone = 'UTC';
+SET datestyle = ISO;
 
 -- Lengths must be positive.
 SELECT windowing.tumble(now(), '0 seconds');

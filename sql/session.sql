@@ -1,4 +1,5 @@
 -- Session windows: session() per row and sessions() per group.
+SET datestyle = ISO;
 
 -- Seed 000 §5.3: gap 3 s, events at 1, 2, 10, 7, 20 s in that arrival order
 -- give [1,5), [7,13), [20,23): 10 and the late 7 touch at 10 and merge.

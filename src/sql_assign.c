@@ -5,20 +5,20 @@
  * The window definition is parsed and checked once and kept in fn_extra,
  * keyed by the raw bytes of the length arguments and the zone name, so a
  * GROUP BY over millions of rows pays for the rules of window_math.c and
- * nothing else.  hop and cumulate return their windows one per call
- * (ValuePerCall) from that same cache, which avoids the memory context that
- * the SRF_FIRSTCALL_INIT protocol would create for every row; an expression
- * context callback forgets a half-returned set if the executor abandons it.
+ * nothing else.  The set-returning forms never use SRF_FIRSTCALL_INIT,
+ * which would create a memory context for every row.
  */
 #include "compat.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 #include "spec.h"
 
@@ -32,10 +32,10 @@ typedef struct AssignCache
 	WindowSpec	spec;
 	TupleDesc	tupdesc;		/* result row type, blessed; NULL for scalars */
 	WmWindow   *windows;		/* spec.max_windows entries */
-	int			nwindows;		/* windows of the current row (sets) */
+	int			nwindows;		/* hop_start: windows of the current row */
 	int			next;			/* next of them to return */
 	bool		in_set;			/* a set is being returned */
-	ExprContext *registered;	/* where end_set is registered, if anywhere */
+	ExprContext *registered;	/* where end_starts is registered, if anywhere */
 } AssignCache;
 
 static const char *const length_names[][3] = {
@@ -196,8 +196,48 @@ tumble_start(FunctionCallInfo fcinfo, bool is_ts)
 	PG_RETURN_INT64(c->windows[0].start);
 }
 
+/*
+ * hop and cumulate in FROM: the executor keeps every set in a tuplestore
+ * anyway, so write the windows straight into one (materialize mode) instead
+ * of forming a composite Datum per window for the executor to copy.
+ */
+static Datum
+window_set(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts)
+{
+	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
+	AssignCache *c;
+	MemoryContext old;
+	int			n;
+
+	if (rsi == NULL || !IsA(rsi, ReturnSetInfo) ||
+		!(rsi->allowedModes & SFRM_Materialize) || rsi->expectedDesc == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+	rsi->returnMode = SFRM_Materialize;
+	old = MemoryContextSwitchTo(rsi->econtext->ecxt_per_query_memory);
+	rsi->setResult = tuplestore_begin_heap(rsi->allowedModes & SFRM_Materialize_Random,
+										   false, work_mem);
+	MemoryContextSwitchTo(old);
+	c = assign_cache(fcinfo, kind, is_ts, false);
+	if (c == NULL)
+		PG_RETURN_NULL();
+	n = spec_assign(&c->spec, PG_GETARG_INT64(0), c->windows);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int64GetDatum(c->windows[i].start);
+		values[1] = Int64GetDatum(c->windows[i].end);
+		values[2] = Int64GetDatum(c->windows[i].end - 1);
+		tuplestore_putvalues(rsi->setResult, rsi->expectedDesc, values, nulls);
+	}
+	PG_RETURN_NULL();
+}
+
 static void
-end_set(Datum arg)
+end_starts(Datum arg)
 {
 	AssignCache *c = (AssignCache *) DatumGetPointer(arg);
 
@@ -205,29 +245,26 @@ end_set(Datum arg)
 	c->registered = NULL;
 }
 
-static ReturnSetInfo *
-value_per_call_context(FunctionCallInfo fcinfo)
+/*
+ * hop_start in the select list streams one scalar per call (ValuePerCall),
+ * with no tuplestore at all: the fast form for GROUP BY, as tumble_start is
+ * for tumbling windows.  A callback forgets a half-returned set if the
+ * executor abandons it.
+ */
+static Datum
+window_starts(FunctionCallInfo fcinfo, bool is_ts)
 {
 	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
+	AssignCache *c = fcinfo->flinfo->fn_extra;
 
 	if (rsi == NULL || !IsA(rsi, ReturnSetInfo) ||
 		!(rsi->allowedModes & SFRM_ValuePerCall))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("set-valued function called in context that cannot accept a set")));
-	return rsi;
-}
-
-/* hop and cumulate: every window of ts, one row per call. */
-static Datum
-window_set(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts)
-{
-	ReturnSetInfo *rsi = value_per_call_context(fcinfo);
-	AssignCache *c = fcinfo->flinfo->fn_extra;
-
 	if (c == NULL || !c->in_set)
 	{
-		c = assign_cache(fcinfo, kind, is_ts, true);
+		c = assign_cache(fcinfo, WK_HOP, is_ts, false);
 		if (c == NULL)
 		{
 			rsi->isDone = ExprEndResult;
@@ -238,7 +275,7 @@ window_set(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts)
 		c->in_set = true;
 		if (c->registered != rsi->econtext)
 		{
-			RegisterExprContextCallback(rsi->econtext, end_set,
+			RegisterExprContextCallback(rsi->econtext, end_starts,
 										PointerGetDatum(c));
 			c->registered = rsi->econtext;
 		}
@@ -246,7 +283,7 @@ window_set(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts)
 	if (c->next < c->nwindows)
 	{
 		rsi->isDone = ExprMultipleResult;
-		return window_datum(c, &c->windows[c->next++]);
+		PG_RETURN_INT64(c->windows[c->next++].start);
 	}
 	c->in_set = false;
 	rsi->isDone = ExprEndResult;
@@ -259,6 +296,8 @@ PG_FUNCTION_INFO_V1(windowing_tumble_start);
 PG_FUNCTION_INFO_V1(windowing_tumble_start_bigint);
 PG_FUNCTION_INFO_V1(windowing_hop);
 PG_FUNCTION_INFO_V1(windowing_hop_bigint);
+PG_FUNCTION_INFO_V1(windowing_hop_start);
+PG_FUNCTION_INFO_V1(windowing_hop_start_bigint);
 PG_FUNCTION_INFO_V1(windowing_cumulate);
 PG_FUNCTION_INFO_V1(windowing_cumulate_bigint);
 
@@ -296,6 +335,18 @@ Datum
 windowing_hop_bigint(PG_FUNCTION_ARGS)
 {
 	return window_set(fcinfo, WK_HOP, false);
+}
+
+Datum
+windowing_hop_start(PG_FUNCTION_ARGS)
+{
+	return window_starts(fcinfo, true);
+}
+
+Datum
+windowing_hop_start_bigint(PG_FUNCTION_ARGS)
+{
+	return window_starts(fcinfo, false);
 }
 
 Datum
