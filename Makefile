@@ -2,12 +2,18 @@
 
 MODULE_big = windowing
 OBJS = \
+	src/aggregates.o \
 	src/calendar.o \
+	src/emit.o \
+	src/operator.o \
+	src/pipeline.o \
 	src/session_merge.o \
 	src/spec.o \
 	src/sql_assign.o \
 	src/sql_count.o \
+	src/sql_pipeline.o \
 	src/sql_session.o \
+	src/watermark.o \
 	src/window_math.o \
 	src/windowing.o \
 	src/zone.o
@@ -19,7 +25,7 @@ PGFILEDESC = "windowing - Flink-style event-time windows"
 # The pure window math builds without a server; test/unit checks it alone.
 PG_CPPFLAGS = -I$(srcdir)/src
 
-REGRESS = assign calendar session count_window errors
+REGRESS = upgrade assign calendar session count_window errors pipeline pipeline_errors pipeline_security
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 

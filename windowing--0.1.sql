@@ -3,6 +3,9 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION windowing" to load this file. \quit
 
+-- Everyone may use the window functions.
+GRANT USAGE ON SCHEMA windowing TO PUBLIC;
+
 CREATE TYPE windowing.time_window AS (
     window_start timestamptz,
     window_end   timestamptz,

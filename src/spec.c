@@ -17,6 +17,8 @@
 #include "compat.h"
 
 #include "common/int.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 #include "spec.h"
@@ -270,13 +272,18 @@ check_window(bool is_timestamp, const WmWindow *w)
 		report_out_of_range(is_timestamp);
 }
 
-/* Fills out (s->max_windows entries) with the windows of ts; returns how many. */
+/*
+ * Fills out (s->max_windows entries) with the windows of ts and returns how
+ * many, or -1 if ts is infinite or a window would leave the range of the
+ * type.  Pipelines route such rows to their late table instead of failing.
+ */
 int
-spec_assign(const WindowSpec *s, int64 ts, WmWindow *out)
+spec_windows(const WindowSpec *s, int64 ts, WmWindow *out)
 {
 	int			n;
 
-	check_event_time(s->is_timestamp, ts);
+	if (s->is_timestamp && TIMESTAMP_NOT_FINITE(ts))
+		return -1;
 	switch (s->kind)
 	{
 		case WK_TUMBLE:
@@ -295,9 +302,87 @@ spec_assign(const WindowSpec *s, int64 ts, WmWindow *out)
 		default:
 			elog(ERROR, "unrecognized window kind %d", (int) s->kind);
 	}
+	for (int i = 0; i < n; i++)
+		if (s->is_timestamp &&
+			!(IS_VALID_TIMESTAMP(out[i].start) && IS_VALID_TIMESTAMP(out[i].end)))
+			return -1;
+	return n;
+}
+
+/* spec_windows for SQL functions: bad input is an error. */
+int
+spec_assign(const WindowSpec *s, int64 ts, WmWindow *out)
+{
+	int			n;
+
+	check_event_time(s->is_timestamp, ts);
+	n = spec_windows(s, ts, out);
 	if (n < 0)
 		report_out_of_range(s->is_timestamp);
-	for (int i = 0; i < n; i++)
-		check_window(s->is_timestamp, &out[i]);
 	return n;
+}
+
+/*
+ * One length of a pipeline assigner.  A bigint time column holds epoch
+ * milliseconds, so its lengths are whole milliseconds.
+ */
+static Span
+assigner_span(HeapTupleHeader a, const char *field, const char *what,
+			  bool is_timestamp, bool calendar, bool required)
+{
+	bool		isnull;
+	Datum		d = GetAttributeByName(a, field, &isnull);
+	Span		s;
+
+	if (isnull && required)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("assigner has no %s", what)));
+	if (isnull)
+		return (Span) {0, 0};
+	s = interval_span(DatumGetIntervalP(d), what, calendar);
+	if (!is_timestamp && s.usecs % 1000 != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a whole number of milliseconds for a bigint time column", what),
+				 errdetail("A bigint time column holds epoch milliseconds.")));
+	if (!is_timestamp)
+		s.usecs /= 1000;
+	return s;
+}
+
+/*
+ * The window definition of a pipeline (a windowing.assigner value), checked
+ * like the SQL functions' arguments.
+ */
+void
+spec_from_assigner(WindowSpec *s, HeapTupleHeader a, bool is_timestamp)
+{
+	bool		isnull;
+	Datum		kind_d = GetAttributeByName(a, "kind", &isnull);
+	Datum		tz_d = GetAttributeByName(a, "tz", &isnull);
+	char	   *tz = isnull ? NULL : TextDatumGetCString(tz_d);
+	char	   *kind = TextDatumGetCString(kind_d);
+	Span		size = assigner_span(a, "size", "size", is_timestamp, tz != NULL, true);
+	Span		offset = assigner_span(a, "offset", "offset", is_timestamp, tz != NULL, false);
+
+	if (tz != NULL && !is_timestamp)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("time zones need a timestamptz time column")));
+	if (strcmp(kind, "tumbling") == 0)
+		spec_tumble(s, is_timestamp, size, offset, tz);
+	else if (strcmp(kind, "hopping") == 0)
+		spec_hop(s, is_timestamp, size,
+				 assigner_span(a, "slide", "slide", is_timestamp, tz != NULL, true),
+				 offset, tz);
+	else if (strcmp(kind, "cumulating") == 0)
+		spec_cumulate(s, is_timestamp,
+					  assigner_span(a, "slide", "step", is_timestamp, tz != NULL, true),
+					  size, offset, tz);
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown window assigner \"%s\"", kind),
+				 errhint("Use windowing.tumbling(), windowing.hopping() or windowing.cumulating().")));
 }

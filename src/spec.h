@@ -9,6 +9,7 @@
 #ifndef WINDOWING_SPEC_H
 #define WINDOWING_SPEC_H
 
+#include "access/htup.h"
 #include "datatype/timestamp.h"
 
 #include "calendar.h"
@@ -52,7 +53,9 @@ extern void spec_hop(WindowSpec *s, bool is_timestamp, Span size, Span slide,
 					 Span offset, const char *tz);
 extern void spec_cumulate(WindowSpec *s, bool is_timestamp, Span step,
 						  Span max_size, Span offset, const char *tz);
+extern int	spec_windows(const WindowSpec *s, int64 ts, WmWindow *out);
 extern int	spec_assign(const WindowSpec *s, int64 ts, WmWindow *out);
+extern void spec_from_assigner(WindowSpec *s, HeapTupleHeader a, bool is_timestamp);
 extern void check_event_time(bool is_timestamp, int64 ts);
 extern void check_window(bool is_timestamp, const WmWindow *w);
 extern void report_out_of_range(bool is_timestamp) pg_attribute_noreturn();

@@ -1,0 +1,99 @@
+-- A bad definition is refused at create time, with a clear error.
+SET datestyle = ISO;
+\set SHOW_CONTEXT never
+SET timezone = 'UTC';
+CREATE TABLE orders (id int, ts timestamptz, ms bigint, amount numeric, note text, at date);
+
+-- unknown columns and unusable time columns
+SELECT windowing.create_pipeline('p', 'orders', 'nope', assigner => windowing.tumbling('1 minute'));
+SELECT windowing.create_pipeline('p', 'orders', 'at', assigner => windowing.tumbling('1 minute'));
+SELECT windowing.create_pipeline('p', 'orders', 'ts', '{nope}', windowing.tumbling('1 minute'));
+SELECT windowing.create_pipeline('p', 'orders', 'ts', '{id,id}', windowing.tumbling('1 minute'));
+SELECT windowing.create_pipeline('p', 'nope', 'ts', assigner => windowing.tumbling('1 minute'));
+
+-- assigners
+SELECT windowing.create_pipeline('p', 'orders', 'ts');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('0 seconds'));
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.hopping('1 hour', '7 minutes', '10 minutes'));
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.cumulating('7 hours', '1 day'));
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 month'));
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 day', tz => 'Nowhere/City'));
+SELECT windowing.create_pipeline('p', 'orders', 'ms', assigner => windowing.tumbling('1.5 milliseconds'));
+SELECT windowing.create_pipeline('p', 'orders', 'ms', assigner => windowing.tumbling('1 day', tz => 'UTC'));
+
+-- aggregates: only a select list of plain aggregate calls
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'count(*); DROP TABLE orders');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'count(*) FROM pg_class');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'amount');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'sum(amount) + 1');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'no_such_agg(amount)');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'sum(amount, id)');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'count(DISTINCT id)');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'sum((SELECT 1))');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'string_agg(note, '','')');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'count(*), count(id)');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => 'count(*) AS window_end');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    aggregates => '');
+
+-- durations and options
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    allowed_lateness => '-1 second');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    max_out_of_orderness => '1 month');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
+    emit => 'sometimes');
+SELECT windowing.create_pipeline('', 'orders', 'ts', assigner => windowing.tumbling('1 minute'));
+
+-- nothing was created by the refused calls
+SELECT count(*) FROM windowing.pipeline;
+SELECT attname FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attnum > 0 ORDER BY attnum;
+
+-- a good one, then the same name again
+SELECT windowing.create_pipeline('p', 'orders', 'ts', '{note}', windowing.tumbling('1 minute'),
+    'count(*) AS n, sum(amount) AS total, avg(amount), min(note), max(ts) AS last_at',
+    start => false);
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'));
+\d p_results
+\d p_late
+
+-- search_path tricks: a public "sum" and "=" do not run inside the extension
+CREATE FUNCTION public.sum(numeric) RETURNS numeric LANGUAGE sql AS 'SELECT 666::numeric';
+CREATE FUNCTION public.evil_eq(text, text) RETURNS boolean LANGUAGE sql AS 'SELECT true';
+CREATE OPERATOR public.= (LEFTARG = text, RIGHTARG = text, FUNCTION = public.evil_eq);
+SET search_path = public, pg_catalog;
+INSERT INTO orders (id, ts, amount, note) VALUES (1, '2026-01-01 10:00:10+00', 5, 'x'),
+    (2, '2026-01-01 10:00:20+00', 7, 'y'), (3, '2026-01-01 10:00:30+00', 1, 'x');
+SELECT windowing.process('p');
+SELECT windowing.flush('p');
+SELECT note, window_start, n, total, avg, min, last_at FROM p_results ORDER BY note;
+RESET search_path;
+
+-- process and watermark arguments
+SELECT windowing.process('nope');
+SELECT windowing.process('p', 0);
+SELECT windowing.advance_watermark('p', 5::bigint);
+SELECT windowing.advance_watermark('p', 'not a time');
+SELECT windowing.advance_watermark('p', 'infinity');
+SELECT windowing.drop_pipeline('nope');
+
+-- a dropped result table makes the step fail with a clear message
+DROP TABLE p_results;
+INSERT INTO orders (id, ts, amount, note) VALUES (4, '2026-01-01 10:05:00+00', 1, 'x');
+SELECT windowing.process('p');
+SELECT windowing.drop_pipeline('p', drop_tables => true);
+DROP TABLE orders;
+DROP FUNCTION public.sum(numeric);
+DROP OPERATOR public.= (text, text);
+DROP FUNCTION public.evil_eq(text, text);

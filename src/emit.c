@@ -1,0 +1,427 @@
+/*
+ * emit.c
+ *		Writing a step's window state, fired windows and late rows.
+ *
+ * Everything a step writes goes through SPI in the step's transaction, so
+ * state, results, late rows and the cursor commit together or not at all:
+ * that is the whole of exactly-once.  Window state is written in two
+ * statements over arrays (upserts of the windows the step changed, deletes
+ * of the ones it cleaned up) rather than one statement per window.
+ *
+ * Keys travel in binary form (each column's send function, length-prefixed)
+ * so that one bytea identifies a key whatever its column types; the result
+ * table gets the typed values back through the receive functions.  The SQL
+ * is built with quoted identifiers and runs under the step's pinned
+ * search_path, so user objects cannot stand in for ours.
+ */
+#include "compat.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "emit.h"
+
+/* The qualified name of a table of the pipeline, which must still exist. */
+char *
+relation_name(Oid relid, const char *what)
+{
+	char	   *name = get_rel_name(relid);
+
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the %s of this pipeline no longer exists", what),
+				 errhint("Drop and create the pipeline again.")));
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  name);
+}
+
+void
+keys_init(KeyColumns *k, Oid source, int n, char **names)
+{
+	k->n = n;
+	k->names = names;
+	k->types = palloc(sizeof(Oid) * Max(n, 1));
+	k->send = palloc(sizeof(FmgrInfo) * Max(n, 1));
+	k->recv = palloc(sizeof(FmgrInfo) * Max(n, 1));
+	k->ioparams = palloc(sizeof(Oid) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		AttrNumber	att = get_attnum(source, names[i]);
+		Oid			fn;
+		bool		varlena;
+
+		if (att == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("key column \"%s\" of the source no longer exists", names[i])));
+		k->types[i] = get_atttype(source, att);
+		getTypeBinaryOutputInfo(k->types[i], &fn, &varlena);
+		fmgr_info(fn, &k->send[i]);
+		getTypeBinaryInputInfo(k->types[i], &fn, &k->ioparams[i]);
+		fmgr_info(fn, &k->recv[i]);
+	}
+}
+
+/* The key of a row: per column a length (-1 for NULL), then the bytes. */
+bytea *
+keys_encode(const KeyColumns *k, Datum *values, bool *nulls)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
+	for (int i = 0; i < k->n; i++)
+	{
+		bytea	   *b;
+		int32		len = -1;
+
+		if (nulls[i])
+		{
+			appendBinaryStringInfo(&buf, (char *) &len, sizeof(len));
+			continue;
+		}
+		b = SendFunctionCall(&k->send[i], values[i]);
+		len = VARSIZE(b) - VARHDRSZ;
+		appendBinaryStringInfo(&buf, (char *) &len, sizeof(len));
+		appendBinaryStringInfo(&buf, VARDATA(b), len);
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	return (bytea *) buf.data;
+}
+
+void
+keys_decode(const KeyColumns *k, bytea *key, Datum *values, bool *nulls)
+{
+	char	   *p = VARDATA_ANY(key);
+
+	for (int i = 0; i < k->n; i++)
+	{
+		int32		len;
+		StringInfoData buf;
+
+		memcpy(&len, p, sizeof(len));
+		p += sizeof(len);
+		nulls[i] = len < 0;
+		if (nulls[i])
+			continue;
+		buf.data = palloc(len + 1);
+		memcpy(buf.data, p, len);
+		buf.data[len] = '\0';
+		buf.len = len;
+		buf.maxlen = len + 1;
+		buf.cursor = 0;
+		values[i] = ReceiveFunctionCall(&k->recv[i], &buf, k->ioparams[i], -1);
+		p += len;
+	}
+}
+
+static ArrayType *
+int8_array(Datum *d, int n)
+{
+	return construct_array(d, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
+}
+
+static ArrayType *
+time_array(const EmitTarget *t, Datum *d, int n)
+{
+	return construct_array(d, n, t->is_timestamp ? TIMESTAMPTZOID : INT8OID,
+						   sizeof(int64), true, TYPALIGN_DOUBLE);
+}
+
+static void
+run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL,
+										   false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+}
+
+/* Stores the windows the step changed and deletes the ones it dropped. */
+void
+emit_state(const EmitTarget *t, Operator *op)
+{
+	long		n = hash_get_num_entries(op->windows);
+	Datum	   *keys = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *fires = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *states = palloc(sizeof(Datum) * Max(n, 1));
+	int			nput = 0;
+	int			ndel = 0;
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+	Oid			types[6] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
+	INT4ARRAYOID, BYTEAARRAYOID};
+	Datum		args[6];
+
+	/* deletes first, packed from the end of the same arrays */
+	hash_seq_init(&seq, op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		int			i;
+
+		if (e->gone ? !e->stored : !e->dirty)
+			continue;
+		i = e->gone ? (int) n - 1 - ndel++ : nput++;
+		keys[i] = PointerGetDatum(e->k.key);
+		starts[i] = Int64GetDatum(e->k.start);
+		ends[i] = Int64GetDatum(e->k.end);
+		if (!e->gone)
+		{
+			fires[i] = Int32GetDatum(e->fire_count);
+			states[i] = PointerGetDatum(agg_serialize(op->agg, e->states));
+		}
+	}
+	args[0] = Int32GetDatum(t->pipeline_id);
+	if (nput > 0)
+	{
+		args[1] = PointerGetDatum(construct_array(keys, nput, BYTEAOID, -1, false, TYPALIGN_INT));
+		args[2] = PointerGetDatum(int8_array(starts, nput));
+		args[3] = PointerGetDatum(int8_array(ends, nput));
+		args[4] = PointerGetDatum(construct_array(fires, nput, INT4OID, 4, true, TYPALIGN_INT));
+		args[5] = PointerGetDatum(construct_array(states, nput, BYTEAOID, -1, false, TYPALIGN_INT));
+		run("INSERT INTO windowing.window_state AS w "
+			"(pipeline_id, key, window_start, window_end, fire_count, state) "
+			"SELECT $1, u.k, u.s, u.e, u.f, u.st "
+			"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
+			"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(k, s, e, f, st) "
+			"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
+			"SET fire_count = excluded.fire_count, state = excluded.state",
+			6, types, args, SPI_OK_INSERT);
+	}
+	if (ndel > 0)
+	{
+		int			first = (int) n - ndel;
+
+		args[1] = PointerGetDatum(construct_array(keys + first, ndel, BYTEAOID, -1, false, TYPALIGN_INT));
+		args[2] = PointerGetDatum(int8_array(starts + first, ndel));
+		args[3] = PointerGetDatum(int8_array(ends + first, ndel));
+		run("DELETE FROM windowing.window_state AS w "
+			"USING ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(k, s, e) "
+			"WHERE w.pipeline_id OPERATOR(pg_catalog.=) $1 "
+			"AND w.key OPERATOR(pg_catalog.=) u.k "
+			"AND w.window_start OPERATOR(pg_catalog.=) u.s "
+			"AND w.window_end OPERATOR(pg_catalog.=) u.e",
+			4, types, args, SPI_OK_DELETE);
+	}
+}
+
+static void
+append_key_list(StringInfo sql, const KeyColumns *k, const char *prefix)
+{
+	for (int i = 0; i < k->n; i++)
+		appendStringInfo(sql, "%s%s, ", prefix, quote_identifier(k->names[i]));
+}
+
+/* INSERT (or upsert) of one firing into the result table. */
+static SPIPlanPtr
+prepare_result_insert(const EmitTarget *t, Oid *types)
+{
+	StringInfoData sql;
+	int			nargs = 0;
+	Oid			time_type = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
+	SPIPlanPtr	plan;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s AS r (", t->result_table);
+	append_key_list(&sql, t->keys, "");
+	appendStringInfoString(&sql, "window_start, window_end, window_time, ");
+	for (int i = 0; i < t->agg->naggs; i++)
+		appendStringInfo(&sql, "%s, ", quote_identifier(t->agg->aggs[i].name));
+	appendStringInfoString(&sql, "fire_count, is_final, fired_at) VALUES (");
+	for (int i = 0; i < t->keys->n; i++)
+		types[nargs++] = t->keys->types[i];
+	for (int i = 0; i < 3; i++)
+		types[nargs++] = time_type;
+	for (int i = 0; i < t->agg->naggs; i++)
+		types[nargs++] = t->agg->aggs[i].resulttype;
+	types[nargs++] = INT4OID;
+	types[nargs++] = BOOLOID;
+	for (int i = 1; i <= nargs; i++)
+		appendStringInfo(&sql, "$%d, ", i);
+	appendStringInfoString(&sql, "pg_catalog.now())");
+	if (!t->append)
+	{
+		appendStringInfoString(&sql, " ON CONFLICT (");
+		append_key_list(&sql, t->keys, "");
+		appendStringInfoString(&sql, "window_start, window_end) DO UPDATE SET window_time = excluded.window_time, ");
+		for (int i = 0; i < t->agg->naggs; i++)
+			appendStringInfo(&sql, "%s = excluded.%s, ", quote_identifier(t->agg->aggs[i].name),
+							 quote_identifier(t->agg->aggs[i].name));
+		appendStringInfoString(&sql, "fire_count = excluded.fire_count, is_final = excluded.is_final, fired_at = excluded.fired_at");
+	}
+	plan = SPI_prepare(sql.data, nargs, types);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+/* Marks the latest result of a cleaned-up window final (upsert mode). */
+static SPIPlanPtr
+prepare_finalize(const EmitTarget *t, Oid *types)
+{
+	StringInfoData sql;
+	Oid			time_type = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
+	int			n = t->keys->n;
+	SPIPlanPtr	plan;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "UPDATE %s AS r SET is_final = true WHERE ",
+					 t->result_table);
+	for (int i = 0; i < n; i++)
+	{
+		types[i] = t->keys->types[i];
+		appendStringInfo(&sql, "r.%s IS NOT DISTINCT FROM $%d AND ",
+						 quote_identifier(t->keys->names[i]), i + 1);
+	}
+	types[n] = time_type;
+	types[n + 1] = time_type;
+	appendStringInfo(&sql, "r.window_start OPERATOR(pg_catalog.=) $%d AND r.window_end OPERATOR(pg_catalog.=) $%d",
+					 n + 1, n + 2);
+	plan = SPI_prepare(sql.data, n + 2, types);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+static void
+exec_plan(SPIPlanPtr plan, Datum *values, bool *nulls, int nargs)
+{
+	char	   *flags = palloc(nargs + 1);
+	int			rc;
+
+	for (int i = 0; i < nargs; i++)
+		flags[i] = nulls[i] ? 'n' : ' ';
+	flags[nargs] = '\0';
+	rc = SPI_execute_plan(plan, values, flags, false, 0);
+	if (rc != SPI_OK_INSERT && rc != SPI_OK_UPDATE)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+}
+
+/* Writes every firing of the step, in firing order. */
+void
+emit_firings(const EmitTarget *t, Operator *op)
+{
+	int			nargs = t->keys->n + 3 + t->agg->naggs + 2;
+	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	Datum	   *values = palloc(sizeof(Datum) * nargs);
+	bool	   *nulls = palloc0(sizeof(bool) * nargs);
+	SPIPlanPtr	insert = NULL;
+	SPIPlanPtr	finalize = NULL;
+	ListCell   *lc;
+
+	foreach(lc, op->firings)
+	{
+		Firing	   *f = lfirst(lc);
+		int			i = t->keys->n;
+
+		keys_decode(t->keys, f->entry->k.key, values, nulls);
+		values[i++] = Int64GetDatum(f->entry->k.start);
+		values[i++] = Int64GetDatum(f->entry->k.end);
+		if (f->values == NULL)
+		{
+			if (t->append)
+				continue;
+			if (finalize == NULL)
+				finalize = prepare_finalize(t, types);
+			exec_plan(finalize, values, nulls, t->keys->n + 2);
+			continue;
+		}
+		if (insert == NULL)
+			insert = prepare_result_insert(t, types);
+		values[i++] = Int64GetDatum(f->entry->k.end - 1);
+		for (int a = 0; a < t->agg->naggs; a++, i++)
+		{
+			values[i] = f->values[a];
+			nulls[i] = f->nulls[a];
+		}
+		values[i++] = Int32GetDatum(f->fire_count);
+		values[i] = BoolGetDatum(f->is_final);
+		exec_plan(insert, values, nulls, nargs);
+	}
+}
+
+/* A watermark for SQL: none yet is NULL. */
+static void
+watermark_arg(int64 w, Datum *value, char *flag)
+{
+	*value = Int64GetDatum(w);
+	*flag = w == WMK_NONE ? 'n' : ' ';
+}
+
+static SPIPlanPtr
+prepare_late_insert(const EmitTarget *t)
+{
+	Oid			time_type = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
+	Oid			types[6] = {time_type, time_type, TEXTOID,
+		t->is_timestamp ? TIMESTAMPTZARRAYOID : INT8ARRAYOID,
+	t->is_timestamp ? TIMESTAMPTZARRAYOID : INT8ARRAYOID, INT8OID};
+	char	   *sql = psprintf(
+							   "INSERT INTO %s (event_time, watermark, reason, missed_windows, row_data) "
+							   "SELECT $1, $2, $3, "
+							   "(SELECT pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s) "
+							   " FROM ROWS FROM (pg_catalog.unnest($4), pg_catalog.unnest($5)) AS u(s, e)), "
+							   "pg_catalog.to_jsonb(q) OPERATOR(pg_catalog.-) 'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
+							   "FROM %s AS q WHERE q.windowing_seq OPERATOR(pg_catalog.=) $6",
+							   t->late_table,
+							   t->is_timestamp ? "'1 microsecond'::pg_catalog.interval" : "1::pg_catalog.int8",
+							   t->is_timestamp ? "time_window" : "bigint_window",
+							   t->source);
+	SPIPlanPtr	plan = SPI_prepare(sql, 6, types);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+/*
+ * Routes the step's late rows to the late table with their reason, the
+ * watermark they met and the windows they missed.  Returns how many were
+ * routed; without a late table they are only counted by the caller.
+ */
+int64
+emit_late(const EmitTarget *t, Operator *op)
+{
+	SPIPlanPtr	plan;
+	ListCell   *lc;
+
+	if (t->late_table == NULL || op->late == NIL)
+		return 0;
+	plan = prepare_late_insert(t);
+	foreach(lc, op->late)
+	{
+		LateRow    *l = lfirst(lc);
+		int			n = list_length(l->missed);
+		Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
+		Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
+		Datum		values[6];
+		char		flags[7] = "      ";
+		ListCell   *mc;
+		int			i = 0;
+
+		foreach(mc, l->missed)
+		{
+			WmWindow   *w = lfirst(mc);
+
+			starts[i] = Int64GetDatum(w->start);
+			ends[i++] = Int64GetDatum(w->end);
+		}
+		values[0] = Int64GetDatum(l->ts);
+		flags[0] = l->ts_null ? 'n' : ' ';
+		watermark_arg(l->watermark, &values[1], &flags[1]);
+		values[2] = CStringGetTextDatum(l->reason);
+		values[3] = PointerGetDatum(time_array(t, starts, n));
+		values[4] = PointerGetDatum(time_array(t, ends, n));
+		values[5] = Int64GetDatum(l->seq);
+		if (SPI_execute_plan(plan, values, flags, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not insert a late row");
+	}
+	return list_length(op->late);
+}

@@ -1,0 +1,49 @@
+/*
+ * emit.h
+ *		Writing what a pipeline step produced: window state, fired windows,
+ *		late rows.
+ */
+#ifndef WINDOWING_EMIT_H
+#define WINDOWING_EMIT_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+
+#include "operator.h"
+
+/* The key columns of a pipeline and how to move them in binary form. */
+typedef struct KeyColumns
+{
+	int			n;
+	char	  **names;
+	Oid		   *types;
+	FmgrInfo   *send;
+	FmgrInfo   *recv;
+	Oid		   *ioparams;
+} KeyColumns;
+
+/* Where a step writes. */
+typedef struct EmitTarget
+{
+	int32		pipeline_id;
+	char	   *source;			/* qualified, quoted names */
+	char	   *result_table;
+	char	   *late_table;		/* NULL: late rows are dropped */
+	bool		append;			/* keep every firing, not the latest */
+	bool		is_timestamp;	/* type of the time column */
+	KeyColumns *keys;
+	Aggregator *agg;
+} EmitTarget;
+
+extern char *relation_name(Oid relid, const char *what);
+extern void keys_init(KeyColumns *k, Oid source, int n, char **names);
+extern bytea *keys_encode(const KeyColumns *k, Datum *values, bool *nulls);
+extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
+						bool *nulls);
+extern void emit_state(const EmitTarget *t, Operator *op);
+extern void emit_firings(const EmitTarget *t, Operator *op);
+extern int64 emit_late(const EmitTarget *t, Operator *op);
+
+#endif							/* WINDOWING_EMIT_H */

@@ -1,0 +1,316 @@
+/*
+ * operator.c
+ *		Flink's WindowOperator for one step of a pipeline.
+ *
+ * Rows arrive in arrival order.  Each is added to every window of its key
+ * that is still alive; a window whose watermark already passed its end
+ * fires again at once with its full updated result (allowed lateness), and
+ * the windows a row missed because they were cleaned up are recorded, all
+ * of them, even when the row was on time for others: Flink drops those
+ * silently.  After each row the watermark may move; every window it passes
+ * fires, in order of (end, key, start), and every window past its cleanup
+ * time is dropped.  Two binary heaps stand in for Flink's timer service.
+ *
+ * The operator only computes: what to store, fire and route is written by
+ * the caller (emit.c) at the end of the step, in the same transaction.
+ */
+#include "compat.h"
+
+#include "common/hashfn.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "operator.h"
+
+static uint32
+window_hash(const void *key, Size keysize)
+{
+	const WindowKey *k = key;
+	uint32		h = hash_bytes((const unsigned char *) VARDATA_ANY(k->key),
+							   VARSIZE_ANY_EXHDR(k->key));
+
+	h = hash_combine(h, hash_bytes((const unsigned char *) &k->start, sizeof(int64)));
+	return hash_combine(h, hash_bytes((const unsigned char *) &k->end, sizeof(int64)));
+}
+
+static int
+key_cmp(const bytea *a, const bytea *b)
+{
+	int			la = VARSIZE_ANY_EXHDR(a);
+	int			lb = VARSIZE_ANY_EXHDR(b);
+	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+
+	return c != 0 ? c : (la > lb) - (la < lb);
+}
+
+static int
+window_match(const void *a, const void *b, Size keysize)
+{
+	const WindowKey *x = a;
+	const WindowKey *y = b;
+
+	return !(x->start == y->start && x->end == y->end && key_cmp(x->key, y->key) == 0);
+}
+
+/* Flink's firing order: window end, then key, then window start. */
+static int
+firing_order(const WindowEntry *a, const WindowEntry *b)
+{
+	int			c;
+
+	if (a->k.end != b->k.end)
+		return a->k.end < b->k.end ? -1 : 1;
+	c = key_cmp(a->k.key, b->k.key);
+	if (c != 0)
+		return c;
+	return (a->k.start > b->k.start) - (a->k.start < b->k.start);
+}
+
+/* pairingheap keeps the largest on top: invert for earliest first. */
+static int
+fire_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
+{
+	return -firing_order(pairingheap_const_container(WindowEntry, fire_node, a),
+						 pairingheap_const_container(WindowEntry, fire_node, b));
+}
+
+static int64
+cleanup_time(const Operator *op, const WindowEntry *e)
+{
+	return wmk_cleanup_time(e->k.end - 1, op->lateness);
+}
+
+static int
+cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
+{
+	const Operator *op = arg;
+	const WindowEntry *x = pairingheap_const_container(WindowEntry, cleanup_node, a);
+	const WindowEntry *y = pairingheap_const_container(WindowEntry, cleanup_node, b);
+	int64		cx = cleanup_time(op, x);
+	int64		cy = cleanup_time(op, y);
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	return -firing_order(x, y);
+}
+
+/* An operator whose entries, firings and late rows live in the current context. */
+Operator *
+op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness)
+{
+	Operator   *op = palloc0(sizeof(Operator));
+	HASHCTL		ctl;
+
+	op->cxt = CurrentMemoryContext;
+	op->spec = spec;
+	op->agg = agg;
+	op->lateness = lateness;
+	ctl.keysize = sizeof(WindowKey);
+	ctl.entrysize = sizeof(WindowEntry);
+	ctl.hash = window_hash;
+	ctl.match = window_match;
+	ctl.hcxt = CurrentMemoryContext;
+	op->windows = hash_create("windowing windows", 1024, &ctl,
+							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	op->fire_timers = pairingheap_allocate(fire_heap_cmp, op);
+	op->cleanup_timers = pairingheap_allocate(cleanup_heap_cmp, op);
+	op->scratch = palloc(sizeof(WmWindow) * spec->max_windows);
+	agg_bind_context(agg, CurrentMemoryContext);
+	return op;
+}
+
+/* The entry of a window, created (with fresh states and timers) if new. */
+static WindowEntry *
+entry_for(Operator *op, bytea *key, int64 start, int64 end, bool *created)
+{
+	WindowKey	k = {key, start, end};
+	bool		found;
+	WindowEntry *e = hash_search(op->windows, &k, HASH_ENTER, &found);
+
+	*created = !found;
+	if (*created)
+	{
+		e->k.key = DatumGetByteaPCopy(PointerGetDatum(key));
+		e->fire_count = 0;
+		e->stored = false;
+		e->dirty = false;
+		e->gone = false;
+		e->states = palloc(sizeof(AggValue) * op->agg->naggs);
+		pairingheap_add(op->cleanup_timers, &e->cleanup_node);
+	}
+	return e;
+}
+
+/* A window as stored by an earlier step. */
+void
+op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
+		bytea *state)
+{
+	MemoryContext old = MemoryContextSwitchTo(op->cxt);
+	bool		created;
+	WindowEntry *e = entry_for(op, key, start, end, &created);
+
+	e->fire_count = fire_count;
+	e->stored = true;
+	agg_deserialize(op->agg, state, e->states);
+	if (fire_count == 0)
+		pairingheap_add(op->fire_timers, &e->fire_node);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+fire(Operator *op, WindowEntry *e)
+{
+	Firing	   *f = palloc(sizeof(Firing));
+
+	f->entry = e;
+	f->fire_count = ++e->fire_count;
+	f->is_final = wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
+	f->values = palloc(sizeof(Datum) * op->agg->naggs);
+	f->nulls = palloc(sizeof(bool) * op->agg->naggs);
+	agg_final(op->agg, e->states, f->values, f->nulls);
+	for (int i = 0; i < op->agg->naggs; i++)
+	{
+		int16		len;
+		bool		byval;
+
+		/* the state changes on: keep the result of this firing */
+		get_typlenbyval(op->agg->aggs[i].resulttype, &len, &byval);
+		if (!f->nulls[i])
+			f->values[i] = datumCopy(f->values[i], byval, len);
+	}
+	e->dirty = true;
+	op->firings = lappend(op->firings, f);
+	op->windows_fired++;
+}
+
+/* A window's end of life after it fired: its last result becomes final. */
+static void
+finalize(Operator *op, WindowEntry *e)
+{
+	Firing	   *f = palloc0(sizeof(Firing));
+
+	e->gone = true;
+	if (op->lateness == 0)
+		return;					/* fired and cleaned at once: already final */
+	f->entry = e;
+	f->fire_count = e->fire_count;
+	f->is_final = true;
+	op->firings = lappend(op->firings, f);
+}
+
+/* Runs the timers the watermark has passed. */
+static void
+on_watermark(Operator *op)
+{
+	int64		w = op->wm.value;
+
+	while (!pairingheap_is_empty(op->fire_timers))
+	{
+		WindowEntry *e = pairingheap_container(WindowEntry, fire_node,
+											   pairingheap_first(op->fire_timers));
+
+		if (!wmk_window_fires(e->k.end - 1, w))
+			break;
+		pairingheap_remove_first(op->fire_timers);
+		if (e->fire_count == 0)
+			fire(op, e);
+	}
+	while (!pairingheap_is_empty(op->cleanup_timers))
+	{
+		WindowEntry *e = pairingheap_container(WindowEntry, cleanup_node,
+											   pairingheap_first(op->cleanup_timers));
+
+		if (cleanup_time(op, e) > w)
+			break;
+		pairingheap_remove_first(op->cleanup_timers);
+		finalize(op, e);
+	}
+}
+
+static void
+add_late(Operator *op, int64 seq, bool ts_null, int64 ts, const char *reason,
+		 List *missed)
+{
+	LateRow    *l = palloc(sizeof(LateRow));
+
+	l->seq = seq;
+	l->ts_null = ts_null;
+	l->ts = ts;
+	l->watermark = op->wm.value;
+	l->reason = reason;
+	l->missed = missed;
+	op->late = lappend(op->late, l);
+}
+
+/* Adds a row to its live windows; returns the windows it missed. */
+static List *
+add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
+{
+	List	   *missed = NIL;
+
+	for (int i = 0; i < n; i++)
+	{
+		WmWindow   *w = &op->scratch[i];
+		WindowEntry *e;
+		bool		created;
+
+		if (wmk_window_expired(w->end - 1, op->lateness, op->wm.value))
+		{
+			WmWindow   *copy = palloc(sizeof(WmWindow));
+
+			*copy = *w;
+			missed = lappend(missed, copy);
+			continue;
+		}
+		e = entry_for(op, key, w->start, w->end, &created);
+		if (created)
+		{
+			agg_init(op->agg, e->states);
+			pairingheap_add(op->fire_timers, &e->fire_node);
+		}
+		agg_advance(op->agg, e->states, args, argnulls);
+		e->dirty = true;
+		/* Flink's EventTimeTrigger.onElement: late but alive fires now */
+		if (wmk_window_fires(w->end - 1, op->wm.value))
+			fire(op, e);
+	}
+	return missed;
+}
+
+/* One row, in arrival order. */
+void
+op_row(Operator *op, int64 seq, bool ts_null, int64 ts, bytea *key,
+	   Datum *args, bool *argnulls)
+{
+	MemoryContext old = MemoryContextSwitchTo(op->cxt);
+	int			n = ts_null ? -1 : spec_windows(op->spec, ts, op->scratch);
+	List	   *missed;
+
+	if (n < 0)
+		add_late(op, seq, ts_null, ts,
+				 ts_null ? "event time is null" : "event time out of range", NIL);
+	else
+	{
+		missed = add_to_windows(op, n, key, args, argnulls);
+		if (missed != NIL)
+			add_late(op, seq, false, ts,
+					 list_length(missed) == n ? "late" : "late for some windows",
+					 missed);
+		if (wmk_observe(&op->wm, ts))
+			on_watermark(op);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* An explicit watermark, or the end of input (WMK_END). */
+void
+op_advance_watermark(Operator *op, int64 to)
+{
+	MemoryContext old = MemoryContextSwitchTo(op->cxt);
+
+	if (wmk_advance(&op->wm, to))
+		on_watermark(op);
+	MemoryContextSwitchTo(old);
+}

@@ -1,0 +1,84 @@
+/*
+ * operator.h
+ *		Flink's window operator for one pipeline step: window state keyed by
+ *		(key, window), the watermark, firing and cleanup timers, late rows.
+ */
+#ifndef WINDOWING_OPERATOR_H
+#define WINDOWING_OPERATOR_H
+
+#include "postgres.h"
+
+#include "lib/pairingheap.h"
+#include "nodes/pg_list.h"
+#include "utils/hsearch.h"
+
+#include "aggregates.h"
+#include "spec.h"
+#include "watermark.h"
+
+/* A window of one key; "key" is the key columns in binary form. */
+typedef struct WindowKey
+{
+	bytea	   *key;
+	int64		start;
+	int64		end;
+} WindowKey;
+
+typedef struct WindowEntry
+{
+	WindowKey	k;				/* hash key, must be first */
+	pairingheap_node fire_node;
+	pairingheap_node cleanup_node;
+	int			fire_count;
+	bool		stored;			/* a row exists in window_state */
+	bool		dirty;			/* changed since loaded */
+	bool		gone;			/* cleaned up: drop from window_state */
+	AggValue   *states;
+} WindowEntry;
+
+/* One firing of a window, with its results at that moment. */
+typedef struct Firing
+{
+	WindowEntry *entry;
+	int			fire_count;
+	bool		is_final;
+	Datum	   *values;
+	bool	   *nulls;
+} Firing;
+
+/* A row that missed some or all of its windows. */
+typedef struct LateRow
+{
+	int64		seq;			/* arrival number in the queue */
+	bool		ts_null;
+	int64		ts;
+	int64		watermark;		/* at arrival */
+	const char *reason;
+	List	   *missed;			/* WmWindow *, the windows it missed */
+} LateRow;
+
+typedef struct Operator
+{
+	const WindowSpec *spec;
+	Aggregator *agg;
+	int64		lateness;
+	Watermark	wm;
+	MemoryContext cxt;			/* entries, firings and late rows */
+	HTAB	   *windows;
+	pairingheap *fire_timers;	/* entries not fired yet, by end, key, start */
+	pairingheap *cleanup_timers;	/* every live entry, by cleanup time */
+	WmWindow   *scratch;		/* spec->max_windows */
+	List	   *firings;		/* Firing *, in firing order */
+	List	   *late;			/* LateRow * */
+	int64		windows_fired;
+} Operator;
+
+extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
+						   int64 lateness);
+extern void op_load(Operator *op, bytea *key, int64 start, int64 end,
+					int fire_count, bytea *state);
+extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
+				   bytea *key, Datum *args, bool *argnulls);
+extern void op_advance_watermark(Operator *op, int64 to);
+
+#endif							/* WINDOWING_OPERATOR_H */

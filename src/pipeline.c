@@ -1,0 +1,503 @@
+/*
+ * pipeline.c
+ *		One step of a pipeline, and the SQL functions that run steps.
+ *
+ * The queue follows PgQ: every queue row carries the id of the transaction
+ * that inserted it (windowing_xid) and an arrival number (windowing_seq).
+ * A "tick" is the set of rows committed between two snapshots, tick_lo and
+ * tick_hi: visible in tick_hi, not in tick_lo.  A row whose transaction
+ * commits late, after rows with higher ids were consumed, is simply not
+ * visible in the earlier snapshot and lands in a later tick, so no row is
+ * ever skipped, and any number of pipelines keep their own cursor on one
+ * queue.  Within a tick rows go in arrival-number order, in chunks, and
+ * last_seq records how far a tick was consumed when max_rows stopped it.
+ *
+ * A step loads the pipeline's stored window state, feeds the rows through
+ * the operator (operator.c), then writes state, results, late rows and the
+ * cursor (emit.c) in the caller's transaction.  It pins search_path to
+ * pg_catalog for its whole run, including the analysis of the aggregates,
+ * so a user's objects can never be picked up in place of PostgreSQL's.
+ */
+#include "compat.h"
+
+#include "catalog/pg_type.h"
+#include "commands/async.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "emit.h"
+#include "pipeline.h"
+
+/* Rows read from the queue per query within a step. */
+#define CHUNK_ROWS 10000
+
+typedef struct Step
+{
+	int32		id;
+	char	   *name;
+	Oid			source;
+	char	   *time_column;
+	bool		is_ts;
+	KeyColumns	keys;
+	WindowSpec	spec;
+	Aggregator *agg;
+	EmitTarget	target;
+	Operator   *op;
+	char	   *tick_lo;		/* NULL: nothing consumed yet */
+	char	   *tick_hi;		/* NULL: no tick open */
+	int64		last_seq;
+	int64		rows;			/* consumed by this step */
+	int64		late_routed;
+	int64		late_dropped;
+} Step;
+
+static Datum
+col(int i, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i, isnull);
+}
+
+static char *
+text_col(int i)
+{
+	bool		isnull;
+	Datum		d = col(i, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+/* The owner of a pipeline, checked against the current user. */
+static void
+check_owner(const char *name)
+{
+	Oid			argtype = TEXTOID;
+	Datum		arg = CStringGetTextDatum(name);
+	bool		isnull = true;
+	Oid			owner = InvalidOid;
+
+	if (SPI_execute_with_args("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
+							  1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+		owner = DatumGetObjectId(col(1, &isnull));
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pipeline \"%s\" does not exist", name)));
+	if (!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of pipeline \"%s\"", name),
+				 errdetail("Only the owner of a pipeline or a superuser may run, change or drop it.")));
+}
+
+/* Durations in the time column's unit: microseconds, or milliseconds for bigint. */
+static int64
+duration(Datum iv, bool is_ts, const char *what)
+{
+	int64		us = interval_span(DatumGetIntervalP(iv), what, false).usecs;
+
+	return is_ts ? us : us / 1000;
+}
+
+static char **
+name_array(Datum arr, int *n)
+{
+	Datum	   *items;
+	char	  **names;
+
+	deconstruct_array(DatumGetArrayTypeP(arr), TEXTOID, -1, false, TYPALIGN_INT,
+					  &items, NULL, n);
+	names = palloc(sizeof(char *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		names[i] = TextDatumGetCString(items[i]);
+	return names;
+}
+
+/* Reads the pipeline's row (locked for the step) and prepares everything. */
+static void
+load_step(Step *s, const char *name)
+{
+	Oid			argtype = TEXTOID;
+	Datum		arg = CStringGetTextDatum(name);
+	bool		isnull;
+	bool		delay_null;
+	int			nkeys;
+	char	  **keys_names;
+	Oid			late;
+	Datum		delay;
+	Watermark  *wm;
+
+	if (SPI_execute_with_args(
+							  "SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
+							  "time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype, "
+							  "key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
+							  "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
+							  "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
+							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen "
+							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE",
+							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pipeline \"%s\" does not exist", name)));
+	s->name = pstrdup(name);
+	s->id = DatumGetInt32(col(1, &isnull));
+	s->source = DatumGetObjectId(col(2, &isnull));
+	s->target.source = relation_name(s->source, "source table");
+	s->time_column = text_col(3);
+	s->is_ts = DatumGetBool(col(4, &isnull));
+	keys_names = name_array(col(5, &isnull), &nkeys);
+	keys_init(&s->keys, s->source, nkeys, keys_names);
+	spec_from_assigner(&s->spec, DatumGetHeapTupleHeader(col(6, &isnull)), s->is_ts);
+	s->agg = agg_prepare(s->source, text_col(7));
+	delay = col(8, &delay_null);
+	s->op = op_create(&s->spec, s->agg, duration(col(9, &isnull), s->is_ts, "allowed_lateness"));
+	wm = &s->op->wm;
+	wmk_init(wm, delay_null ? 0 : duration(delay, s->is_ts, "max_out_of_orderness"), !delay_null);
+	s->target.pipeline_id = s->id;
+	s->target.result_table = relation_name(DatumGetObjectId(col(10, &isnull)), "result table");
+	s->target.late_table = NULL;
+	late = DatumGetObjectId(col(11, &isnull));
+	if (!isnull)
+		s->target.late_table = relation_name(late, "late table");
+	s->target.append = DatumGetBool(col(12, &isnull));
+	s->target.is_timestamp = s->is_ts;
+	s->target.keys = &s->keys;
+	s->target.agg = s->agg;
+	s->tick_lo = text_col(13);
+	s->tick_hi = text_col(14);
+	s->last_seq = DatumGetInt64(col(15, &isnull));
+	wm->value = DatumGetInt64(col(16, &isnull));
+	if (isnull)
+		wm->value = WMK_NONE;
+	wm->max_seen = DatumGetInt64(col(17, &isnull));
+	if (isnull)
+		wm->max_seen = INT64_MIN;
+}
+
+/* Window state left by the previous step. */
+static void
+load_state(Step *s)
+{
+	Oid			argtype = INT4OID;
+	Datum		arg = Int32GetDatum(s->id);
+
+	if (SPI_execute_with_args("SELECT key, window_start, window_end, fire_count, state "
+							  "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read window state");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+
+		op_load(s->op,
+				DatumGetByteaPP(SPI_getbinval(tup, desc, 1, &isnull)),
+				DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull)),
+				DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull)),
+				DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull)),
+				DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
+	}
+	SPI_freetuptable(SPI_tuptable);
+}
+
+/* The query reading the next chunk of the open tick. */
+static SPIPlanPtr
+prepare_reader(Step *s)
+{
+	StringInfoData sql;
+	Oid			types[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
+	SPIPlanPtr	plan;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT q.windowing_seq, q.%s", quote_identifier(s->time_column));
+	for (int i = 0; i < s->keys.n; i++)
+		appendStringInfo(&sql, ", q.%s", quote_identifier(s->keys.names[i]));
+	appendStringInfo(&sql, "%s FROM %s AS q "
+					 "WHERE pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $1::pg_catalog.pg_snapshot) "
+					 "AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $2::pg_catalog.pg_snapshot)) "
+					 "AND q.windowing_seq OPERATOR(pg_catalog.>) $3 "
+					 "ORDER BY q.windowing_seq LIMIT $4",
+					 s->agg->args_sql, s->target.source);
+	plan = SPI_prepare(sql.data, 4, types);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+/* Feeds the rows of the last chunk read to the operator. */
+static void
+feed_chunk(Step *s, MemoryContext rowcxt)
+{
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+	int			nkeys = s->keys.n;
+	Datum	   *vals = palloc(sizeof(Datum) * (2 + nkeys + s->agg->nargs));
+	bool	   *nulls = palloc(sizeof(bool) * (2 + nkeys + s->agg->nargs));
+
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		heap_deform_tuple(SPI_tuptable->vals[r], desc, vals, nulls);
+		op_row(s->op, DatumGetInt64(vals[0]), nulls[1], DatumGetInt64(vals[1]),
+			   keys_encode(&s->keys, vals + 2, nulls + 2),
+			   vals + 2 + nkeys, nulls + 2 + nkeys);
+		s->last_seq = DatumGetInt64(vals[0]);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+}
+
+/* Consumes up to max_rows (<= 0: all) rows of the current tick. */
+static void
+consume(Step *s, int64 max_rows)
+{
+	SPIPlanPtr	plan = prepare_reader(s);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+												 "windowing row", ALLOCSET_SMALL_SIZES);
+
+	if (s->tick_hi == NULL)
+	{
+		if (SPI_execute("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text", true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not take a snapshot");
+		s->tick_hi = text_col(1);
+		s->last_seq = 0;
+	}
+	for (;;)
+	{
+		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->rows) : CHUNK_ROWS;
+		Datum		args[4];
+		char		flags[5] = "    ";
+		uint64		got;
+
+		if (want <= 0)
+			return;				/* stopped by max_rows inside the tick */
+		args[0] = CStringGetTextDatum(s->tick_hi);
+		args[1] = s->tick_lo ? CStringGetTextDatum(s->tick_lo) : (Datum) 0;
+		flags[1] = s->tick_lo ? ' ' : 'n';
+		args[2] = Int64GetDatum(s->last_seq);
+		args[3] = Int64GetDatum(want);
+		if (SPI_execute_plan(plan, args, flags, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read the queue");
+		got = SPI_processed;
+		feed_chunk(s, rowcxt);
+		SPI_freetuptable(SPI_tuptable);
+		s->rows += got;
+		if (got < (uint64) want)
+			break;
+	}
+	/* the tick is consumed: the next one starts where it ended */
+	s->tick_lo = s->tick_hi;
+	s->tick_hi = NULL;
+	s->last_seq = 0;
+}
+
+static void
+save_progress(Step *s)
+{
+	Oid			types[10] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID};
+	Datum		args[10];
+	char		flags[11] = "          ";
+	Watermark  *wm = &s->op->wm;
+
+	args[0] = Int32GetDatum(s->id);
+	args[1] = s->tick_lo ? CStringGetTextDatum(s->tick_lo) : (Datum) 0;
+	flags[1] = s->tick_lo ? ' ' : 'n';
+	args[2] = s->tick_hi ? CStringGetTextDatum(s->tick_hi) : (Datum) 0;
+	flags[2] = s->tick_hi ? ' ' : 'n';
+	args[3] = Int64GetDatum(s->last_seq);
+	args[4] = Int64GetDatum(wm->value);
+	flags[4] = wm->value == WMK_NONE ? 'n' : ' ';
+	args[5] = Int64GetDatum(wm->max_seen);
+	flags[5] = wm->max_seen == INT64_MIN ? 'n' : ' ';
+	args[6] = Int64GetDatum(s->rows);
+	args[7] = Int64GetDatum(s->op->windows_fired);
+	args[8] = Int64GetDatum(s->late_routed);
+	args[9] = Int64GetDatum(s->late_dropped);
+	if (SPI_execute_with_args("UPDATE windowing.pipeline SET "
+							  "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
+							  "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
+							  "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $7, "
+							  "windows_fired = windows_fired OPERATOR(pg_catalog.+) $8, "
+							  "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
+							  "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
+							  "last_step_at = pg_catalog.now() "
+							  "WHERE id OPERATOR(pg_catalog.=) $1",
+							  10, types, args, flags, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not save the progress of pipeline \"%s\"", s->name);
+}
+
+/* Writes what the step produced, and tells listeners if windows fired. */
+static void
+finish_step(Step *s)
+{
+	emit_state(&s->target, s->op);
+	emit_firings(&s->target, s->op);
+	s->late_routed = emit_late(&s->target, s->op);
+	s->late_dropped = list_length(s->op->late) - s->late_routed;
+	save_progress(s);
+	if (s->op->windows_fired > 0)
+		Async_Notify(psprintf("windowing_%d", s->id),
+					 psprintf("%lld", (long long) s->op->windows_fired));
+}
+
+/*
+ * A step: consume up to max_rows rows, then (if has_watermark) apply an
+ * explicit watermark.  Steps that change nothing write nothing, so an idle
+ * pipeline polled by the worker does not churn its catalog row.
+ */
+static int64
+run_step(const char *name, int64 max_rows, bool consume_rows,
+		 bool has_watermark, int64 watermark)
+{
+	int			nestlevel = NewGUCNestLevel();
+	Step		s;
+	bool		idle;
+
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	memset(&s, 0, sizeof(s));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	check_owner(name);
+	load_step(&s, name);
+	load_state(&s);
+	if (consume_rows)
+		consume(&s, max_rows);
+	if (has_watermark)
+		op_advance_watermark(s.op, watermark);
+	idle = s.rows == 0 && s.op->windows_fired == 0 && s.op->late == NIL &&
+		!has_watermark && s.tick_hi == NULL;
+	if (!idle)
+		finish_step(&s);
+	SPI_finish();
+	AtEOXact_GUC(true, nestlevel);
+	return s.rows;
+}
+
+int64
+pipeline_step(const char *name, int64 max_rows)
+{
+	return run_step(name, max_rows, true, false, 0);
+}
+
+/* Is the pipeline's time column timestamptz?  (For the watermark overloads.) */
+static bool
+has_timestamptz_time(const char *name)
+{
+	Oid			argtype = TEXTOID;
+	Datum		arg = CStringGetTextDatum(name);
+	bool		isnull;
+	bool		is_ts;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	check_owner(name);
+	if (SPI_execute_with_args("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
+							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
+							  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pipeline \"%s\" does not exist", name)));
+	is_ts = DatumGetBool(col(1, &isnull));
+	SPI_finish();
+	return is_ts;
+}
+
+static void
+advance_to(const char *name, int64 to, bool is_ts)
+{
+	if (is_ts && TIMESTAMP_NOT_FINITE(to))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("watermark must be finite"),
+				 errhint("Use windowing.flush() to end the input.")));
+	run_step(name, 0, false, true, to);
+}
+
+PG_FUNCTION_INFO_V1(windowing_process);
+PG_FUNCTION_INFO_V1(windowing_advance_watermark);
+PG_FUNCTION_INFO_V1(windowing_advance_watermark_bigint);
+PG_FUNCTION_INFO_V1(windowing_advance_watermark_text);
+PG_FUNCTION_INFO_V1(windowing_flush);
+
+/* process(name, max_rows): one step, synchronously. */
+Datum
+windowing_process(PG_FUNCTION_ARGS)
+{
+	int64		max_rows = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT64(1);
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (!PG_ARGISNULL(1) && max_rows <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_rows must be greater than zero")));
+	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows));
+}
+
+static Datum
+advance(FunctionCallInfo fcinfo, bool is_ts)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	if (has_timestamptz_time(name) != is_ts)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("pipeline \"%s\" has a %s time column", name,
+						is_ts ? "bigint" : "timestamptz"),
+				 errhint("Pass a watermark of the time column's type.")));
+	advance_to(name, PG_GETARG_INT64(1), is_ts);
+	PG_RETURN_VOID();
+}
+
+/* advance_watermark(name, ts): applied after the rows consumed so far. */
+Datum
+windowing_advance_watermark(PG_FUNCTION_ARGS)
+{
+	return advance(fcinfo, true);
+}
+
+Datum
+windowing_advance_watermark_bigint(PG_FUNCTION_ARGS)
+{
+	return advance(fcinfo, false);
+}
+
+/*
+ * A literal watermark ('2026-03-01 12:00'), read as the pipeline's time
+ * type, so callers need no cast to pick between the two overloads.
+ */
+Datum
+windowing_advance_watermark_text(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *value = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	bool		is_ts = has_timestamptz_time(name);
+	Datum		to = is_ts ?
+		DirectFunctionCall3(timestamptz_in, CStringGetDatum(value),
+							ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)) :
+		DirectFunctionCall1(int8in, CStringGetDatum(value));
+
+	advance_to(name, DatumGetInt64(to), is_ts);
+	PG_RETURN_VOID();
+}
+
+/* flush(name): end of input; the watermark goes to +infinity. */
+Datum
+windowing_flush(PG_FUNCTION_ARGS)
+{
+	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, false, true, WMK_END);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,24 @@
+/*
+ * pipeline.h
+ *		The processing step of a continuous pipeline.
+ *
+ * One step reads the queue rows committed since the pipeline's cursor,
+ * assigns them to windows, moves the watermark, fires windows, writes
+ * results, late rows and the new cursor.  It runs inside the caller's
+ * transaction, so a step is exactly once: it commits whole or not at all.
+ * windowing.process() and the background worker run the same step.
+ */
+#ifndef WINDOWING_PIPELINE_H
+#define WINDOWING_PIPELINE_H
+
+#include "postgres.h"
+
+/*
+ * Runs one step of pipeline "name" in the current transaction, consuming at
+ * most max_rows rows (<= 0: all that are committed now).  The caller must be
+ * the pipeline's owner or a superuser; the worker switches to the owner
+ * first.  SPI must not be connected.  Returns the rows consumed.
+ */
+extern int64 pipeline_step(const char *name, int64 max_rows);
+
+#endif							/* WINDOWING_PIPELINE_H */

@@ -1,0 +1,131 @@
+/*
+ * sql_pipeline.c
+ *		SQL-facing checks for creating pipelines.
+ *
+ * create_pipeline (PL/pgSQL in the install script) does the DDL; this file
+ * gives it the checks that need the window math and PostgreSQL's parser:
+ * the time and key columns, the assigner, the aggregates and the types of
+ * their results, all refused at create time with a clear error rather than
+ * failing later in the worker.
+ */
+#include "compat.h"
+
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+#include "aggregates.h"
+#include "spec.h"
+
+/* Output columns a key column may not be called. */
+static const char *const reserved[] = {
+	"window_start", "window_end", "window_time", "fire_count", "is_final",
+	"fired_at", "windowing_xid", "windowing_seq"
+};
+
+static Oid
+column_type(Oid source, const char *column, const char *what)
+{
+	AttrNumber	att = get_attnum(source, column);
+
+	if (att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("%s \"%s\" does not exist in table \"%s\"", what, column,
+						get_rel_name(source))));
+	return get_atttype(source, att);
+}
+
+static void
+check_key_name(const char *name, const char *what)
+{
+	for (int i = 0; i < lengthof(reserved); i++)
+		if (strcmp(name, reserved[i]) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_COLUMN),
+					 errmsg("%s \"%s\" clashes with an output column of the pipeline", what, name),
+					 errhint("Rename the column or the aggregate output.")));
+}
+
+static void
+check_keys(Oid source, ArrayType *keys)
+{
+	Datum	   *items;
+	int			n;
+
+	deconstruct_array(keys, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &items, NULL, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name = NameStr(*DatumGetName(items[i]));
+
+		column_type(source, name, "key column");
+		check_key_name(name, "key column");
+		for (int j = 0; j < i; j++)
+			if (strcmp(name, NameStr(*DatumGetName(items[j]))) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("key column \"%s\" is listed twice", name)));
+	}
+}
+
+PG_FUNCTION_INFO_V1(windowing_describe);
+
+/*
+ * _describe(source, time_column, key_columns, assigner, aggregates): checks a
+ * pipeline definition and returns the name and type of each aggregate output.
+ */
+Datum
+windowing_describe(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			source = PG_GETARG_OID(0);
+	char	   *time_column = NameStr(*PG_GETARG_NAME(1));
+	int			nestlevel = NewGUCNestLevel();
+	Oid			time_type;
+	WindowSpec	spec;
+	Aggregator *agg;
+
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	time_type = column_type(source, time_column, "time column");
+	if (time_type != TIMESTAMPTZOID && time_type != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("time column \"%s\" must be of type timestamptz or bigint", time_column),
+				 errdetail("It is of type %s.", format_type_be(time_type)),
+				 errhint("Use a timestamptz column, or bigint epoch milliseconds.")));
+	check_keys(source, PG_GETARG_ARRAYTYPE_P(2));
+	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(3), time_type == TIMESTAMPTZOID);
+	agg = agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	AtEOXact_GUC(true, nestlevel);
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < agg->naggs; i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		check_key_name(agg->aggs[i].name, "aggregate output");
+		values[0] = CStringGetTextDatum(agg->aggs[i].name);
+		values[1] = CStringGetTextDatum(format_type_be_qualified(agg->aggs[i].resulttype));
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+	}
+	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(windowing_as_timestamptz);
+
+/* The watermark of a timestamptz pipeline is stored as its microseconds. */
+Datum
+windowing_as_timestamptz(PG_FUNCTION_ARGS)
+{
+	int64		v = PG_GETARG_INT64(0);
+
+	if (!TIMESTAMP_NOT_FINITE(v) && !IS_VALID_TIMESTAMP(v))
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(v);
+}
