@@ -29,7 +29,7 @@ REGRESS = upgrade assign calendar session count_window errors pipeline pipeline_
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 
-ISOLATION = concurrent_sessions
+ISOLATION = concurrent_sessions queue_order
 ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check_iso \
 	--temp-config=$(srcdir)/test/windowing.conf --load-extension=windowing
 
