@@ -300,6 +300,11 @@ AS 'MODULE_PATHNAME', 'windowing_advance_watermark_text' LANGUAGE C STRICT;
 CREATE FUNCTION windowing.flush(name text) RETURNS void
 AS 'MODULE_PATHNAME', 'windowing_flush' LANGUAGE C STRICT;
 
+-- What each window not fired yet would say if it fired now.
+CREATE FUNCTION windowing.open_windows(name text)
+RETURNS TABLE (key jsonb, window_start text, window_end text, results jsonb)
+AS 'MODULE_PATHNAME', 'windowing_open_windows' LANGUAGE C STRICT;
+
 -- Microseconds since 2000-01-01 as timestamptz (the storage of both).
 CREATE FUNCTION windowing._as_timestamptz(bigint) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'windowing_as_timestamptz' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

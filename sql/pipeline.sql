@@ -117,6 +117,8 @@ INSERT INTO sales VALUES ('a', '2026-03-01 01:00+00', 10), ('b', '2026-03-01 02:
                          ('a', '2026-03-01 07:00+00', 20), ('a', '2026-03-01 13:00+00', 1.5);
 SELECT windowing.process('daily');
 SELECT count(*) FROM daily_results;
+-- nothing fired yet: open_windows shows what each window would say now
+SELECT * FROM windowing.open_windows('daily') ORDER BY key->>'shop', window_end;
 SELECT windowing.advance_watermark('daily', '2026-03-01 12:00+00');
 SELECT shop, window_start, window_end, revenue, orders FROM daily_results ORDER BY window_end, shop;
 SELECT windowing.advance_watermark('daily', '2026-03-01 11:00+00');

@@ -21,6 +21,7 @@
 #include "compat.h"
 
 #include "catalog/pg_type.h"
+#include "catalog/pg_type_d.h"
 #include "commands/async.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -28,7 +29,10 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -500,4 +504,112 @@ windowing_flush(PG_FUNCTION_ARGS)
 {
 	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, false, true, WMK_END);
 	PG_RETURN_VOID();
+}
+
+/* One value as JSON: numbers and booleans as such, the rest as strings. */
+static void
+append_json(StringInfo buf, Oid type, Datum value, bool isnull)
+{
+	char		category;
+	bool		preferred;
+	Oid			out;
+	bool		varlena;
+	char	   *text;
+
+	if (isnull)
+	{
+		appendStringInfoString(buf, "null");
+		return;
+	}
+	get_type_category_preferred(type, &category, &preferred);
+	getTypeOutputInfo(type, &out, &varlena);
+	text = OidOutputFunctionCall(out, value);
+	if ((category == TYPCATEGORY_NUMERIC && strspn(text, "0123456789.-e+") == strlen(text)) ||
+		type == BOOLOID)
+		appendStringInfoString(buf, type == BOOLOID ? (DatumGetBool(value) ? "true" : "false") : text);
+	else
+		escape_json(buf, text);
+}
+
+static Datum
+json_of(int n, char **names, Oid *types, Datum *values, bool *nulls)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&buf, ", ");
+		escape_json(&buf, names[i]);
+		appendStringInfoString(&buf, ": ");
+		append_json(&buf, types[i], values[i], nulls[i]);
+	}
+	appendStringInfoChar(&buf, '}');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
+}
+
+/* One window of open_windows(): key and results as JSON. */
+static void
+put_open_window(Step *s, WindowEntry *e, ReturnSetInfo *rsi)
+{
+	Aggregator *a = s->agg;
+	Datum	   *keyvals = palloc(sizeof(Datum) * Max(s->keys.n, 1));
+	bool	   *keynulls = palloc(sizeof(bool) * Max(s->keys.n, 1));
+	Datum	   *res = palloc(sizeof(Datum) * a->naggs);
+	bool	   *resnulls = palloc(sizeof(bool) * a->naggs);
+	char	  **names = palloc(sizeof(char *) * a->naggs);
+	Oid		   *types = palloc(sizeof(Oid) * a->naggs);
+	Oid			time_out = s->is_ts ? F_TIMESTAMPTZ_OUT : F_INT8OUT;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	keys_decode(&s->keys, e->k.key, keyvals, keynulls);
+	agg_final(a, e->states, res, resnulls);
+	for (int i = 0; i < a->naggs; i++)
+	{
+		names[i] = a->aggs[i].name;
+		types[i] = a->aggs[i].resulttype;
+	}
+	values[0] = json_of(s->keys.n, s->keys.names, s->keys.types, keyvals, keynulls);
+	values[1] = CStringGetTextDatum(OidOutputFunctionCall(time_out, Int64GetDatum(e->k.start)));
+	values[2] = CStringGetTextDatum(OidOutputFunctionCall(time_out, Int64GetDatum(e->k.end)));
+	values[3] = json_of(a->naggs, names, types, res, resnulls);
+	tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+}
+
+PG_FUNCTION_INFO_V1(windowing_open_windows);
+
+/*
+ * open_windows(name): what each window that has not fired yet would say if
+ * it fired now, from the pipeline's committed state.
+ */
+Datum
+windowing_open_windows(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int			nestlevel;
+	Step		s;
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+
+	InitMaterializedSRF(fcinfo, 0);
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	memset(&s, 0, sizeof(s));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	check_owner(name);
+	load_step(&s, name);
+	load_state(&s);
+	hash_seq_init(&seq, s.op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->fire_count == 0)
+			put_open_window(&s, e, rsi);
+	SPI_finish();
+	AtEOXact_GUC(true, nestlevel);
+	PG_RETURN_NULL();
 }
