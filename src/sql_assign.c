@@ -29,6 +29,7 @@ typedef struct AssignCache
 	MemoryContext cxt;			/* holds everything below; reset on rebuild */
 	int			keylen;
 	char		key[KEY_MAX];
+	bool		stable;			/* all definition arguments are constants */
 	WindowSpec	spec;
 	TupleDesc	tupdesc;		/* result row type, blessed; NULL for scalars */
 	WmWindow   *windows;		/* spec.max_windows entries */
@@ -139,7 +140,12 @@ assign_cache(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
 	int			keylen;
 	text	   *tz;
 
-	for (int i = 0; i <= nlengths; i++)
+	if (PG_ARGISNULL(0))
+		return NULL;
+	/* constant definitions (the usual case) skip even the key comparison */
+	if (c != NULL && c->stable)
+		return c;
+	for (int i = 1; i <= nlengths; i++)
 		if (PG_ARGISNULL(i))
 			return NULL;
 	keylen = make_key(fcinfo, nlengths, is_ts, key, &tz);
@@ -156,6 +162,9 @@ assign_cache(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
 		rebuild_cache(fcinfo, c, kind, is_ts, tz, composite);
 		memcpy(c->key, key, keylen);
 		c->keylen = keylen;
+		c->stable = true;
+		for (int i = 1; i < PG_NARGS(); i++)
+			c->stable &= get_fn_expr_arg_stable(fcinfo->flinfo, i);
 	}
 	return c;
 }

@@ -39,6 +39,8 @@ typedef struct SessionPartition
 	int64	   *ts;				/* per row */
 	WmWindow   *sessions;
 	int64		nsessions;
+	Datum	   *results;		/* per session, built on first use */
+	int64		last;			/* session of the previous row */
 } SessionPartition;
 
 typedef struct SessionsState
@@ -48,22 +50,27 @@ typedef struct SessionsState
 	WmWindow   *w;
 } SessionsState;
 
-/* The window a row opens, checked against the range of its type. */
-static WmWindow
-row_window(bool is_ts, Datum ts, Datum gap)
+/* A row's gap in the time column's unit, checked. */
+static int64
+gap_units(bool is_ts, Datum gap)
 {
 	int64		len;
+
+	if (is_ts)
+		return gap_length(DatumGetIntervalP(gap));
+	len = DatumGetInt64(gap);
+	check_gap(len);
+	return len;
+}
+
+/* The window a row opens, checked against the range of its type. */
+static WmWindow
+row_window(bool is_ts, Datum ts, int64 gap)
+{
 	WmWindow	w;
 
 	check_event_time(is_ts, DatumGetInt64(ts));
-	if (is_ts)
-		len = gap_length(DatumGetIntervalP(gap));
-	else
-	{
-		len = DatumGetInt64(gap);
-		check_gap(len);
-	}
-	if (!sm_row_window(DatumGetInt64(ts), len, &w))
+	if (!sm_row_window(DatumGetInt64(ts), gap, &w))
 		report_out_of_range(is_ts);
 	check_window(is_ts, &w);
 	return w;
@@ -90,13 +97,18 @@ load_partition(WindowObject win, SessionPartition *p, bool is_ts,
 	int64		nrows = WinGetPartitionRowCount(win);
 	bool		gapnull = false;
 	Datum		gap = 0;
+	int64		len = 0;
 	int64		n = 0;
 
 	p->isnull = MemoryContextAllocHuge(cxt, Max(nrows, 1) * sizeof(bool));
 	p->ts = MemoryContextAllocHuge(cxt, Max(nrows, 1) * sizeof(int64));
 	p->sessions = MemoryContextAllocHuge(cxt, Max(nrows, 1) * sizeof(WmWindow));
 	if (const_gap)
+	{
 		gap = WinGetFuncArgCurrent(win, 1, &gapnull);
+		if (!gapnull)
+			len = gap_units(is_ts, gap);
+	}
 	for (int64 i = 0; i < nrows; i++)
 	{
 		bool		tsnull;
@@ -105,16 +117,42 @@ load_partition(WindowObject win, SessionPartition *p, bool is_ts,
 												  false, &tsnull, &isout);
 
 		if (!const_gap && !tsnull)
+		{
 			gap = WinGetFuncArgInPartition(win, 1, i, WINDOW_SEEK_HEAD,
 										   false, &gapnull, &isout);
+			if (!gapnull)
+				len = gap_units(is_ts, gap);
+		}
 		p->isnull[i] = tsnull || gapnull;
 		if (p->isnull[i])
 			continue;
 		p->ts[i] = DatumGetInt64(ts);
-		p->sessions[n++] = row_window(is_ts, ts, gap);
+		p->sessions[n++] = row_window(is_ts, ts, len);
 	}
 	p->nsessions = sm_merge(p->sessions, n, sm_is_sorted(p->sessions, n));
+	p->results = MemoryContextAllocExtended(cxt, Max(p->nsessions, 1) * sizeof(Datum),
+											MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	p->last = 0;
 	p->loaded = true;
+}
+
+/*
+ * The session of a row.  Rows usually come in time order, so try the
+ * previous row's session and the next one before searching.
+ */
+static int64
+session_of(SessionPartition *p, int64 ts)
+{
+	int64		i = p->last;
+
+	if (!(p->sessions[i].start <= ts && ts < p->sessions[i].end))
+	{
+		i++;
+		if (!(i < p->nsessions && p->sessions[i].start <= ts && ts < p->sessions[i].end))
+			i = sm_find(p->sessions, p->nsessions, ts);
+	}
+	p->last = i;
+	return i;
 }
 
 static TupleDesc
@@ -141,13 +179,22 @@ session_window(FunctionCallInfo fcinfo, bool is_ts)
 	SessionPartition *p = WinGetPartitionLocalMemory(win, sizeof(*p));
 	int64		pos = WinGetCurrentPosition(win);
 	TupleDesc	desc = cached_result_desc(fcinfo);
+	int64		i;
 
 	if (!p->loaded)
 		load_partition(win, p, is_ts, get_fn_expr_arg_stable(fcinfo->flinfo, 1));
 	if (p->isnull[pos])
 		PG_RETURN_NULL();
-	return session_datum(desc,
-						 &p->sessions[sm_find(p->sessions, p->nsessions, p->ts[pos])]);
+	i = session_of(p, p->ts[pos]);
+	/* one composite per session, shared by its rows, for the partition */
+	if (p->results[i] == (Datum) 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(p));
+
+		p->results[i] = session_datum(desc, &p->sessions[i]);
+		MemoryContextSwitchTo(old);
+	}
+	return p->results[i];
 }
 
 PG_FUNCTION_INFO_V1(windowing_session);
@@ -212,7 +259,7 @@ sessions_add(FunctionCallInfo fcinfo, bool is_ts)
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(s);
 	make_room(s);
-	s->w[s->n++] = row_window(is_ts, PG_GETARG_DATUM(1), PG_GETARG_DATUM(2));
+	s->w[s->n++] = row_window(is_ts, PG_GETARG_DATUM(1), gap_units(is_ts, PG_GETARG_DATUM(2)));
 	PG_RETURN_POINTER(s);
 }
 
