@@ -5,17 +5,21 @@ OBJS = \
 	src/aggregates.o \
 	src/calendar.o \
 	src/emit.o \
+	src/launcher.o \
 	src/operator.o \
 	src/pipeline.o \
+	src/queue.o \
 	src/session_merge.o \
 	src/spec.o \
 	src/sql_assign.o \
 	src/sql_count.o \
 	src/sql_pipeline.o \
 	src/sql_session.o \
+	src/state_store.o \
 	src/watermark.o \
 	src/window_math.o \
 	src/windowing.o \
+	src/worker.o \
 	src/zone.o
 
 EXTENSION = windowing

@@ -95,6 +95,15 @@ CREATE POLICY owner_only ON windowing.window_state
 GRANT SELECT, INSERT, UPDATE, DELETE ON windowing.pipeline, windowing.window_state TO PUBLIC;
 GRANT USAGE ON SEQUENCE windowing.pipeline_id_seq, windowing.queue_seq TO PUBLIC;
 
+-- Pause, resume and drop wait for a step of the pipeline to finish.
+CREATE FUNCTION windowing._lock_pipeline(pipeline_name text) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_lock_pipeline' LANGUAGE C STRICT;
+
+-- Starts (within a second) the worker of this database when the
+-- transaction commits; nothing if the library is not preloaded.
+CREATE FUNCTION windowing._wake_workers() RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_wake_launcher' LANGUAGE C;
+
 -- The owner of a pipeline whoever asks, so that others get a permission
 -- error rather than "does not exist".
 CREATE FUNCTION windowing._pipeline_owner(pipeline_name text) RETURNS regrole
@@ -244,6 +253,9 @@ BEGIN
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END);
+    IF start THEN
+        PERFORM windowing._wake_workers();
+    END IF;
 END
 $$;
 
@@ -255,7 +267,9 @@ DECLARE
     p windowing.pipeline;
 BEGIN
     PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
     DELETE FROM windowing.pipeline WHERE pipeline.name = drop_pipeline.name RETURNING * INTO p;
+    PERFORM windowing._forget_state(p.id);
     IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
         EXECUTE format('DROP TABLE %s', p.result_table);
     END IF;
@@ -270,6 +284,7 @@ LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
     UPDATE windowing.pipeline SET state = 'paused' WHERE pipeline.name = pause_pipeline.name;
 END
 $$;
@@ -279,8 +294,10 @@ LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
     UPDATE windowing.pipeline SET state = 'running', failures = 0, last_error = NULL
     WHERE pipeline.name = resume_pipeline.name;
+    PERFORM windowing._wake_workers();
 END
 $$;
 
@@ -305,6 +322,13 @@ CREATE FUNCTION windowing.open_windows(name text)
 RETURNS TABLE (key jsonb, window_start text, window_end text, results jsonb)
 AS 'MODULE_PATHNAME', 'windowing_open_windows' LANGUAGE C STRICT;
 
+-- The shared-memory image of a pipeline's state.
+CREATE FUNCTION windowing._state_memory_bytes(pipeline_id int, steps bigint) RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_state_memory_bytes' LANGUAGE C STRICT;
+
+CREATE FUNCTION windowing._forget_state(pipeline_id int) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_forget_state' LANGUAGE C STRICT;
+
 -- Microseconds since 2000-01-01 as timestamptz (the storage of both).
 CREATE FUNCTION windowing._as_timestamptz(bigint) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'windowing_as_timestamptz' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -324,13 +348,14 @@ SELECT p.name, p.state,
             THEN pg_catalog.now() OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
        p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
        s.windows AS open_windows,
-       0::bigint AS state_memory_bytes,
-       coalesce(s.bytes, 0) AS state_spilled_bytes,
+       m.bytes AS state_memory_bytes,
+       CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
        p.steps, p.last_step_at, p.failures, p.last_error
 FROM windowing.pipeline p
 LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
                           pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
                    FROM windowing.window_state w
-                   WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true;
+                   WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true
+CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m;
 
 GRANT SELECT ON windowing.pipelines, windowing.pipeline_stats TO PUBLIC;

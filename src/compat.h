@@ -15,4 +15,9 @@
 #error "windowing requires PostgreSQL 15 or later"
 #endif
 
+/* Marks a database left invalid by an interrupted DROP; new in 15.4. */
+#ifndef DATCONNLIMIT_INVALID_DB
+#define DATCONNLIMIT_INVALID_DB -2
+#endif
+
 #endif							/* WINDOWING_COMPAT_H */

@@ -175,8 +175,9 @@ emit_state(const EmitTarget *t, Operator *op)
 		ends[i] = Int64GetDatum(e->k.end);
 		if (!e->gone)
 		{
+			e->saved = agg_serialize(op->agg, e->states);
 			fires[i] = Int32GetDatum(e->fire_count);
-			states[i] = PointerGetDatum(agg_serialize(op->agg, e->states));
+			states[i] = PointerGetDatum(e->saved);
 		}
 	}
 	args[0] = Int32GetDatum(t->pipeline_id);

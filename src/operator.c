@@ -17,6 +17,7 @@
 #include "compat.h"
 
 #include "common/hashfn.h"
+#include "lib/stringinfo.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -136,6 +137,7 @@ entry_for(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 		e->stored = false;
 		e->dirty = false;
 		e->gone = false;
+		e->saved = NULL;
 		e->states = palloc(sizeof(AggValue) * op->agg->naggs);
 		pairingheap_add(op->cleanup_timers, &e->cleanup_node);
 	}
@@ -153,6 +155,7 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 
 	e->fire_count = fire_count;
 	e->stored = true;
+	e->saved = DatumGetByteaPCopy(PointerGetDatum(state));
 	agg_deserialize(op->agg, state, e->states);
 	if (fire_count == 0)
 		pairingheap_add(op->fire_timers, &e->fire_node);
@@ -313,4 +316,77 @@ op_advance_watermark(Operator *op, int64 to)
 	if (wmk_advance(&op->wm, to))
 		on_watermark(op);
 	MemoryContextSwitchTo(old);
+}
+
+static void
+put_bytes(StringInfo buf, const void *p, int len)
+{
+	appendBinaryStringInfo(buf, (const char *) &len, sizeof(len));
+	appendBinaryStringInfo(buf, p, len);
+}
+
+/*
+ * The live windows as one image for the shared-memory store: per window
+ * the key, bounds, fire count and stored states.  Call after the states
+ * were stored (emit_state), which leaves each live entry's "saved" current.
+ */
+char *
+op_image(Operator *op, Size *size)
+{
+	StringInfoData buf;
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+
+	initStringInfo(&buf);
+	hash_seq_init(&seq, op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		if (e->gone)
+			continue;
+		Assert(e->saved != NULL);
+		put_bytes(&buf, VARDATA_ANY(e->k.key), VARSIZE_ANY_EXHDR(e->k.key));
+		appendBinaryStringInfo(&buf, (char *) &e->k.start, sizeof(int64));
+		appendBinaryStringInfo(&buf, (char *) &e->k.end, sizeof(int64));
+		appendBinaryStringInfo(&buf, (char *) &e->fire_count, sizeof(int));
+		put_bytes(&buf, VARDATA_ANY(e->saved), VARSIZE_ANY_EXHDR(e->saved));
+	}
+	*size = buf.len;
+	return buf.data;
+}
+
+/* A varlena copy of length-prefixed bytes at *p, advancing *p. */
+static bytea *
+get_bytes(const char **p)
+{
+	int			len;
+	bytea	   *b;
+
+	memcpy(&len, *p, sizeof(len));
+	*p += sizeof(len);
+	b = palloc(len + VARHDRSZ);
+	SET_VARSIZE(b, len + VARHDRSZ);
+	memcpy(VARDATA(b), *p, len);
+	*p += len;
+	return b;
+}
+
+/* Loads the windows of an image made by op_image. */
+void
+op_load_image(Operator *op, const char *image, Size size)
+{
+	const char *p = image;
+
+	while (p < image + size)
+	{
+		bytea	   *key = get_bytes(&p);
+		int64		start;
+		int64		end;
+		int			fire_count;
+
+		memcpy(&start, p, sizeof(int64));
+		memcpy(&end, p + sizeof(int64), sizeof(int64));
+		memcpy(&fire_count, p + 2 * sizeof(int64), sizeof(int));
+		p += 2 * sizeof(int64) + sizeof(int);
+		op_load(op, key, start, end, fire_count, get_bytes(&p));
+	}
 }

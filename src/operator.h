@@ -34,6 +34,7 @@ typedef struct WindowEntry
 	bool		dirty;			/* changed since loaded */
 	bool		gone;			/* cleaned up: drop from window_state */
 	AggValue   *states;
+	bytea	   *saved;			/* states as last stored, if not dirty */
 } WindowEntry;
 
 /* One firing of a window, with its results at that moment. */
@@ -80,5 +81,7 @@ extern void op_load(Operator *op, bytea *key, int64 start, int64 end,
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
+extern char *op_image(Operator *op, Size *size);
+extern void op_load_image(Operator *op, const char *image, Size size);
 
 #endif							/* WINDOWING_OPERATOR_H */

@@ -22,10 +22,13 @@
 
 #include "catalog/pg_type.h"
 #include "catalog/pg_type_d.h"
+#include "access/xact.h"
 #include "commands/async.h"
+#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -39,6 +42,7 @@
 
 #include "emit.h"
 #include "pipeline.h"
+#include "state_store.h"
 
 /* Rows read from the queue per query within a step. */
 #define CHUNK_ROWS 10000
@@ -58,6 +62,7 @@ typedef struct Step
 	char	   *tick_lo;		/* NULL: nothing consumed yet */
 	char	   *tick_hi;		/* NULL: no tick open */
 	int64		last_seq;
+	int64		steps;			/* committed steps so far */
 	int64		rows;			/* consumed by this step */
 	int64		late_routed;
 	int64		late_dropped;
@@ -125,7 +130,22 @@ name_array(Datum arr, int *n)
 	return names;
 }
 
-/* Reads the pipeline's row (locked for the step) and prepares everything. */
+/*
+ * Steps, pauses and drops of one pipeline take turns on a lock of its own
+ * (an advisory lock tag no SQL function uses).  Unlike a row lock it needs
+ * no transaction id, so a step that finds nothing to do writes nothing.
+ */
+void
+pipeline_lock(const char *name)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
+						 hash_bytes((const unsigned char *) name, strlen(name)), 0, 3);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+}
+
+/* Reads the pipeline's row (after pipeline_lock) and prepares everything. */
 static void
 load_step(Step *s, const char *name)
 {
@@ -145,8 +165,8 @@ load_step(Step *s, const char *name)
 							  "key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
 							  "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
 							  "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
-							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen "
-							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE",
+							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps "
+							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		ereport(ERROR,
@@ -185,14 +205,26 @@ load_step(Step *s, const char *name)
 	wm->max_seen = DatumGetInt64(col(17, &isnull));
 	if (isnull)
 		wm->max_seen = INT64_MIN;
+	s->steps = DatumGetInt64(col(18, &isnull));
 }
 
-/* Window state left by the previous step. */
+/*
+ * Window state left by the previous step: from shared memory if it holds
+ * the image of that step, else from the heap table.
+ */
 static void
 load_state(Step *s)
 {
 	Oid			argtype = INT4OID;
 	Datum		arg = Int32GetDatum(s->id);
+	Size		size;
+	char	   *image = state_store_get(s->id, s->steps, &size);
+
+	if (image != NULL)
+	{
+		op_load_image(s->op, image, size);
+		return;
+	}
 
 	if (SPI_execute_with_args("SELECT key, window_start, window_end, fire_count, state "
 							  "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
@@ -271,7 +303,8 @@ consume(Step *s, int64 max_rows)
 
 	if (s->tick_hi == NULL)
 	{
-		if (SPI_execute("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text", true, 1) != SPI_OK_SELECT)
+		/* a fresh snapshot, not the caller's: everything committed now */
+		if (SPI_execute("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text", false, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not take a snapshot");
 		s->tick_hi = text_col(1);
 		s->last_seq = 0;
@@ -290,7 +323,8 @@ consume(Step *s, int64 max_rows)
 		flags[1] = s->tick_lo ? ' ' : 'n';
 		args[2] = Int64GetDatum(s->last_seq);
 		args[3] = Int64GetDatum(want);
-		if (SPI_execute_plan(plan, args, flags, true, 0) != SPI_OK_SELECT)
+		/* read with a snapshot no older than tick_hi */
+		if (SPI_execute_plan(plan, args, flags, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not read the queue");
 		got = SPI_processed;
 		feed_chunk(s, rowcxt);
@@ -345,7 +379,12 @@ save_progress(Step *s)
 static void
 finish_step(Step *s)
 {
+	char	   *image;
+	Size		size;
+
 	emit_state(&s->target, s->op);
+	image = op_image(s->op, &size);
+	state_store_put(s->id, s->steps + 1, image, size);
 	emit_firings(&s->target, s->op);
 	s->late_routed = emit_late(&s->target, s->op);
 	s->late_dropped = list_length(s->op->late) - s->late_routed;
@@ -371,9 +410,15 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	memset(&s, 0, sizeof(s));
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction"),
+				 errhint("Run them in a READ COMMITTED transaction.")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	check_owner(name);
+	pipeline_lock(name);
 	load_step(&s, name);
 	load_state(&s);
 	if (consume_rows)
@@ -393,6 +438,30 @@ int64
 pipeline_step(const char *name, int64 max_rows)
 {
 	return run_step(name, max_rows, true, false, 0);
+}
+
+/*
+ * A step run as the pipeline's owner, the way VACUUM runs a table owner's
+ * code: a security-restricted operation whose setting changes are undone
+ * after it, so the owner's aggregates can neither take the caller's
+ * identity nor leave anything behind for the next step.
+ */
+int64
+pipeline_step_as_owner(const char *name, Oid owner)
+{
+	Oid			save_userid;
+	int			save_sec;
+	int			save_nestlevel;
+	int64		consumed;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	save_nestlevel = NewGUCNestLevel();
+	consumed = pipeline_step(name, 0);
+	AtEOXact_GUC(false, save_nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec);
+	return consumed;
 }
 
 /* Is the pipeline's time column timestamptz?  (For the watermark overloads.) */
@@ -612,4 +681,32 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	SPI_finish();
 	AtEOXact_GUC(true, nestlevel);
 	PG_RETURN_NULL();
+}
+
+PG_FUNCTION_INFO_V1(windowing_state_memory_bytes);
+PG_FUNCTION_INFO_V1(windowing_forget_state);
+
+/* _state_memory_bytes(id, steps): the pipeline's state held in shared memory. */
+Datum
+windowing_state_memory_bytes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(state_store_bytes(PG_GETARG_INT32(0), PG_GETARG_INT64(1)));
+}
+
+/* _forget_state(id): a dropped pipeline's image leaves shared memory. */
+Datum
+windowing_forget_state(PG_FUNCTION_ARGS)
+{
+	state_store_forget(PG_GETARG_INT32(0));
+	PG_RETURN_VOID();
+}
+
+PG_FUNCTION_INFO_V1(windowing_lock_pipeline);
+
+/* _lock_pipeline(name): pause, resume and drop wait for a running step. */
+Datum
+windowing_lock_pipeline(PG_FUNCTION_ARGS)
+{
+	pipeline_lock(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	PG_RETURN_VOID();
 }

@@ -20,5 +20,7 @@
  * first.  SPI must not be connected.  Returns the rows consumed.
  */
 extern int64 pipeline_step(const char *name, int64 max_rows);
+extern int64 pipeline_step_as_owner(const char *name, Oid owner);
+extern void pipeline_lock(const char *name);
 
 #endif							/* WINDOWING_PIPELINE_H */

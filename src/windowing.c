@@ -3,15 +3,26 @@
  *		Module entry point.
  *
  * _PG_init follows the order of PostgreSQL's contrib modules: reloadable
- * GUCs first, then (only when preloaded) the restart-only ones and the
- * shared-memory hooks, then the reservation of the "windowing." prefix so a
- * misspelt setting is reported instead of silently ignored.  The SQL window
- * functions need none of it and work without shared_preload_libraries.
+ * GUCs first; then, only when preloaded, the restart-only ones, the
+ * reservation of the "windowing." prefix (so a misspelt setting is reported
+ * instead of silently ignored), the shared-memory hooks and the launcher of
+ * the pipeline workers.  The SQL window functions need none of it and work
+ * without shared_preload_libraries; pipelines then run only when
+ * windowing.process() is called.
  */
 #include "compat.h"
 
+#include <limits.h>
+
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "postmaster/postmaster.h"
 #include "utils/guc.h"
+
+#include "launcher.h"
+#include "queue.h"
+#include "state_store.h"
+#include "worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -20,5 +31,54 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	DefineCustomIntVariable("windowing.poll_interval",
+							"Time a pipeline worker sleeps when it finds nothing to do.",
+							NULL,
+							&worker_poll_interval,
+							100, 1, 60000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("windowing.state_memory",
+							"Shared memory for the window state of pipelines.",
+							"State past it is read from the heap table at each step.",
+							&state_memory,
+							64 * 1024, 0, MAX_KILOBYTES,
+							PGC_SIGHUP, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("windowing.queue_truncate_size",
+							"Size past which a queue is emptied once its pipelines consumed it.",
+							NULL,
+							&queue_truncate_size,
+							16 * 1024, 8, MAX_KILOBYTES,
+							PGC_SIGHUP, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("windowing.queue_lock_timeout",
+							"Longest wait for a queue's lock before emptying it, and so the longest producers stall.",
+							NULL,
+							&queue_lock_timeout,
+							100, 1, 60000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	DefineCustomIntVariable("windowing.max_workers",
+							"Maximum number of databases whose pipelines run at the same time.",
+							"Each runs one background worker, counted in max_worker_processes; "
+							"0 runs none.",
+							&windowing_max_workers,
+							8, 0, MAX_BACKENDS,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("windowing");
+
+	state_store_request_shmem();
+
+	if (windowing_max_workers == 0)
+		return;
+	launcher_request_shmem();
+	launcher_register();
 }

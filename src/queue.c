@@ -1,0 +1,228 @@
+/*
+ * queue.c
+ *		Reclaiming the storage of consumed queue rows.
+ *
+ * Queue rows are never deleted one by one: that would leave the table to
+ * vacuum, and a queue written at hundreds of thousands of rows a second
+ * outruns autovacuum.  Instead, once a queue grows past
+ * windowing.queue_truncate_size, the worker empties it in bulk, like PgQ's
+ * rotation: it takes the table's ACCESS EXCLUSIVE lock (waiting at most
+ * windowing.queue_lock_timeout, so producers stall for at most that long),
+ * lets every pipeline of the queue consume what is committed (no producer
+ * can add a row meanwhile), and TRUNCATEs it, all in one transaction.  A
+ * queue with a paused or failed pipeline is left alone, since that pipeline
+ * has yet to read its rows.
+ *
+ * Steps run as each pipeline's owner and the TRUNCATE as the table's
+ * owner, so no user code (a TRUNCATE trigger, an aggregate) ever runs with
+ * the worker's superuser rights.
+ */
+#include "compat.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/syscache.h"
+#include "catalog/pg_class.h"
+
+#include "pipeline.h"
+#include "queue.h"
+
+int			queue_truncate_size = 16384;	/* kB */
+int			queue_lock_timeout = 100;	/* ms */
+
+typedef struct QueueReader
+{
+	char	   *name;
+	Oid			owner;
+} QueueReader;
+
+/* The pipelines of a queue; false if one of them is not running. */
+static bool
+running_readers(Oid source, List **readers)
+{
+	Oid			argtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(source);
+	bool		all_running = true;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT name, owner::pg_catalog.oid, state OPERATOR(pg_catalog.=) 'running' "
+							  "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+							  "ORDER BY name",
+							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the pipelines of a queue");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		QueueReader *r = palloc(sizeof(QueueReader));
+		bool		isnull;
+
+		r->name = SPI_getvalue(tup, SPI_tuptable->tupdesc, 1);
+		r->owner = DatumGetObjectId(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull));
+		all_running &= DatumGetBool(SPI_getbinval(tup, SPI_tuptable->tupdesc, 3, &isnull));
+		*readers = lappend(*readers, r);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return all_running && *readers != NIL;
+}
+
+static Oid
+table_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* Runs an SQL statement as another role. */
+static void
+run_as(Oid role, const char *sql)
+{
+	Oid			saved_user;
+	int			saved_sec;
+
+	GetUserIdAndSecContext(&saved_user, &saved_sec);
+	SetUserIdAndSecContext(role, saved_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, false, 0) < 0)
+		elog(ERROR, "could not run \"%s\"", sql);
+	SPI_finish();
+	SetUserIdAndSecContext(saved_user, saved_sec);
+}
+
+/*
+ * Waits at most queue_lock_timeout for the queue's ACCESS EXCLUSIVE lock;
+ * false if producers held it longer.  The wait runs in a subtransaction so
+ * a timeout only ends the attempt.
+ */
+static bool
+lock_queue(const char *qualified)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	char	   *timeout = psprintf("%d", queue_lock_timeout);
+	bool		locked = true;
+
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		(void) set_config_option("lock_timeout", timeout, PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute(psprintf("LOCK TABLE %s IN ACCESS EXCLUSIVE MODE", qualified),
+						false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not lock %s", qualified);
+		SPI_finish();
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *err;
+
+		MemoryContextSwitchTo(cxt);
+		err = CopyErrorData();
+		if (err->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			PG_RE_THROW();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		locked = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return locked;
+}
+
+/* Has every pipeline of the queue consumed every row in it? */
+static bool
+all_consumed(Oid source, const char *qualified)
+{
+	Oid			argtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(source);
+	bool		isnull;
+	bool		done;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
+									   "WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+									   "AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
+									   "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo)))",
+									   qualified),
+							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not check queue %s", qualified);
+	done = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return done;
+}
+
+/*
+ * Empties queue "source" if it has grown past queue_truncate_size and every
+ * pipeline reading it can consume it now.  Runs in the caller's
+ * transaction; returns true if the queue was truncated.
+ */
+bool
+queue_reclaim(Oid source)
+{
+	char	   *name = get_rel_name(source);
+	char	   *qualified;
+	List	   *readers = NIL;
+	ListCell   *lc;
+
+	if (name == NULL || !running_readers(source, &readers))
+		return false;
+	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)), name);
+	/* pipelines first, in name order, as a process() call would take them */
+	foreach(lc, readers)
+		pipeline_lock(((QueueReader *) lfirst(lc))->name);
+	if (!lock_queue(qualified))
+		return false;
+	foreach(lc, readers)
+	{
+		QueueReader *r = lfirst(lc);
+
+		pipeline_step_as_owner(r->name, r->owner);
+	}
+	if (!all_consumed(source, qualified))
+		elog(ERROR, "queue %s still has rows to consume after its pipelines caught up",
+			 qualified);
+	run_as(table_owner(source), psprintf("TRUNCATE %s", qualified));
+	return true;
+}
+
+/* Is the queue big enough to be worth emptying? */
+bool
+queue_needs_reclaim(Oid source)
+{
+	Oid			argtypes[2] = {OIDOID, INT8OID};
+	Datum		args[2] = {ObjectIdGetDatum(source), Int64GetDatum(queue_truncate_size)};
+	bool		isnull;
+	bool		big = false;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
+							  "OPERATOR(pg_catalog.>=) ($2 OPERATOR(pg_catalog.*) 1024)",
+							  2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+		big = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return big;
+}

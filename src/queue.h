@@ -1,0 +1,16 @@
+/*
+ * queue.h
+ *		Reclaiming consumed queue storage in bulk.
+ */
+#ifndef WINDOWING_QUEUE_H
+#define WINDOWING_QUEUE_H
+
+#include "postgres.h"
+
+extern int	queue_truncate_size;
+extern int	queue_lock_timeout;
+
+extern bool queue_needs_reclaim(Oid source);
+extern bool queue_reclaim(Oid source);
+
+#endif							/* WINDOWING_QUEUE_H */

@@ -1,0 +1,311 @@
+/*
+ * state_store.c
+ *		Window state of pipelines in shared memory, within a budget.
+ *
+ * The durable copy of every window's state is windowing.window_state,
+ * written by each step in its own transaction; that is what makes a step
+ * exactly once.  This store keeps, per pipeline, the state as of its last
+ * committed step in a DSA area so the next step (in any backend: the worker
+ * or a process() call) reads it from memory instead of the heap table.
+ *
+ * A step stages the new image in the area before it commits and a
+ * transaction callback publishes it on commit, or frees it on abort; each
+ * image carries the pipeline's step count, and a step only trusts an image
+ * whose count equals the committed one, so an aborted step, a crash (which
+ * resets shared memory) or a concurrent writer can only make a step fall
+ * back to the heap, never read stale state.  Images are capped by
+ * windowing.state_memory: a pipeline whose image does not fit is simply
+ * read from the heap ("spilled"), with identical results.  The budget is
+ * counted here rather than with dsa_set_size_limit, so that the hash
+ * table's own small allocations can never fail, least of all in the commit
+ * callback, where an error is not allowed.
+ */
+#include "compat.h"
+
+#include "access/xact.h"
+#include "lib/dshash.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/dsa.h"
+#include "utils/memutils.h"
+
+#include "state_store.h"
+
+int			state_memory = 64 * 1024;	/* kB */
+
+typedef struct StoreShared
+{
+	LWLock		lock;			/* creating the area and table */
+	dsa_handle	area;
+	dshash_table_handle table;
+	int			tranche;
+	pg_atomic_uint64 bytes;		/* images allocated, staged or published */
+} StoreShared;
+
+typedef struct StoreEntry
+{
+	int32		pipeline_id;	/* hash key */
+	int64		version;		/* steps committed when the image was made */
+	dsa_pointer image;
+	Size		size;
+} StoreEntry;
+
+/* An image staged by this transaction, published at commit. */
+typedef struct Staged
+{
+	int32		pipeline_id;
+	int64		version;
+	dsa_pointer image;
+	Size		size;
+} Staged;
+
+static StoreShared *shared = NULL;
+static dsa_area *area = NULL;
+static dshash_table *table = NULL;
+static List *staged = NIL;		/* Staged *, in TopTransactionContext */
+static bool callback_registered = false;
+
+static const dshash_parameters table_params = {
+	sizeof(int32),
+	sizeof(StoreEntry),
+	dshash_memcmp,
+	dshash_memhash,
+	0							/* tranche id, set at attach */
+};
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void
+store_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(StoreShared)));
+}
+
+static void
+store_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("windowing state store", sizeof(StoreShared), &found);
+	if (!found)
+	{
+		shared->tranche = LWLockNewTrancheId();
+		LWLockInitialize(&shared->lock, shared->tranche);
+		shared->area = DSM_HANDLE_INVALID;
+		shared->table = DSM_HANDLE_INVALID;
+		pg_atomic_init_u64(&shared->bytes, 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+	LWLockRegisterTranche(shared->tranche, "windowing_state_store");
+}
+
+/* From _PG_init, while preloading: without it, state is read from the heap. */
+void
+state_store_request_shmem(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = store_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = store_shmem_startup;
+}
+
+/* Attaches to (or creates) the area; false if the library was not preloaded. */
+static bool
+attach(void)
+{
+	dshash_parameters params = table_params;
+	MemoryContext old;
+
+	if (table != NULL)
+		return true;
+	if (shared == NULL)
+		return false;
+	params.tranche_id = shared->tranche;
+	/* the area and table handles live as long as the backend */
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
+	if (shared->area == DSM_HANDLE_INVALID)
+	{
+		area = dsa_create(shared->tranche);
+		dsa_pin(area);
+		table = dshash_create(area, &params, NULL);
+		shared->area = dsa_get_handle(area);
+		shared->table = dshash_get_hash_table_handle(table);
+	}
+	else
+	{
+		area = dsa_attach(shared->area);
+		table = dshash_attach(area, &params, shared->table, NULL);
+	}
+	dsa_pin_mapping(area);
+	LWLockRelease(&shared->lock);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/*
+ * Copies the committed image of a pipeline into palloc'd memory if it is
+ * the one of step "version"; NULL otherwise (read the heap instead).
+ */
+char *
+state_store_get(int32 pipeline_id, int64 version, Size *size)
+{
+	StoreEntry *e;
+	char	   *copy = NULL;
+
+	if (!attach())
+		return NULL;
+	e = dshash_find(table, &pipeline_id, false);
+	if (e == NULL)
+		return NULL;
+	if (e->version == version && DsaPointerIsValid(e->image))
+	{
+		*size = e->size;
+		copy = palloc(e->size);
+		memcpy(copy, dsa_get_address(area, e->image), e->size);
+	}
+	dshash_release_lock(table, e);
+	return copy;
+}
+
+static void
+free_image(dsa_pointer p, Size size)
+{
+	if (!DsaPointerIsValid(p))
+		return;
+	dsa_free(area, p);
+	pg_atomic_sub_fetch_u64(&shared->bytes, size);
+}
+
+/* Publishes staged images at commit; frees them at abort. */
+static void
+store_xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	if (staged == NIL || (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+						  event != XACT_EVENT_PARALLEL_ABORT))
+		return;
+	foreach(lc, staged)
+	{
+		Staged	   *s = lfirst(lc);
+		StoreEntry *e;
+
+		/* the entry was reserved when the image was staged */
+		e = event == XACT_EVENT_COMMIT ?
+			dshash_find(table, &s->pipeline_id, true) : NULL;
+		if (e == NULL)
+		{
+			free_image(s->image, s->size);
+			continue;
+		}
+		free_image(e->image, e->size);
+		e->version = s->version;
+		e->image = s->image;
+		e->size = s->size;
+		dshash_release_lock(table, e);
+	}
+	staged = NIL;				/* its memory goes with the transaction */
+}
+
+/* Forgets a pipeline's image (it no longer fits, or the pipeline is gone). */
+void
+state_store_forget(int32 pipeline_id)
+{
+	StoreEntry *e;
+
+	if (!attach())
+		return;
+	e = dshash_find(table, &pipeline_id, true);
+	if (e == NULL)
+		return;
+	free_image(e->image, e->size);
+	dshash_delete_entry(table, e);
+}
+
+/* Makes sure the pipeline has an entry, so that commit needs no allocation. */
+static void
+reserve_entry(int32 pipeline_id)
+{
+	bool		found;
+	StoreEntry *e = dshash_find_or_insert(table, &pipeline_id, &found);
+
+	if (!found)
+	{
+		e->version = -1;
+		e->image = InvalidDsaPointer;
+		e->size = 0;
+	}
+	dshash_release_lock(table, e);
+}
+
+/*
+ * Stages the image of a pipeline's state after the current step, to be
+ * published if the transaction commits.  An image over the budget is not
+ * kept: the pipeline's next step reads the heap.
+ */
+void
+state_store_put(int32 pipeline_id, int64 version, const char *image, Size size)
+{
+	MemoryContext old;
+	Staged	   *s;
+	dsa_pointer p;
+
+	if (!attach())
+		return;
+	if (pg_atomic_add_fetch_u64(&shared->bytes, size) > (uint64) state_memory * 1024)
+	{
+		pg_atomic_sub_fetch_u64(&shared->bytes, size);
+		state_store_forget(pipeline_id);
+		return;
+	}
+	p = dsa_allocate_extended(area, Max(size, 1), DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(p))
+	{
+		pg_atomic_sub_fetch_u64(&shared->bytes, size);
+		state_store_forget(pipeline_id);
+		return;
+	}
+	reserve_entry(pipeline_id);
+	memcpy(dsa_get_address(area, p), image, size);
+	if (!callback_registered)
+	{
+		RegisterXactCallback(store_xact_callback, NULL);
+		callback_registered = true;
+	}
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	s = palloc(sizeof(Staged));
+	s->pipeline_id = pipeline_id;
+	s->version = version;
+	s->image = p;
+	s->size = size;
+	staged = lappend(staged, s);
+	MemoryContextSwitchTo(old);
+}
+
+/* Bytes of a pipeline's state held in shared memory (0 if spilled). */
+int64
+state_store_bytes(int32 pipeline_id, int64 version)
+{
+	StoreEntry *e;
+	int64		bytes = 0;
+
+	if (!attach())
+		return 0;
+	e = dshash_find(table, &pipeline_id, false);
+	if (e == NULL)
+		return 0;
+	if (e->version == version)
+		bytes = (int64) e->size;
+	dshash_release_lock(table, e);
+	return bytes;
+}

@@ -1,0 +1,418 @@
+/*
+ * worker.c
+ *		Steps the running pipelines of one database, each in a transaction
+ *		of its own, as the pipeline's owner.
+ *
+ * The launcher starts this worker when a database may have work.  It
+ * connects as the bootstrap superuser and, round after round, lists the
+ * running pipelines and runs one step of each, switched to the pipeline's
+ * owner as a security-restricted operation (as VACUUM and REFRESH
+ * MATERIALIZED VIEW run table owners' code), with settings changes undone
+ * after the step, so an owner's code can neither take the superuser's
+ * identity nor leave anything behind for the next owner's step.  The
+ * worker's own SQL qualifies every operator and runs with search_path set
+ * to pg_catalog, so that no ALTER DATABASE ... SET can redirect it.  A
+ * round that consumed nothing is followed by a sleep of
+ * windowing.poll_interval.
+ *
+ * The worker is crash-only: a step that fails is rolled back, its error is
+ * recorded on the pipeline in a transaction of its own, and the worker
+ * exits for the launcher to restart after a back-off.  Everything a step
+ * does is committed or never happened, so the next worker resumes exactly
+ * where the last commit left off.  Five failures in a row mark a pipeline
+ * failed; it is then no longer run, instead of failing forever.
+ *
+ * A worker also leaves on purpose.  When its database has no extension,
+ * or nothing to run (at once if it never had, else after ten quiet seconds
+ * so a pipeline paused and resumed goes on in the same process), it leaves
+ * for the launcher to restart when woken.  And when another session waits
+ * to drop, rename, move or copy the database: those commands wait only five
+ * seconds for other sessions to leave and ask only autovacuum to, so a
+ * connected worker would make them fail.  Each holds a lock on the database
+ * that conflicts with the one a connecting session takes; the worker tries
+ * that lock every round and leaves if it is held.
+ */
+#include "compat.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lock.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "launcher.h"
+#include "pipeline.h"
+#include "queue.h"
+#include "worker.h"
+
+#define QUIET_PERIOD_MS		10000
+#define MAX_FAILURES		5
+
+int			worker_poll_interval = 100;
+
+/* Holds what one round needs; reset at the start of the next. */
+static MemoryContext round_cxt = NULL;
+
+static void
+begin_transaction(const char *activity)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+static void
+commit_transaction(void)
+{
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(round_cxt);
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+static void pg_attribute_noreturn()
+leave(WorkerExit how, const char *why)
+{
+	elog(DEBUG1, "%s leaves: %s", MyBgworkerEntry->bgw_name, why);
+	launcher_set_worker_exit(how);
+	proc_exit(0);
+}
+
+/* Whether a DROP DATABASE or the like waits for the sessions to leave. */
+static bool
+database_claimed(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, MyDatabaseId, 0);
+	if (LockAcquire(&tag, RowExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, RowExclusiveLock, false);
+	return false;
+}
+
+/* The extension, at a version that has pipelines. */
+static bool
+catalog_installed(void)
+{
+	Oid			nsp;
+
+	if (!OidIsValid(get_extension_oid("windowing", true)))
+		return false;
+	nsp = get_namespace_oid("windowing", true);
+	return OidIsValid(nsp) && OidIsValid(get_relname_relid("pipeline", nsp));
+}
+
+/* The names of the running pipelines, in the round's memory; or leaves. */
+static List *
+running_pipelines(void)
+{
+	List	   *result = NIL;
+	MemoryContext spi_cxt;
+	bool		isnull;
+
+	begin_transaction("looking for running pipelines");
+	if (database_claimed())
+	{
+		commit_transaction();
+		leave(WORKER_EXIT_YIELD,
+			  "another session waits to drop, rename or copy the database");
+	}
+	if (!catalog_installed())
+	{
+		commit_transaction();
+		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
+	}
+
+	SPI_connect();
+	if (SPI_execute("SELECT name FROM windowing.pipeline"
+					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY name",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the running pipelines");
+	spi_cxt = MemoryContextSwitchTo(round_cxt);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		Datum		name = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+										 1, &isnull);
+
+		result = lappend(result, TextDatumGetCString(name));
+	}
+	MemoryContextSwitchTo(spi_cxt);
+	SPI_finish();
+	commit_transaction();
+	return result;
+}
+
+static void
+record_failure(const char *name, const char *message)
+{
+	Oid			types[3] = {TEXTOID, TEXTOID, INT4OID};
+	Datum		values[3];
+	bool		isnull;
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = CStringGetTextDatum(message);
+	values[2] = Int32GetDatum(MAX_FAILURES);
+
+	begin_transaction("recording a pipeline failure");
+	SPI_connect();
+	if (SPI_execute_with_args("UPDATE windowing.pipeline"
+							  " SET last_error = $2,"
+							  " failures = failures OPERATOR(pg_catalog.+) 1,"
+							  " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
+							  " OPERATOR(pg_catalog.>=) $3 THEN 'failed' ELSE state END"
+							  " WHERE name OPERATOR(pg_catalog.=) $1"
+							  " RETURNING state OPERATOR(pg_catalog.=) 'failed'",
+							  3, types, values, NULL, false, 0)
+		!= SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "could not record the failure of pipeline \"%s\"", name);
+	if (SPI_processed == 1 &&
+		DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+								   &isnull)))
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pipeline \"%s\" is marked failed after %d errors in a row",
+						name, MAX_FAILURES),
+				 errhint("Resume it with windowing.resume_pipeline() once the cause is fixed.")));
+	SPI_finish();
+	commit_transaction();
+}
+
+/*
+ * Crash-only (STYLE.md, habit 5): report, roll back, record the error in a
+ * transaction of its own, and exit for the launcher to restart the worker
+ * after a back-off.  Carrying on could count a batch that never committed.
+ */
+static void pg_attribute_noreturn()
+fail(const char *name)
+{
+	ErrorData  *edata;
+
+	HOLD_INTERRUPTS();
+	MemoryContextSwitchTo(round_cxt);
+	edata = CopyErrorData();
+	EmitErrorReport();
+	AbortOutOfAnyTransaction();
+	FlushErrorState();
+	RESUME_INTERRUPTS();
+
+	if (name != NULL)
+		record_failure(name, edata->message ? edata->message : "unknown error");
+	proc_exit(1);
+}
+
+/* After a step that consumed rows; writes only to end a streak. */
+static void
+clear_failures(const char *name)
+{
+	Oid			type = TEXTOID;
+	Datum		value = CStringGetTextDatum(name);
+
+	SPI_connect();
+	if (SPI_execute_with_args("UPDATE windowing.pipeline SET failures = 0"
+							  " WHERE name OPERATOR(pg_catalog.=) $1"
+							  " AND failures OPERATOR(pg_catalog.<>) 0",
+							  1, &type, &value, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not reset the failures of pipeline \"%s\"", name);
+	SPI_finish();
+}
+
+static void
+step_error_context(void *arg)
+{
+	errcontext("background step of pipeline \"%s\"", (const char *) arg);
+}
+
+/*
+ * Takes the pipeline's lock and returns its owner if it is still running,
+ * else InvalidOid: a pipeline dropped or paused since the round began is
+ * skipped, and from here on a pause or drop waits for this step to finish.
+ */
+static Oid
+lock_if_running(const char *name)
+{
+	Oid			type = TEXTOID;
+	Datum		value = CStringGetTextDatum(name);
+	Oid			owner = InvalidOid;
+	bool		isnull;
+
+	pipeline_lock(name);
+	SPI_connect();
+	if (SPI_execute_with_args("SELECT owner FROM windowing.pipeline"
+							  " WHERE name OPERATOR(pg_catalog.=) $1"
+							  " AND state OPERATOR(pg_catalog.=) 'running'",
+							  1, &type, &value, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not lock pipeline \"%s\"", name);
+	if (SPI_processed == 1)
+		owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
+											   SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return owner;
+}
+
+/* One step as the owner, in a transaction of its own: the rows consumed. */
+static int64
+step_pipeline(const char *name)
+{
+	ErrorContextCallback errcb;
+	Oid			owner;
+	int64		consumed = 0;
+
+	begin_transaction(psprintf("step of pipeline \"%s\"", name));
+	owner = lock_if_running(name);
+	if (!OidIsValid(owner))
+	{
+		commit_transaction();
+		return 0;
+	}
+	PG_TRY();
+	{
+		errcb.callback = step_error_context;
+		errcb.arg = unconstify(char *, name);
+		errcb.previous = error_context_stack;
+		error_context_stack = &errcb;
+		consumed = pipeline_step_as_owner(name, owner);
+		error_context_stack = errcb.previous;
+	}
+	PG_CATCH();
+	{
+		fail(name);
+	}
+	PG_END_TRY();
+
+	if (consumed > 0)
+		clear_failures(name);
+	commit_transaction();
+	return consumed;
+}
+
+/* The queues of running pipelines, in the round's memory. */
+static List *
+running_queues(void)
+{
+	List	   *result = NIL;
+	MemoryContext spi_cxt;
+	bool		isnull;
+
+	begin_transaction("looking for queues to reclaim");
+	SPI_connect();
+	if (SPI_execute("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
+					" WHERE state OPERATOR(pg_catalog.=) 'running'",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the queues");
+	spi_cxt = MemoryContextSwitchTo(round_cxt);
+	for (uint64 i = 0; i < SPI_processed; i++)
+		result = lappend_oid(result,
+							 DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															SPI_tuptable->tupdesc, 1, &isnull)));
+	MemoryContextSwitchTo(spi_cxt);
+	SPI_finish();
+	commit_transaction();
+	return result;
+}
+
+/*
+ * Empties the queues that grew past windowing.queue_truncate_size, each in
+ * a transaction of its own (queue.c); a failure is handled crash-only.
+ */
+static void
+reclaim_queues(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, running_queues())
+	{
+		Oid			source = lfirst_oid(lc);
+
+		begin_transaction("reclaiming a queue");
+		PG_TRY();
+		{
+			if (queue_needs_reclaim(source))
+				queue_reclaim(source);
+		}
+		PG_CATCH();
+		{
+			fail(NULL);
+		}
+		PG_END_TRY();
+		commit_transaction();
+	}
+}
+
+static void
+wait_for_work(void)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 worker_poll_interval, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+}
+
+void
+windowing_worker_main(Datum main_arg)
+{
+	TimestampTz last_busy = 0;	/* when a pipeline was last seen running */
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	if (!launcher_attach_worker())
+		proc_exit(0);
+
+	BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(main_arg), InvalidOid, 0);
+	SetConfigOption("application_name", MyBgworkerEntry->bgw_type,
+					PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+	round_cxt = AllocSetContextCreate(TopMemoryContext, "windowing worker round",
+									  ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(round_cxt);
+
+	for (;;)
+	{
+		List	   *pipelines;
+		ListCell   *lc;
+		bool		consumed = false;
+
+		MemoryContextReset(round_cxt);
+		pipelines = running_pipelines();
+		if (pipelines != NIL)
+			last_busy = GetCurrentTimestamp();
+		else if (last_busy == 0 ||
+				 TimestampDifferenceExceeds(last_busy, GetCurrentTimestamp(),
+											QUIET_PERIOD_MS))
+			leave(WORKER_EXIT_IDLE, "no running pipeline");
+
+		foreach(lc, pipelines)
+		{
+			if (step_pipeline(lfirst(lc)) > 0)
+				consumed = true;
+		}
+		if (consumed)
+			reclaim_queues();
+		pgstat_report_stat(false);
+		if (!consumed)
+			wait_for_work();
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+	}
+}

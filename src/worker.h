@@ -1,0 +1,14 @@
+/*
+ * worker.h
+ *		The per-database worker that steps running pipelines.
+ */
+#ifndef WINDOWING_WORKER_H
+#define WINDOWING_WORKER_H
+
+#include "postgres.h"
+
+extern PGDLLIMPORT int worker_poll_interval;
+
+extern PGDLLEXPORT void windowing_worker_main(Datum main_arg) pg_attribute_noreturn();
+
+#endif							/* WINDOWING_WORKER_H */

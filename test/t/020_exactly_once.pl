@@ -1,0 +1,130 @@
+# Exactly once under faults: the background worker runs two pipelines on
+# one queue while producers insert; the worker is killed with SIGKILL at
+# several points and the server is stopped with -m immediate once.  The
+# results must equal an offline recomputation over the committed rows:
+# nothing lost, nothing counted twice, no window fired twice.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time);
+
+my $node = PostgreSQL::Test::Cluster->new('faults');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'windowing'
+restart_after_crash = on
+windowing.poll_interval = 20ms
+windowing.queue_truncate_size = 64kB
+});
+$node->start;
+
+$node->safe_psql('postgres', q{
+CREATE EXTENSION windowing;
+CREATE TABLE events (k int, ts bigint, v int);
+CREATE TABLE truth (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('sums', 'events', 'ts', '{k}',
+    windowing.tumbling('100 milliseconds'), 'count(*) AS n, sum(v) AS total',
+    max_out_of_orderness => '0');
+SELECT windowing.create_pipeline('fires', 'events', 'ts', '{k}',
+    windowing.hopping('200 milliseconds', '100 milliseconds'), 'count(*) AS n',
+    emit => 'append');
+});
+
+sub worker_pid
+{
+	return $node->safe_psql('postgres',
+		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
+}
+
+sub wait_for_worker
+{
+	$node->poll_query_until('postgres',
+		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'windowing worker'})
+	  or die 'no worker';
+}
+
+# The worker alone, no process() call, produces results soon after rows commit.
+wait_for_worker();
+my $start = time();
+$node->safe_psql('postgres', q{
+INSERT INTO events VALUES (1, 0, 1), (1, 150, 1);
+INSERT INTO truth VALUES (1, 0, 1), (1, 150, 1);
+});
+ok($node->poll_query_until('postgres', 'SELECT count(*) = 1 FROM sums_results'),
+	'the worker fired a window without any process() call');
+my $latency = time() - $start;
+cmp_ok($latency, '<', 1.0, 'within a second of the commit');
+diag(sprintf('first result %.0f ms after the commit', $latency * 1000));
+
+# Producers: batches in their own transactions, time increasing, so that
+# no row is late and the recomputation is a plain GROUP BY.
+my $ts = 1000;
+sub produce
+{
+	my ($batches) = @_;
+	for (1 .. $batches)
+	{
+		my $rows = join(', ', map { my $t = $ts + $_; "(" . ($_ % 7) . ", $t, $_)" } 1 .. 50);
+		$node->safe_psql('postgres',
+			"BEGIN; INSERT INTO events VALUES $rows; INSERT INTO truth VALUES $rows; COMMIT;");
+		$ts += 50;
+	}
+}
+
+my $kills = 0;
+for my $round (1 .. 8)
+{
+	produce(10 + int(rand(10)));
+	wait_for_worker();
+	my $pid = worker_pid();
+	next unless $pid;
+	kill 'KILL', $pid;
+	$kills++;
+	# the postmaster restarts everything after a crash; wait for it
+	$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back';
+}
+produce(10);
+$node->stop('immediate');
+$node->start;
+produce(10);
+ok($kills >= 6, "the worker was killed $kills times while producers inserted");
+
+# Drain: every committed row consumed by both pipelines, then end of input.
+my $total = $node->safe_psql('postgres', 'SELECT count(*) FROM truth');
+ok($node->poll_query_until('postgres',
+		"SELECT bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
+	"both pipelines consumed all $total rows");
+$node->safe_psql('postgres', q{SELECT windowing.flush('sums'), windowing.flush('fires')});
+
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM (
+  (SELECT k, window_start, n, total FROM sums_results
+   EXCEPT SELECT k, windowing.tumble_start(ts, 100), count(*), sum(v) FROM truth GROUP BY 1, 2)
+  UNION ALL
+  (SELECT k, windowing.tumble_start(ts, 100), count(*), sum(v) FROM truth GROUP BY 1, 2
+   EXCEPT SELECT k, window_start, n, total FROM sums_results)) d}),
+	'0', 'tumbling results equal the offline recomputation');
+
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM (
+  SELECT k, window_start, count(*) FROM fires_results GROUP BY 1, 2 HAVING count(*) <> 1) d}),
+	'0', 'no window fired twice');
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM (
+  (SELECT k, window_start, n FROM fires_results
+   EXCEPT SELECT t.k, w.window_start, count(*) FROM truth t, windowing.hop(t.ts, 200, 100) w GROUP BY 1, 2)
+  UNION ALL
+  (SELECT t.k, w.window_start, count(*) FROM truth t, windowing.hop(t.ts, 200, 100) w GROUP BY 1, 2
+   EXCEPT SELECT k, window_start, n FROM fires_results)) d}),
+	'0', 'sliding results equal the offline recomputation');
+is($node->safe_psql('postgres', 'SELECT sum(late_routed + late_dropped) FROM windowing.pipeline_stats'),
+	'0', 'no row was late');
+
+# Consumed queue storage was reclaimed in bulk while the pipelines ran.
+cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM events'), '<', $total,
+	'the queue was truncated along the way');
+
+$node->stop;
+done_testing();

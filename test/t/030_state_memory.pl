@@ -1,0 +1,96 @@
+# Window state lives in shared memory within windowing.state_memory; past
+# the budget a pipeline reads it from the heap table instead, with the very
+# same results.  An aborted step leaves nothing behind in memory.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('state');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'windowing'
+windowing.max_workers = 0
+windowing.state_memory = 64MB
+});
+$node->start;
+
+$node->safe_psql('postgres', q{
+CREATE EXTENSION windowing;
+CREATE TABLE events (k int, ts bigint, v int);
+INSERT INTO events SELECT i % 97, i * 3 + (i * 7919) % 50, i FROM generate_series(1, 20000) i;
+});
+
+sub create
+{
+	my ($name) = @_;
+	$node->safe_psql('postgres', qq{
+SELECT windowing.create_pipeline('$name', 'events', 'ts', '{k}',
+    windowing.hopping('300 milliseconds', '100 milliseconds'),
+    'count(*) AS n, sum(v) AS total, max(v)', max_out_of_orderness => '40 milliseconds',
+    allowed_lateness => '20 milliseconds', emit => 'append', start => false)});
+}
+
+# Steps of 500 rows, each reading the state the previous one left.
+sub drain
+{
+	my ($name) = @_;
+	$node->safe_psql('postgres', qq{
+DO \$\$ BEGIN
+  WHILE windowing.process('$name', 500) > 0 LOOP COMMIT; END LOOP;
+END \$\$});
+}
+
+create('in_memory');
+drain('in_memory');
+my ($mem, $spilled) = split /\|/, $node->safe_psql('postgres',
+	q{SELECT state_memory_bytes, state_spilled_bytes FROM windowing.pipeline_stats WHERE name = 'in_memory'});
+cmp_ok($mem, '>', 0, "state held in shared memory ($mem bytes)");
+is($spilled, '0', 'nothing spilled under the budget');
+
+$node->append_conf('postgresql.conf', 'windowing.state_memory = 1kB');
+$node->reload;
+create('spilled');
+drain('spilled');
+($mem, $spilled) = split /\|/, $node->safe_psql('postgres',
+	q{SELECT state_memory_bytes, state_spilled_bytes FROM windowing.pipeline_stats WHERE name = 'spilled'});
+is($mem, '0', 'over the budget nothing is kept in memory');
+cmp_ok($spilled, '>', 0, "state read from the heap ($spilled bytes)");
+
+$node->safe_psql('postgres', q{SELECT windowing.flush('in_memory'), windowing.flush('spilled')});
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM (
+  (SELECT k, window_start, n, total, max, fire_count, is_final FROM in_memory_results
+   EXCEPT ALL SELECT k, window_start, n, total, max, fire_count, is_final FROM spilled_results)
+  UNION ALL
+  (SELECT k, window_start, n, total, max, fire_count, is_final FROM spilled_results
+   EXCEPT ALL SELECT k, window_start, n, total, max, fire_count, is_final FROM in_memory_results)) d}),
+	'0', 'identical results in memory and spilled');
+is($node->safe_psql('postgres', q{
+SELECT (SELECT count(*) FROM in_memory_late) = (SELECT count(*) FROM spilled_late)}),
+	't', 'identical late rows');
+
+# A step that aborts leaves the committed image in place: the next step,
+# from another session, goes on from the committed state.
+$node->append_conf('postgresql.conf', 'windowing.state_memory = 64MB');
+$node->reload;
+create('aborted');
+$node->safe_psql('postgres', q{SELECT windowing.process('aborted', 5000)});
+$node->safe_psql('postgres', q{BEGIN; SELECT windowing.process('aborted', 5000); ROLLBACK;});
+create('straight');
+$node->safe_psql('postgres', q{SELECT windowing.process('straight', 5000)});
+drain('aborted');
+drain('straight');
+$node->safe_psql('postgres', q{SELECT windowing.flush('aborted'), windowing.flush('straight')});
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM (
+  (SELECT k, window_start, n, total, fire_count FROM aborted_results
+   EXCEPT ALL SELECT k, window_start, n, total, fire_count FROM straight_results)
+  UNION ALL
+  (SELECT k, window_start, n, total, fire_count FROM straight_results
+   EXCEPT ALL SELECT k, window_start, n, total, fire_count FROM aborted_results)) d}),
+	'0', 'an aborted step changes nothing');
+
+$node->stop;
+done_testing();
