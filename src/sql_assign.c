@@ -198,10 +198,19 @@ static Datum
 tumble_start(FunctionCallInfo fcinfo, bool is_ts)
 {
 	AssignCache *c = assign_cache(fcinfo, WK_TUMBLE, is_ts, false);
+	int64		ts;
+	WmWindow	w;
 
 	if (c == NULL)
 		PG_RETURN_NULL();
-	spec_assign(&c->spec, PG_GETARG_INT64(0), c->windows);
+	ts = PG_GETARG_INT64(0);
+	/* fixed-length windows in range: the rule alone, no dispatch */
+	if (!c->spec.calendar && !(is_ts && TIMESTAMP_NOT_FINITE(ts)) &&
+		wm_tumble(ts, c->spec.size, c->spec.phase, &w) &&
+		(!is_ts || (IS_VALID_TIMESTAMP(w.start) && IS_VALID_TIMESTAMP(w.end))))
+		PG_RETURN_INT64(w.start);
+	/* calendar windows, and the errors */
+	spec_assign(&c->spec, ts, c->windows);
 	PG_RETURN_INT64(c->windows[0].start);
 }
 

@@ -49,5 +49,29 @@ SELECT d::date AS day,
 FROM unnest(ARRAY['2026-01-15 12:00', '2026-03-29 12:00', '2026-07-15 12:00',
                   '2026-10-25 12:00']::timestamptz[]) d,
      windowing.tumble(d, '1 day', tz => 'Europe/Berlin') w;
+
+\echo
+\echo '5. A pipeline: 5 s tumbling windows, 2 s out-of-orderness, 3 s allowed lateness;'
+\echo '   events at 1, 2, 4, 6, 3, 8, 2, 11, 1, 13 s (the seed''s late-data example)'
+SET timezone = 'UTC';
+CREATE TABLE clicks (sec int, ts timestamptz);
+\o /dev/null
+SELECT windowing.create_pipeline('clicks', 'clicks', 'ts',
+    assigner => windowing.tumbling('5 seconds'), aggregates => 'count(*) AS n, sum(sec) AS secs',
+    max_out_of_orderness => '2 seconds', allowed_lateness => '3 seconds',
+    emit => 'append', start => false);
+\o
+INSERT INTO clicks SELECT s, timestamptz '2026-01-01 00:00+00' + s * interval '1 second'
+FROM unnest(ARRAY[1, 2, 4, 6, 3, 8, 2, 11, 1, 13]) s;
+SELECT windowing.process('clicks') AS rows_consumed;
+\o /dev/null
+SELECT windowing.flush('clicks');
+\o
+\echo 'fired windows ([0,5) fires with 4 rows, then again with 5 when the late 2 s arrives):'
+SELECT to_char(window_start, 'SS') AS start_s, to_char(window_end, 'SS') AS end_s, n, secs,
+       fire_count, is_final
+FROM clicks_results ORDER BY window_end, fire_count;
+\echo 'late rows (the second 1 s came after [0,5) was cleaned up):'
+SELECT event_time, watermark, reason FROM clicks_late;
 SQL
 say "done; the cluster is stopped and removed"

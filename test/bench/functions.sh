@@ -6,6 +6,7 @@
 #   hop_start      vs  LATERAL generate_series(...) of the window starts
 #   hop (in FROM)  vs  the same
 #   session()      vs  lag() + running sum() + min()/max() over the session
+#                      (with ORDER BY ts, and without: session() needs none)
 #   sessions()     vs  the same lag()/sum() idiom grouped by session
 #
 # It builds and installs the extension, starts a throwaway cluster, loads one
@@ -108,6 +109,11 @@ define_session() {
 	WINDOW w AS (PARTITION BY key, sid)) c" \
 		"SELECT count(*), $(hash '(w).window_start'), $(hash '(w).window_end') FROM (
 	SELECT windowing.session(ts, $GAP) OVER (PARTITION BY key ORDER BY ts) AS w
+	FROM t) s" 1.5
+	# session() merges in any order, so it needs no ORDER BY, and saves the sort
+	add_pair "session per row, no ORDER BY" "${BASELINE[-1]}" \
+		"SELECT count(*), $(hash '(w).window_start'), $(hash '(w).window_end') FROM (
+	SELECT windowing.session(ts, $GAP) OVER (PARTITION BY key) AS w
 	FROM t) s" 1.5
 }
 

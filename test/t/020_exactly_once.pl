@@ -1,8 +1,9 @@
 # Exactly once under faults: the background worker runs two pipelines on
-# one queue while producers insert; the worker is killed with SIGKILL at
-# several points and the server is stopped with -m immediate once.  The
-# results must equal an offline recomputation over the committed rows:
-# nothing lost, nothing counted twice, no window fired twice.
+# one queue fed by batches of producer transactions; between batches the
+# worker is killed with SIGKILL (wherever it is in its step) and the server
+# is stopped with -m immediate once.  The results must equal an offline
+# recomputation over the committed rows: nothing lost, nothing counted
+# twice, no window fired twice, and the queue emptied along the way.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

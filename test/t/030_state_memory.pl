@@ -82,7 +82,16 @@ create('straight');
 $node->safe_psql('postgres', q{SELECT windowing.process('straight', 5000)});
 drain('aborted');
 drain('straight');
-$node->safe_psql('postgres', q{SELECT windowing.flush('aborted'), windowing.flush('straight')});
+
+# A step that fired windows tells the pipeline's channel, at commit.
+my $channel = $node->safe_psql('postgres',
+	q{SELECT channel FROM windowing.pipelines WHERE name = 'straight'});
+my ($out, $err);
+$node->psql('postgres', qq{LISTEN $channel; SELECT windowing.flush('straight');},
+	stdout => \$out, stderr => \$err);
+like($out, qr/Asynchronous notification "$channel" with payload "\d+" received/,
+	'LISTEN hears the windows a step fired');
+$node->safe_psql('postgres', q{SELECT windowing.flush('aborted')});
 is($node->safe_psql('postgres', q{
 SELECT count(*) FROM (
   (SELECT k, window_start, n, total, fire_count FROM aborted_results
