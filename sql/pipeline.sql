@@ -69,6 +69,13 @@ BEGIN
     PERFORM windowing.process('b10000', 10000);
 END $$;
 SELECT count(*) AS firings, sum(n) AS rows_in_firings, sum(total) AS total FROM b1_results;
+-- a step that ended exactly at the end of its tick leaves the tick to the
+-- next one, which must close it and go on with new rows
+INSERT INTO stream VALUES (0, 5000, 0);
+SELECT windowing.process('b1', 1) AS b1, windowing.process('b7', 7) AS b7,
+       windowing.process('b10000', 10000) AS b10000;
+SELECT windowing.process('b1', 1) AS b1, windowing.process('b7', 7) AS b7,
+       windowing.process('b10000', 10000) AS b10000;
 SELECT (SELECT count(*) FROM b1_late) AS late1, (SELECT count(*) FROM b7_late) AS late7,
        (SELECT count(*) FROM b10000_late) AS late10000;
 SELECT count(*) AS differences FROM (

@@ -192,11 +192,12 @@ fire(Operator *op, WindowEntry *e)
 static void
 finalize(Operator *op, WindowEntry *e)
 {
-	Firing	   *f = palloc0(sizeof(Firing));
+	Firing	   *f;
 
 	e->gone = true;
 	if (op->lateness == 0)
 		return;					/* fired and cleaned at once: already final */
+	f = palloc0(sizeof(Firing));
 	f->entry = e;
 	f->fire_count = e->fire_count;
 	f->is_final = true;

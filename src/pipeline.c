@@ -405,6 +405,7 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 {
 	int			nestlevel = NewGUCNestLevel();
 	Step		s;
+	bool		tick_was_open;
 	bool		idle;
 
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
@@ -421,12 +422,14 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 	pipeline_lock(name);
 	load_step(&s, name);
 	load_state(&s);
+	tick_was_open = s.tick_hi != NULL;
 	if (consume_rows)
 		consume(&s, max_rows);
 	if (has_watermark)
 		op_advance_watermark(s.op, watermark);
+	/* an empty new tick changes nothing; closing an open one must be saved */
 	idle = s.rows == 0 && s.op->windows_fired == 0 && s.op->late == NIL &&
-		!has_watermark && s.tick_hi == NULL;
+		!has_watermark && !tick_was_open && s.tick_hi == NULL;
 	if (!idle)
 		finish_step(&s);
 	SPI_finish();
