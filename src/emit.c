@@ -8,9 +8,10 @@
  * statements over arrays (upserts of the windows the step changed, deletes
  * of the ones it cleaned up) rather than one statement per window.
  *
- * Keys travel in binary form (each column's send function, length-prefixed)
- * so that one bytea identifies a key whatever its column types; the result
- * table gets the typed values back through the receive functions.  The SQL
+ * Keys travel as one bytea of their values' own bytes, so one bytea
+ * identifies a key whatever its column types; keys compare by those bytes
+ * (so numeric 1.0 and 1.00 are different keys).  The result table gets the
+ * typed values back from them.  The SQL
  * is built with quoted identifiers and runs under the step's pinned
  * search_path, so user objects cannot stand in for ours.
  */
@@ -46,28 +47,52 @@ keys_init(KeyColumns *k, Oid source, int n, char **names)
 	k->n = n;
 	k->names = names;
 	k->types = palloc(sizeof(Oid) * Max(n, 1));
-	k->send = palloc(sizeof(FmgrInfo) * Max(n, 1));
-	k->recv = palloc(sizeof(FmgrInfo) * Max(n, 1));
-	k->ioparams = palloc(sizeof(Oid) * Max(n, 1));
+	k->lens = palloc(sizeof(int16) * Max(n, 1));
+	k->byvals = palloc(sizeof(bool) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		AttrNumber	att = get_attnum(source, names[i]);
-		Oid			fn;
-		bool		varlena;
 
 		if (att == InvalidAttrNumber)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("key column \"%s\" of the source no longer exists", names[i])));
 		k->types[i] = get_atttype(source, att);
-		getTypeBinaryOutputInfo(k->types[i], &fn, &varlena);
-		fmgr_info(fn, &k->send[i]);
-		getTypeBinaryInputInfo(k->types[i], &fn, &k->ioparams[i]);
-		fmgr_info(fn, &k->recv[i]);
+		get_typlenbyval(k->types[i], &k->lens[i], &k->byvals[i]);
 	}
 }
 
-/* The key of a row: per column a length (-1 for NULL), then the bytes. */
+/* Where a key value's bytes are, and how many. */
+static const char *
+value_bytes(const KeyColumns *k, int i, Datum *value, int32 *len)
+{
+	if (k->byvals[i])
+	{
+		*len = sizeof(Datum);
+		return (const char *) value;
+	}
+	if (k->lens[i] > 0)
+	{
+		*len = k->lens[i];
+		return DatumGetPointer(*value);
+	}
+	if (k->lens[i] == -1)
+	{
+		struct varlena *v = PG_DETOAST_DATUM_PACKED(*value);
+
+		*len = VARSIZE_ANY_EXHDR(v);
+		return VARDATA_ANY(v);
+	}
+	*len = strlen(DatumGetCString(*value)) + 1;
+	return DatumGetCString(*value);
+}
+
+/*
+ * The key of a row: per column a length (-1 for NULL), then the value's
+ * own bytes (detoasted).  Equal keys give equal bytes whatever the session,
+ * unlike the types' send functions (text follows client_encoding), and
+ * the bytes are cheap to make on the per-row path.
+ */
 bytea *
 keys_encode(const KeyColumns *k, Datum *values, bool *nulls)
 {
@@ -77,23 +102,18 @@ keys_encode(const KeyColumns *k, Datum *values, bool *nulls)
 	appendStringInfoSpaces(&buf, VARHDRSZ);
 	for (int i = 0; i < k->n; i++)
 	{
-		bytea	   *b;
 		int32		len = -1;
+		const char *bytes = nulls[i] ? NULL : value_bytes(k, i, &values[i], &len);
 
-		if (nulls[i])
-		{
-			appendBinaryStringInfo(&buf, (char *) &len, sizeof(len));
-			continue;
-		}
-		b = SendFunctionCall(&k->send[i], values[i]);
-		len = VARSIZE(b) - VARHDRSZ;
 		appendBinaryStringInfo(&buf, (char *) &len, sizeof(len));
-		appendBinaryStringInfo(&buf, VARDATA(b), len);
+		if (bytes)
+			appendBinaryStringInfo(&buf, bytes, len);
 	}
 	SET_VARSIZE(buf.data, buf.len);
 	return (bytea *) buf.data;
 }
 
+/* The typed key values back from keys_encode's bytes. */
 void
 keys_decode(const KeyColumns *k, bytea *key, Datum *values, bool *nulls)
 {
@@ -102,20 +122,29 @@ keys_decode(const KeyColumns *k, bytea *key, Datum *values, bool *nulls)
 	for (int i = 0; i < k->n; i++)
 	{
 		int32		len;
-		StringInfoData buf;
 
 		memcpy(&len, p, sizeof(len));
 		p += sizeof(len);
 		nulls[i] = len < 0;
 		if (nulls[i])
 			continue;
-		buf.data = palloc(len + 1);
-		memcpy(buf.data, p, len);
-		buf.data[len] = '\0';
-		buf.len = len;
-		buf.maxlen = len + 1;
-		buf.cursor = 0;
-		values[i] = ReceiveFunctionCall(&k->recv[i], &buf, k->ioparams[i], -1);
+		if (k->byvals[i])
+			memcpy(&values[i], p, sizeof(Datum));
+		else if (k->lens[i] == -1)
+		{
+			struct varlena *v = palloc(len + VARHDRSZ);
+
+			SET_VARSIZE(v, len + VARHDRSZ);
+			memcpy(VARDATA(v), p, len);
+			values[i] = PointerGetDatum(v);
+		}
+		else
+		{
+			char	   *copy = palloc(len);
+
+			memcpy(copy, p, len);
+			values[i] = PointerGetDatum(copy);
+		}
 		p += len;
 	}
 }

@@ -13,15 +13,14 @@
 
 #include "operator.h"
 
-/* The key columns of a pipeline and how to move them in binary form. */
+/* The key columns of a pipeline and their storage, to pack them in bytes. */
 typedef struct KeyColumns
 {
 	int			n;
 	char	  **names;
 	Oid		   *types;
-	FmgrInfo   *send;
-	FmgrInfo   *recv;
-	Oid		   *ioparams;
+	int16	   *lens;
+	bool	   *byvals;
 } KeyColumns;
 
 /* Where a step writes. */
