@@ -6,24 +6,36 @@
 -- How a pipeline assigns rows to windows.  Lengths are intervals for both
 -- kinds of time column; a bigint time column holds epoch milliseconds.
 CREATE TYPE windowing.assigner AS (
-    kind     text,
-    size     interval,
-    slide    interval,
-    "offset" interval,
-    tz       text
+    kind       text,
+    size       interval,
+    slide      interval,
+    "offset"   interval,
+    tz         text,
+    gap_column name
 );
 
 CREATE FUNCTION windowing.tumbling(size interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('tumbling', size, NULL, "offset", tz)::windowing.assigner;
+RETURN ROW('tumbling', size, NULL, "offset", tz, NULL)::windowing.assigner;
 
 CREATE FUNCTION windowing.hopping(size interval, slide interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('hopping', size, slide, "offset", tz)::windowing.assigner;
+RETURN ROW('hopping', size, slide, "offset", tz, NULL)::windowing.assigner;
 
 CREATE FUNCTION windowing.cumulating(step interval, max_size interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('cumulating', max_size, step, "offset", tz)::windowing.assigner;
+RETURN ROW('cumulating', max_size, step, "offset", tz, NULL)::windowing.assigner;
+
+-- Session windows: each row opens [ts, ts + gap); windows that overlap or
+-- touch merge, their states combined.
+CREATE FUNCTION windowing.session(gap interval)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('session', gap, NULL, NULL, NULL, NULL)::windowing.assigner;
+
+-- The same with each row's gap read from one of its columns (an interval).
+CREATE FUNCTION windowing.session_dynamic(gap_column name)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('session_dynamic', NULL, NULL, NULL, NULL, gap_column)::windowing.assigner;
 
 -- One row per pipeline: its definition, its cursor and its counters.
 -- Times (watermark, max_seen) are in the time column's unit: microseconds

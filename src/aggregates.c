@@ -176,6 +176,15 @@ setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
 									 ref->inputcollid, agg->aggfinalfn, &finalexpr);
 		init_fn(agg->aggfinalfn, finalexpr, &d->finalfn);
 	}
+	d->has_combine = OidIsValid(agg->aggcombinefn);
+	if (d->has_combine)
+	{
+		/* a combine function is a transition function of two states */
+		build_aggregate_transfn_expr(&d->transtype, 1, 0, false, d->transtype,
+									 ref->inputcollid, agg->aggcombinefn,
+									 InvalidOid, &transexpr, NULL);
+		init_fn(agg->aggcombinefn, transexpr, &d->combinefn);
+	}
 	if (d->internal)
 	{
 		build_aggregate_serialfn_expr(agg->aggserialfn, &transexpr);
@@ -368,6 +377,65 @@ agg_final(Aggregator *a, AggValue *states, Datum *out, bool *outnull)
 		out[i] = FunctionCallInvoke(fcinfo);
 		outnull[i] = fcinfo->isnull;
 	}
+}
+
+/* Can every aggregate merge two states?  If not, names the first that cannot. */
+bool
+agg_can_combine(Aggregator *a, const char **which)
+{
+	for (int i = 0; i < a->naggs; i++)
+		if (!a->aggs[i].has_combine)
+		{
+			*which = a->aggs[i].name;
+			return false;
+		}
+	return true;
+}
+
+/* nodeAgg.c's advance_combine_function: merges "from" into "into". */
+static void
+combine_one(Aggregator *a, AggDef *d, AggValue *into, AggValue *from)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	MemoryContext old;
+	Datum		result;
+
+	if (d->combinefn.fn_strict)
+	{
+		if (from->isnull)
+			return;
+		if (into->isnull)
+		{
+			/* internal states live in the same context: share, do not copy */
+			into->value = d->internal ? from->value :
+				datumCopy(from->value, d->transbyval, d->translen);
+			into->isnull = false;
+			into->empty = false;
+			return;
+		}
+	}
+	InitFunctionCallInfoData(*fcinfo, &d->combinefn, 2, d->collation,
+							 (Node *) a->context, NULL);
+	fcinfo->args[0].value = into->value;
+	fcinfo->args[0].isnull = into->isnull;
+	fcinfo->args[1].value = from->value;
+	fcinfo->args[1].isnull = from->isnull;
+	old = MemoryContextSwitchTo(a->statecxt);
+	result = FunctionCallInvoke(fcinfo);
+	if (!d->transbyval && !d->internal && !fcinfo->isnull &&
+		DatumGetPointer(result) != DatumGetPointer(into->value))
+		result = datumCopy(result, false, d->translen);
+	MemoryContextSwitchTo(old);
+	into->value = result;
+	into->isnull = fcinfo->isnull;
+	into->empty = into->empty && from->empty;
+}
+
+void
+agg_combine(Aggregator *a, AggValue *into, AggValue *from)
+{
+	for (int i = 0; i < a->naggs; i++)
+		combine_one(a, &a->aggs[i], &into[i], &from[i]);
 }
 
 static Datum

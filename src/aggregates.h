@@ -30,6 +30,8 @@ typedef struct AggDef
 	FmgrInfo	finalfn;
 	FmgrInfo	serialfn;
 	FmgrInfo	deserialfn;
+	bool		has_combine;	/* needed to merge session windows */
+	FmgrInfo	combinefn;
 } AggDef;
 
 /* The state of one aggregate in one window. */
@@ -58,6 +60,8 @@ extern void agg_advance(Aggregator *a, AggValue *states, Datum *args,
 						bool *argnulls);
 extern void agg_final(Aggregator *a, AggValue *states, Datum *out,
 					  bool *outnull);
+extern bool agg_can_combine(Aggregator *a, const char **which);
+extern void agg_combine(Aggregator *a, AggValue *into, AggValue *from);
 extern bytea *agg_serialize(Aggregator *a, AggValue *states);
 extern void agg_deserialize(Aggregator *a, bytea *data, AggValue *states);
 

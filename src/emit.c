@@ -293,9 +293,12 @@ prepare_result_insert(const EmitTarget *t, Oid *types)
 	return plan;
 }
 
-/* Marks the latest result of a cleaned-up window final (upsert mode). */
+/*
+ * A statement on the result row of one window (upsert mode): "head" then
+ * a condition on the key columns and the window bounds.
+ */
 static SPIPlanPtr
-prepare_finalize(const EmitTarget *t, Oid *types)
+prepare_on_window(const EmitTarget *t, const char *head, Oid *types)
 {
 	StringInfoData sql;
 	Oid			time_type = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
@@ -303,8 +306,7 @@ prepare_finalize(const EmitTarget *t, Oid *types)
 	SPIPlanPtr	plan;
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "UPDATE %s AS r SET is_final = true WHERE ",
-					 t->result_table);
+	appendStringInfo(&sql, head, t->result_table);
 	for (int i = 0; i < n; i++)
 	{
 		types[i] = t->keys->types[i];
@@ -321,6 +323,13 @@ prepare_finalize(const EmitTarget *t, Oid *types)
 	return plan;
 }
 
+/* Marks the latest result of a cleaned-up window final. */
+static SPIPlanPtr
+prepare_finalize(const EmitTarget *t, Oid *types)
+{
+	return prepare_on_window(t, "UPDATE %s AS r SET is_final = true WHERE ", types);
+}
+
 static void
 exec_plan(SPIPlanPtr plan, Datum *values, bool *nulls, int nargs)
 {
@@ -331,7 +340,7 @@ exec_plan(SPIPlanPtr plan, Datum *values, bool *nulls, int nargs)
 		flags[i] = nulls[i] ? 'n' : ' ';
 	flags[nargs] = '\0';
 	rc = SPI_execute_plan(plan, values, flags, false, 0);
-	if (rc != SPI_OK_INSERT && rc != SPI_OK_UPDATE)
+	if (rc != SPI_OK_INSERT && rc != SPI_OK_UPDATE && rc != SPI_OK_DELETE)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 }
 
@@ -351,6 +360,10 @@ emit_firings(const EmitTarget *t, Operator *op)
 	{
 		Firing	   *f = lfirst(lc);
 		int			i = t->keys->n;
+
+		/* upsert keeps live sessions only: a merged-away one's firings go */
+		if (!t->append && f->entry->merged_away)
+			continue;
 
 		keys_decode(t->keys, f->entry->k.key, values, nulls);
 		values[i++] = Int64GetDatum(f->entry->k.start);
@@ -375,6 +388,34 @@ emit_firings(const EmitTarget *t, Operator *op)
 		values[i++] = Int32GetDatum(f->fire_count);
 		values[i] = BoolGetDatum(f->is_final);
 		exec_plan(insert, values, nulls, nargs);
+	}
+}
+
+/*
+ * Removes the results of session windows merged into bigger ones (upsert
+ * mode keeps one row per live session; append mode keeps the stream).
+ */
+void
+emit_superseded(const EmitTarget *t, Operator *op)
+{
+	int			nargs = t->keys->n + 2;
+	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	Datum	   *values = palloc(sizeof(Datum) * nargs);
+	bool	   *nulls = palloc0(sizeof(bool) * nargs);
+	SPIPlanPtr	plan;
+	ListCell   *lc;
+
+	if (t->append || op->superseded == NIL)
+		return;
+	plan = prepare_on_window(t, "DELETE FROM %s AS r WHERE ", types);
+	foreach(lc, op->superseded)
+	{
+		WindowEntry *e = lfirst(lc);
+
+		keys_decode(t->keys, e->k.key, values, nulls);
+		values[t->keys->n] = Int64GetDatum(e->k.start);
+		values[t->keys->n + 1] = Int64GetDatum(e->k.end);
+		exec_plan(plan, values, nulls, nargs);
 	}
 }
 

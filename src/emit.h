@@ -42,6 +42,7 @@ extern bytea *keys_encode(const KeyColumns *k, Datum *values, bool *nulls);
 extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
 extern void emit_state(const EmitTarget *t, Operator *op);
+extern void emit_superseded(const EmitTarget *t, Operator *op);
 extern void emit_firings(const EmitTarget *t, Operator *op);
 extern int64 emit_late(const EmitTarget *t, Operator *op);
 

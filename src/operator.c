@@ -21,8 +21,10 @@
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "operator.h"
+#include "session_merge.h"
 
 static uint32
 window_hash(const void *key, Size keysize)
@@ -96,6 +98,49 @@ cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg
 	return -firing_order(x, y);
 }
 
+/* The live session windows of one key (merging needs them by key). */
+typedef struct SessionKey
+{
+	bytea	   *key;			/* hash key, must be first */
+	List	   *live;			/* WindowEntry * */
+} SessionKey;
+
+static uint32
+session_hash(const void *key, Size keysize)
+{
+	const bytea *k = *(bytea *const *) key;
+
+	return hash_bytes((const unsigned char *) VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k));
+}
+
+static int
+session_match(const void *a, const void *b, Size keysize)
+{
+	return key_cmp(*(bytea *const *) a, *(bytea *const *) b) != 0;
+}
+
+static SessionKey *
+session_key(Operator *op, bytea *key)
+{
+	bool		found;
+	SessionKey *sk = hash_search(op->sessions, &key, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		sk->key = DatumGetByteaPCopy(PointerGetDatum(key));
+		sk->live = NIL;
+	}
+	return sk;
+}
+
+static void
+session_track(Operator *op, WindowEntry *e)
+{
+	SessionKey *sk = session_key(op, e->k.key);
+
+	sk->live = lappend(sk->live, e);
+}
+
 /* An operator whose entries, firings and late rows live in the current context. */
 Operator *
 op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness)
@@ -114,6 +159,18 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness)
 	ctl.hcxt = CurrentMemoryContext;
 	op->windows = hash_create("windowing windows", 1024, &ctl,
 							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	if (spec->kind == WK_SESSION)
+	{
+		HASHCTL		sctl;
+
+		sctl.keysize = sizeof(bytea *);
+		sctl.entrysize = sizeof(SessionKey);
+		sctl.hash = session_hash;
+		sctl.match = session_match;
+		sctl.hcxt = CurrentMemoryContext;
+		op->sessions = hash_create("windowing sessions", 1024, &sctl,
+								   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	}
 	op->fire_timers = pairingheap_allocate(fire_heap_cmp, op);
 	op->cleanup_timers = pairingheap_allocate(cleanup_heap_cmp, op);
 	op->scratch = palloc(sizeof(WmWindow) * spec->max_windows);
@@ -121,7 +178,18 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness)
 	return op;
 }
 
-/* The entry of a window, created (with fresh states and timers) if new. */
+static void
+add_fire_timer(Operator *op, WindowEntry *e)
+{
+	pairingheap_add(op->fire_timers, &e->fire_node);
+	e->in_fire_heap = true;
+}
+
+/*
+ * The entry of a window, created (with fresh states and a cleanup timer) if
+ * new.  A session window merged away earlier in the step comes back to life
+ * if a later merge gives the same bounds.
+ */
 static WindowEntry *
 entry_for(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 {
@@ -129,17 +197,23 @@ entry_for(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 	bool		found;
 	WindowEntry *e = hash_search(op->windows, &k, HASH_ENTER, &found);
 
-	*created = !found;
-	if (*created)
+	*created = !found || e->gone;
+	if (!found)
 	{
 		e->k.key = DatumGetByteaPCopy(PointerGetDatum(key));
-		e->fire_count = 0;
 		e->stored = false;
+		e->states = palloc(sizeof(AggValue) * op->agg->naggs);
+	}
+	if (*created)
+	{
+		e->fire_count = 0;
 		e->dirty = false;
 		e->gone = false;
+		e->merged_away = false;
 		e->saved = NULL;
-		e->states = palloc(sizeof(AggValue) * op->agg->naggs);
+		e->in_fire_heap = false;
 		pairingheap_add(op->cleanup_timers, &e->cleanup_node);
+		e->in_cleanup_heap = true;
 	}
 	return e;
 }
@@ -158,7 +232,9 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 	e->saved = DatumGetByteaPCopy(PointerGetDatum(state));
 	agg_deserialize(op->agg, state, e->states);
 	if (fire_count == 0)
-		pairingheap_add(op->fire_timers, &e->fire_node);
+		add_fire_timer(op, e);
+	if (op->sessions)
+		session_track(op, e);
 	MemoryContextSwitchTo(old);
 }
 
@@ -218,7 +294,8 @@ on_watermark(Operator *op)
 		if (!wmk_window_fires(e->k.end - 1, w))
 			break;
 		pairingheap_remove_first(op->fire_timers);
-		if (e->fire_count == 0)
+		e->in_fire_heap = false;
+		if (e->fire_count == 0 && !e->gone)
 			fire(op, e);
 	}
 	while (!pairingheap_is_empty(op->cleanup_timers))
@@ -229,6 +306,7 @@ on_watermark(Operator *op)
 		if (cleanup_time(op, e) > w)
 			break;
 		pairingheap_remove_first(op->cleanup_timers);
+		e->in_cleanup_heap = false;
 		finalize(op, e);
 	}
 }
@@ -272,7 +350,7 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
 		if (created)
 		{
 			agg_init(op->agg, e->states);
-			pairingheap_add(op->fire_timers, &e->fire_node);
+			add_fire_timer(op, e);
 		}
 		agg_advance(op->agg, e->states, args, argnulls);
 		e->dirty = true;
@@ -283,15 +361,117 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
 	return missed;
 }
 
+/*
+ * A window merged into a bigger one leaves: no timers, no stored state, and
+ * (upsert mode) no result row if it had fired.
+ */
+static void
+supersede(Operator *op, WindowEntry *e)
+{
+	if (e->in_fire_heap)
+		pairingheap_remove(op->fire_timers, &e->fire_node);
+	if (e->in_cleanup_heap)
+		pairingheap_remove(op->cleanup_timers, &e->cleanup_node);
+	e->in_fire_heap = e->in_cleanup_heap = false;
+	e->gone = true;
+	e->merged_away = true;
+	if (e->fire_count > 0)
+		op->superseded = lappend(op->superseded, e);
+}
+
+/*
+ * Flink's MergingWindowSet for one row: its window [ts, ts + gap) merges
+ * with every live window of its key that it overlaps or touches, into
+ * their cover, whose state combines theirs.  A late row can bridge two
+ * sessions; a row whose window touches none and is past cleanup is late.
+ */
+static void
+session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
+			Datum *args, bool *argnulls)
+{
+	SessionKey *sk = session_key(op, key);
+	List	   *hits = NIL;
+	List	   *live = NIL;
+	WmWindow	w;
+	WindowEntry *e;
+	ListCell   *lc;
+	bool		created;
+
+	if (gap <= 0 || !sm_row_window(ts, gap, &w) ||
+		(op->spec->is_timestamp &&
+		 !(IS_VALID_TIMESTAMP(w.start) && IS_VALID_TIMESTAMP(w.end))))
+	{
+		add_late(op, seq, false, ts,
+				 gap <= 0 ? "gap is null or not positive" : "event time out of range", NIL);
+		return;
+	}
+	foreach(lc, sk->live)
+	{
+		WindowEntry *x = lfirst(lc);
+
+		if (x->gone)
+			continue;
+		if (x->k.start <= w.end && x->k.end >= w.start)
+			hits = lappend(hits, x);
+		else
+			live = lappend(live, x);
+	}
+	foreach(lc, hits)
+	{
+		WindowEntry *x = lfirst(lc);
+
+		w.start = Min(w.start, x->k.start);
+		w.end = Max(w.end, x->k.end);
+	}
+	if (hits == NIL && wmk_window_expired(w.end - 1, op->lateness, op->wm.value))
+	{
+		WmWindow   *copy = palloc(sizeof(WmWindow));
+
+		*copy = w;
+		sk->live = live;
+		add_late(op, seq, false, ts, "late", list_make1(copy));
+		return;
+	}
+	e = entry_for(op, key, w.start, w.end, &created);
+	if (created)
+	{
+		agg_init(op->agg, e->states);
+		add_fire_timer(op, e);
+	}
+	foreach(lc, hits)
+	{
+		WindowEntry *x = lfirst(lc);
+
+		if (x == e)
+			continue;
+		agg_combine(op->agg, e->states, x->states);
+		supersede(op, x);
+	}
+	sk->live = lappend(live, e);
+	agg_advance(op->agg, e->states, args, argnulls);
+	e->dirty = true;
+	if (wmk_window_fires(e->k.end - 1, op->wm.value))
+		fire(op, e);
+}
+
 /* One row, in arrival order. */
 void
-op_row(Operator *op, int64 seq, bool ts_null, int64 ts, bytea *key,
-	   Datum *args, bool *argnulls)
+op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
+	   bytea *key, Datum *args, bool *argnulls)
 {
 	MemoryContext old = MemoryContextSwitchTo(op->cxt);
-	int			n = ts_null ? -1 : spec_windows(op->spec, ts, op->scratch);
+	int			n;
 	List	   *missed;
 
+	if (op->sessions && !ts_null && !(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
+	{
+		session_row(op, seq, ts, gap, key, args, argnulls);
+		if (wmk_observe(&op->wm, ts))
+			on_watermark(op);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	n = (ts_null || op->sessions) ? -1 : spec_windows(op->spec, ts, op->scratch);
 	if (n < 0)
 		add_late(op, seq, ts_null, ts,
 				 ts_null ? "event time is null" : "event time out of range", NIL);

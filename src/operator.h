@@ -32,7 +32,10 @@ typedef struct WindowEntry
 	int			fire_count;
 	bool		stored;			/* a row exists in window_state */
 	bool		dirty;			/* changed since loaded */
-	bool		gone;			/* cleaned up: drop from window_state */
+	bool		gone;			/* cleaned up or merged away: drop from window_state */
+	bool		merged_away;	/* gone into a bigger session window */
+	bool		in_fire_heap;
+	bool		in_cleanup_heap;
 	AggValue   *states;
 	bytea	   *saved;			/* states as last stored, if not dirty */
 } WindowEntry;
@@ -71,6 +74,8 @@ typedef struct Operator
 	WmWindow   *scratch;		/* spec->max_windows */
 	List	   *firings;		/* Firing *, in firing order */
 	List	   *late;			/* LateRow * */
+	List	   *superseded;		/* WindowEntry *, fired, then merged away */
+	HTAB	   *sessions;		/* session windows: key -> its live windows */
 	int64		windows_fired;
 } Operator;
 
@@ -79,7 +84,7 @@ extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 extern void op_load(Operator *op, bytea *key, int64 start, int64 end,
 					int fire_count, bytea *state);
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
-				   bytea *key, Datum *args, bool *argnulls);
+				   int64 gap, bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
 extern char *op_image(Operator *op, Size *size);
 extern void op_load_image(Operator *op, const char *image, Size size);

@@ -21,6 +21,7 @@
 #include "compat.h"
 
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "catalog/pg_type_d.h"
 #include "access/xact.h"
 #include "commands/async.h"
@@ -258,6 +259,8 @@ prepare_reader(Step *s)
 	appendStringInfo(&sql, "SELECT q.windowing_seq, q.%s", quote_identifier(s->time_column));
 	for (int i = 0; i < s->keys.n; i++)
 		appendStringInfo(&sql, ", q.%s", quote_identifier(s->keys.names[i]));
+	if (s->spec.gap_column)
+		appendStringInfo(&sql, ", q.%s", quote_identifier(s->spec.gap_column));
 	appendStringInfo(&sql, "%s FROM %s AS q "
 					 "WHERE pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $1::pg_catalog.pg_snapshot) "
 					 "AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $2::pg_catalog.pg_snapshot)) "
@@ -270,14 +273,35 @@ prepare_reader(Step *s)
 	return plan;
 }
 
+/*
+ * A row's dynamic session gap in the pipeline's unit; 0 (the row goes to
+ * the late table) if it is NULL, in months, or not positive.
+ */
+static int64
+row_gap(Step *s, Datum value, bool isnull)
+{
+	Interval   *iv;
+	int64		us;
+
+	if (isnull)
+		return 0;
+	iv = DatumGetIntervalP(value);
+	if (iv->month != 0 ||
+		pg_mul_s64_overflow(iv->day, USECS_PER_DAY, &us) ||
+		pg_add_s64_overflow(us, iv->time, &us))
+		return 0;
+	return s->is_ts ? us : us / 1000;
+}
+
 /* Feeds the rows of the last chunk read to the operator. */
 static void
 feed_chunk(Step *s, MemoryContext rowcxt)
 {
 	TupleDesc	desc = SPI_tuptable->tupdesc;
 	int			nkeys = s->keys.n;
-	Datum	   *vals = palloc(sizeof(Datum) * (2 + nkeys + s->agg->nargs));
-	bool	   *nulls = palloc(sizeof(bool) * (2 + nkeys + s->agg->nargs));
+	int			args = 2 + nkeys + (s->spec.gap_column ? 1 : 0);
+	Datum	   *vals = palloc(sizeof(Datum) * (args + s->agg->nargs));
+	bool	   *nulls = palloc(sizeof(bool) * (args + s->agg->nargs));
 
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
@@ -285,8 +309,10 @@ feed_chunk(Step *s, MemoryContext rowcxt)
 
 		heap_deform_tuple(SPI_tuptable->vals[r], desc, vals, nulls);
 		op_row(s->op, DatumGetInt64(vals[0]), nulls[1], DatumGetInt64(vals[1]),
+			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
+			   s->spec.gap,
 			   keys_encode(&s->keys, vals + 2, nulls + 2),
-			   vals + 2 + nkeys, nulls + 2 + nkeys);
+			   vals + args, nulls + args);
 		s->last_seq = DatumGetInt64(vals[0]);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(rowcxt);
@@ -385,6 +411,7 @@ finish_step(Step *s)
 	emit_state(&s->target, s->op);
 	image = op_image(s->op, &size);
 	state_store_put(s->id, s->steps + 1, image, size);
+	emit_superseded(&s->target, s->op);
 	emit_firings(&s->target, s->op);
 	s->late_routed = emit_late(&s->target, s->op);
 	s->late_dropped = list_length(s->op->late) - s->late_routed;

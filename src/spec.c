@@ -299,6 +299,9 @@ spec_windows(const WindowSpec *s, int64 ts, WmWindow *out)
 				cal_cumulate(&s->grid, &s->outer, &s->zone, ts, out) :
 				wm_cumulate(ts, s->slide, s->size, s->phase, out);
 			break;
+		case WK_SESSION:
+			elog(ERROR, "session windows are assigned by the operator");
+			break;
 		default:
 			elog(ERROR, "unrecognized window kind %d", (int) s->kind);
 	}
@@ -351,6 +354,29 @@ assigner_span(HeapTupleHeader a, const char *field, const char *what,
 	return s;
 }
 
+/* Session windows of a pipeline: a fixed gap, or a column holding it. */
+static void
+spec_session(WindowSpec *s, bool is_timestamp, HeapTupleHeader a, bool fixed)
+{
+	bool		isnull;
+	Datum		column;
+
+	init_spec(s, WK_SESSION, is_timestamp, NULL);
+	s->max_windows = 1;
+	if (fixed)
+	{
+		s->gap = assigner_span(a, "size", "gap", is_timestamp, false, true).usecs;
+		check_gap(s->gap);
+		return;
+	}
+	column = GetAttributeByName(a, "gap_column", &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("assigner has no gap column")));
+	s->gap_column = pstrdup(NameStr(*DatumGetName(column)));
+}
+
 /*
  * The window definition of a pipeline (a windowing.assigner value), checked
  * like the SQL functions' arguments.
@@ -359,30 +385,34 @@ void
 spec_from_assigner(WindowSpec *s, HeapTupleHeader a, bool is_timestamp)
 {
 	bool		isnull;
-	Datum		kind_d = GetAttributeByName(a, "kind", &isnull);
+	char	   *kind = TextDatumGetCString(GetAttributeByName(a, "kind", &isnull));
 	Datum		tz_d = GetAttributeByName(a, "tz", &isnull);
 	char	   *tz = isnull ? NULL : TextDatumGetCString(tz_d);
-	char	   *kind = TextDatumGetCString(kind_d);
-	Span		size = assigner_span(a, "size", "size", is_timestamp, tz != NULL, true);
-	Span		offset = assigner_span(a, "offset", "offset", is_timestamp, tz != NULL, false);
+	bool		cal = tz != NULL;
 
 	if (tz != NULL && !is_timestamp)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("time zones need a timestamptz time column")));
-	if (strcmp(kind, "tumbling") == 0)
-		spec_tumble(s, is_timestamp, size, offset, tz);
+	if (strcmp(kind, "session") == 0 || strcmp(kind, "session_dynamic") == 0)
+		spec_session(s, is_timestamp, a, strcmp(kind, "session") == 0);
+	else if (strcmp(kind, "tumbling") == 0)
+		spec_tumble(s, is_timestamp,
+					assigner_span(a, "size", "size", is_timestamp, cal, true),
+					assigner_span(a, "offset", "offset", is_timestamp, cal, false), tz);
 	else if (strcmp(kind, "hopping") == 0)
-		spec_hop(s, is_timestamp, size,
-				 assigner_span(a, "slide", "slide", is_timestamp, tz != NULL, true),
-				 offset, tz);
+		spec_hop(s, is_timestamp,
+				 assigner_span(a, "size", "size", is_timestamp, cal, true),
+				 assigner_span(a, "slide", "slide", is_timestamp, cal, true),
+				 assigner_span(a, "offset", "offset", is_timestamp, cal, false), tz);
 	else if (strcmp(kind, "cumulating") == 0)
 		spec_cumulate(s, is_timestamp,
-					  assigner_span(a, "slide", "step", is_timestamp, tz != NULL, true),
-					  size, offset, tz);
+					  assigner_span(a, "slide", "step", is_timestamp, cal, true),
+					  assigner_span(a, "size", "max_size", is_timestamp, cal, true),
+					  assigner_span(a, "offset", "offset", is_timestamp, cal, false), tz);
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown window assigner \"%s\"", kind),
-				 errhint("Use windowing.tumbling(), windowing.hopping() or windowing.cumulating().")));
+				 errhint("Use windowing.tumbling(), hopping(), cumulating(), session() or session_dynamic().")));
 }

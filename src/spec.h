@@ -18,7 +18,8 @@ typedef enum WindowKind
 {
 	WK_TUMBLE,
 	WK_HOP,
-	WK_CUMULATE
+	WK_CUMULATE,
+	WK_SESSION					/* pipelines only: merging is the operator's */
 } WindowKind;
 
 /* A length as SQL gives it: microseconds plus calendar months, or a bigint. */
@@ -41,6 +42,8 @@ typedef struct WindowSpec
 	CalGrid		grid;			/* tumble cells, hop slides, cumulate steps */
 	CalGrid		outer;			/* cumulate: max_size cells */
 	int			cells;			/* hop: slide cells per window */
+	int64		gap;			/* session: fixed gap, or 0 */
+	char	   *gap_column;		/* session: the column holding each row's gap */
 } WindowSpec;
 
 extern Span interval_span(const Interval *iv, const char *what, bool calendar);

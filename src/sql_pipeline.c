@@ -73,6 +73,24 @@ check_keys(Oid source, ArrayType *keys)
 	}
 }
 
+/* Sessions merge states, and a dynamic gap is an interval column. */
+static void
+check_session(Oid source, const WindowSpec *spec, Aggregator *agg)
+{
+	const char *which;
+
+	if (!agg_can_combine(agg, &which))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("aggregate \"%s\" cannot be used with session windows", which),
+				 errdetail("Merging two sessions combines their states, and this aggregate has no combine function.")));
+	if (spec->gap_column &&
+		column_type(source, spec->gap_column, "gap column") != INTERVALOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("gap column \"%s\" must be of type interval", spec->gap_column)));
+}
+
 PG_FUNCTION_INFO_V1(windowing_describe);
 
 /*
@@ -102,6 +120,8 @@ windowing_describe(PG_FUNCTION_ARGS)
 	check_keys(source, PG_GETARG_ARRAYTYPE_P(2));
 	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(3), time_type == TIMESTAMPTZOID);
 	agg = agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	if (spec.kind == WK_SESSION)
+		check_session(source, &spec, agg);
 	AtEOXact_GUC(true, nestlevel);
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < agg->naggs; i++)

@@ -1,9 +1,10 @@
-# Exactly once under faults: the background worker runs two pipelines on
+# Exactly once under faults: the background worker runs three pipelines on
 # one queue fed by batches of producer transactions; between batches the
 # worker is killed with SIGKILL (wherever it is in its step) and the server
 # is stopped with -m immediate once.  The results must equal an offline
-# recomputation over the committed rows: nothing lost, nothing counted
-# twice, no window fired twice, and the queue emptied along the way.
+# recomputation over the committed rows (tumbling, sliding and merging
+# session windows): nothing lost, nothing counted twice, no window fired
+# twice, and the queue emptied along the way.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -31,6 +32,8 @@ SELECT windowing.create_pipeline('sums', 'events', 'ts', '{k}',
 SELECT windowing.create_pipeline('fires', 'events', 'ts', '{k}',
     windowing.hopping('200 milliseconds', '100 milliseconds'), 'count(*) AS n',
     emit => 'append');
+SELECT windowing.create_pipeline('sess', 'events', 'ts', '{k}',
+    windowing.session('8 milliseconds'), 'count(*) AS n, sum(v) AS total');
 });
 
 sub worker_pid
@@ -70,7 +73,8 @@ sub produce
 		my $rows = join(', ', map { my $t = $ts + $_; "(" . ($_ % 7) . ", $t, $_)" } 1 .. 50);
 		$node->safe_psql('postgres',
 			"BEGIN; INSERT INTO events VALUES $rows; INSERT INTO truth VALUES $rows; COMMIT;");
-		$ts += 50;
+		# a pause between batches ends the sessions
+		$ts += 50 + ($_ % 2) * 100;
 	}
 }
 
@@ -92,12 +96,13 @@ $node->start;
 produce(10);
 ok($kills >= 6, "the worker was killed $kills times while producers inserted");
 
-# Drain: every committed row consumed by both pipelines, then end of input.
+# Drain: every committed row consumed by every pipeline, then end of input.
 my $total = $node->safe_psql('postgres', 'SELECT count(*) FROM truth');
 ok($node->poll_query_until('postgres',
 		"SELECT bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
-	"both pipelines consumed all $total rows");
-$node->safe_psql('postgres', q{SELECT windowing.flush('sums'), windowing.flush('fires')});
+	"every pipeline consumed all $total rows");
+$node->safe_psql('postgres',
+	q{SELECT windowing.flush('sums'), windowing.flush('fires'), windowing.flush('sess')});
 
 is($node->safe_psql('postgres', q{
 SELECT count(*) FROM (
@@ -120,6 +125,17 @@ SELECT count(*) FROM (
   (SELECT t.k, w.window_start, count(*) FROM truth t, windowing.hop(t.ts, 200, 100) w GROUP BY 1, 2
    EXCEPT SELECT k, window_start, n FROM fires_results)) d}),
 	'0', 'sliding results equal the offline recomputation');
+is($node->safe_psql('postgres', q{
+WITH s AS (SELECT k, unnest(windowing.sessions(ts, 8)) AS w FROM truth GROUP BY k),
+     offline AS (SELECT s.k, (s.w).window_start, (s.w).window_end, count(*) AS n, sum(t.v) AS total
+                 FROM s JOIN truth t ON t.k = s.k AND t.ts >= (s.w).window_start
+                                     AND t.ts < (s.w).window_end
+                 GROUP BY 1, 2, 3)
+SELECT count(*) FROM (
+  (SELECT k, window_start, window_end, n, total FROM sess_results EXCEPT SELECT * FROM offline)
+  UNION ALL
+  (SELECT * FROM offline EXCEPT SELECT k, window_start, window_end, n, total FROM sess_results)) d}),
+	'0', 'session results equal the offline recomputation');
 is($node->safe_psql('postgres', 'SELECT sum(late_routed + late_dropped) FROM windowing.pipeline_stats'),
 	'0', 'no row was late');
 
