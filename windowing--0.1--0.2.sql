@@ -45,7 +45,7 @@ CREATE TABLE windowing.pipeline (
     name                 text NOT NULL UNIQUE,
     owner                regrole NOT NULL,
     source               regclass NOT NULL,
-    time_column          name NOT NULL,
+    time_column          name,            -- NULL: processing time
     time_type            regtype NOT NULL,
     key_columns          name[] NOT NULL,
     assigner             windowing.assigner NOT NULL,
@@ -71,6 +71,8 @@ CREATE TABLE windowing.pipeline (
     late_routed          bigint NOT NULL DEFAULT 0,
     late_dropped         bigint NOT NULL DEFAULT 0,
     last_step_at         timestamptz,
+    idle_timeout         interval,
+    last_row_at          timestamptz,     -- clock of the last step with rows
     last_error           text,
     failures             int NOT NULL DEFAULT 0
 );
@@ -159,7 +161,7 @@ CREATE FUNCTION windowing._describe(source regclass, time_column name, key_colum
                                     assigner windowing.assigner, aggregates text)
 RETURNS TABLE (column_name text, column_type text)
 AS 'MODULE_PATHNAME', 'windowing_describe'
-LANGUAGE C STRICT;
+LANGUAGE C;
 
 -- A column's type as DDL, with its typmod.
 CREATE FUNCTION windowing._column_type(rel regclass, col name) RETURNS text
@@ -179,7 +181,8 @@ CREATE FUNCTION windowing.create_pipeline(
     result_table         name     DEFAULT NULL,
     late_table           name     DEFAULT NULL,
     emit                 text     DEFAULT 'upsert',
-    start                boolean  DEFAULT true)
+    start                boolean  DEFAULT true,
+    idle_timeout         interval DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -197,9 +200,9 @@ BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF source IS NULL OR time_column IS NULL OR key_columns IS NULL OR aggregates IS NULL
+    IF source IS NULL OR key_columns IS NULL OR aggregates IS NULL
        OR allowed_lateness IS NULL OR emit IS NULL OR start IS NULL THEN
-        RAISE EXCEPTION 'only max_out_of_orderness, result_table and late_table may be NULL'
+        RAISE EXCEPTION 'only time_column, max_out_of_orderness, result_table, late_table and idle_timeout may be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
     IF assigner IS NULL THEN
@@ -223,10 +226,12 @@ BEGIN
     END IF;
     PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
     PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
     FOR a IN SELECT * FROM windowing._describe(source, time_column, key_columns, assigner, aggregates) LOOP
         cols := cols || format('%I %s, ', a.column_name, a.column_type);
     END LOOP;
-    ttype := windowing._column_type(source, time_column);
+    -- no time column: processing time, the clock of the step reading a row
+    ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
     FOREACH k IN ARRAY key_columns LOOP
         keys := keys || format('%I %s, ', k, windowing._column_type(source, k));
     END LOOP;
@@ -259,12 +264,12 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state)
+        emit, state, idle_timeout)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness,
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
-        emit, CASE WHEN start THEN 'running' ELSE 'paused' END);
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout);
     IF start THEN
         PERFORM windowing._wake_workers();
     END IF;

@@ -43,10 +43,13 @@
 
 #include "emit.h"
 #include "pipeline.h"
+#include "datatype/timestamp.h"
 #include "state_store.h"
 
 /* Rows read from the queue per query within a step. */
 #define CHUNK_ROWS 10000
+
+char	   *pipeline_clock_setting = NULL;
 
 typedef struct Step
 {
@@ -64,6 +67,9 @@ typedef struct Step
 	char	   *tick_hi;		/* NULL: no tick open */
 	int64		last_seq;
 	int64		steps;			/* committed steps so far */
+	TimestampTz now;			/* the step's clock */
+	int64		idle_timeout;	/* microseconds, -1 for none */
+	TimestampTz last_row_at;	/* clock of the last step with rows */
 	int64		rows;			/* consumed by this step */
 	int64		late_routed;
 	int64		late_dropped;
@@ -166,7 +172,8 @@ load_step(Step *s, const char *name)
 							  "key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
 							  "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
 							  "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
-							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps "
+							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
+							  "idle_timeout, last_row_at "
 							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -207,6 +214,12 @@ load_step(Step *s, const char *name)
 	if (isnull)
 		wm->max_seen = INT64_MIN;
 	s->steps = DatumGetInt64(col(18, &isnull));
+	delay = col(19, &isnull);
+	s->idle_timeout = isnull ? -1 : interval_span(DatumGetIntervalP(delay), "idle_timeout", false).usecs;
+	s->last_row_at = DatumGetTimestampTz(col(20, &isnull));
+	if (isnull)
+		s->last_row_at = DT_NOBEGIN;
+	s->now = pipeline_clock();
 }
 
 /*
@@ -256,7 +269,10 @@ prepare_reader(Step *s)
 	SPIPlanPtr	plan;
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT q.windowing_seq, q.%s", quote_identifier(s->time_column));
+	/* processing time has no time column: rows get the step's clock */
+	appendStringInfo(&sql, "SELECT q.windowing_seq, %s",
+					 s->time_column ? psprintf("q.%s", quote_identifier(s->time_column)) :
+					 "NULL::pg_catalog.int8");
 	for (int i = 0; i < s->keys.n; i++)
 		appendStringInfo(&sql, ", q.%s", quote_identifier(s->keys.names[i]));
 	if (s->spec.gap_column)
@@ -308,6 +324,11 @@ feed_chunk(Step *s, MemoryContext rowcxt)
 		MemoryContext old = MemoryContextSwitchTo(rowcxt);
 
 		heap_deform_tuple(SPI_tuptable->vals[r], desc, vals, nulls);
+		if (s->time_column == NULL)
+		{
+			vals[1] = TimestampTzGetDatum(s->now);
+			nulls[1] = false;
+		}
 		op_row(s->op, DatumGetInt64(vals[0]), nulls[1], DatumGetInt64(vals[1]),
 			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
 			   s->spec.gap,
@@ -368,10 +389,10 @@ consume(Step *s, int64 max_rows)
 static void
 save_progress(Step *s)
 {
-	Oid			types[10] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
-	INT8OID, INT8OID, INT8OID, INT8OID};
-	Datum		args[10];
-	char		flags[11] = "          ";
+	Oid			types[11] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID};
+	Datum		args[11];
+	char		flags[12] = "           ";
 	Watermark  *wm = &s->op->wm;
 
 	args[0] = Int32GetDatum(s->id);
@@ -388,6 +409,8 @@ save_progress(Step *s)
 	args[7] = Int64GetDatum(s->op->windows_fired);
 	args[8] = Int64GetDatum(s->late_routed);
 	args[9] = Int64GetDatum(s->late_dropped);
+	args[10] = TimestampTzGetDatum(s->last_row_at);
+	flags[10] = s->last_row_at == DT_NOBEGIN ? 'n' : ' ';
 	if (SPI_execute_with_args("UPDATE windowing.pipeline SET "
 							  "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 							  "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
@@ -395,10 +418,54 @@ save_progress(Step *s)
 							  "windows_fired = windows_fired OPERATOR(pg_catalog.+) $8, "
 							  "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
 							  "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
-							  "last_step_at = pg_catalog.now() "
+							  "last_step_at = pg_catalog.now(), last_row_at = $11 "
 							  "WHERE id OPERATOR(pg_catalog.=) $1",
-							  10, types, args, flags, false, 0) != SPI_OK_UPDATE)
+							  11, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", s->name);
+}
+
+/*
+ * The clock of steps: the system clock, or windowing.clock when a test
+ * sets it, so that processing time and idle timeouts run deterministically.
+ */
+TimestampTz
+pipeline_clock(void)
+{
+	if (pipeline_clock_setting == NULL || pipeline_clock_setting[0] == '\0')
+		return GetCurrentTimestamp();
+	return DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
+												   CStringGetDatum(pipeline_clock_setting),
+												   ObjectIdGetDatum(InvalidOid),
+												   Int32GetDatum(-1)));
+}
+
+/* The step's clock in the time column's unit (epoch milliseconds for bigint). */
+static int64
+clock_units(Step *s)
+{
+	return s->is_ts ? s->now :
+		(s->now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY) / 1000;
+}
+
+/*
+ * Watermarks that follow the clock: processing time moves with every step,
+ * and an event-time pipeline idle for idle_timeout moves to the clock less
+ * max_out_of_orderness, so the last windows and open sessions close
+ * without new rows.  They are saved only if they fire windows: otherwise
+ * an idle pipeline polled by the worker would write at every poll.
+ */
+static void
+follow_clock(Step *s)
+{
+	Watermark  *wm = &s->op->wm;
+
+	if (s->time_column == NULL)
+		op_advance_watermark(s->op, s->now - 1);
+	else if (s->rows == 0 && s->idle_timeout >= 0 && s->last_row_at != DT_NOBEGIN &&
+			 s->now - s->last_row_at >= s->idle_timeout)
+		op_advance_watermark(s->op, clock_units(s) - wm->delay - 1);
+	if (s->rows > 0)
+		s->last_row_at = s->now;
 }
 
 /* Writes what the step produced, and tells listeners if windows fired. */
@@ -451,7 +518,10 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 	load_state(&s);
 	tick_was_open = s.tick_hi != NULL;
 	if (consume_rows)
+	{
 		consume(&s, max_rows);
+		follow_clock(&s);
+	}
 	if (has_watermark)
 		op_advance_watermark(s.op, watermark);
 	/* an empty new tick changes nothing; closing an open one must be saved */

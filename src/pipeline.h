@@ -13,13 +13,18 @@
 
 #include "postgres.h"
 
+#include "datatype/timestamp.h"
+
 /*
  * Runs one step of pipeline "name" in the current transaction, consuming at
  * most max_rows rows (<= 0: all that are committed now).  The caller must be
  * the pipeline's owner or a superuser; the worker switches to the owner
  * first.  SPI must not be connected.  Returns the rows consumed.
  */
+extern char *pipeline_clock_setting;
+
 extern int64 pipeline_step(const char *name, int64 max_rows);
+extern TimestampTz pipeline_clock(void);
 extern int64 pipeline_step_as_owner(const char *name, Oid owner);
 extern void pipeline_lock(const char *name);
 

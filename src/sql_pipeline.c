@@ -101,16 +101,25 @@ Datum
 windowing_describe(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			source = PG_GETARG_OID(0);
-	char	   *time_column = NameStr(*PG_GETARG_NAME(1));
-	int			nestlevel = NewGUCNestLevel();
-	Oid			time_type;
+	Oid			source;
+	char	   *time_column;
+	int			nestlevel;
+	Oid			time_type = TIMESTAMPTZOID;
 	WindowSpec	spec;
 	Aggregator *agg;
 
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < PG_NARGS(); i++)
+		if (i != 1 && PG_ARGISNULL(i))
+			PG_RETURN_NULL();
+	source = PG_GETARG_OID(0);
+	/* no time column: processing time, stamped as timestamptz */
+	time_column = PG_ARGISNULL(1) ? NULL : NameStr(*PG_GETARG_NAME(1));
+	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	time_type = column_type(source, time_column, "time column");
+	if (time_column)
+		time_type = column_type(source, time_column, "time column");
 	if (time_type != TIMESTAMPTZOID && time_type != INT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -123,7 +132,6 @@ windowing_describe(PG_FUNCTION_ARGS)
 	if (spec.kind == WK_SESSION)
 		check_session(source, &spec, agg);
 	AtEOXact_GUC(true, nestlevel);
-	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < agg->naggs; i++)
 	{
 		Datum		values[2];

@@ -20,6 +20,7 @@
 #include "utils/guc.h"
 
 #include "launcher.h"
+#include "pipeline.h"
 #include "queue.h"
 #include "state_store.h"
 #include "worker.h"
@@ -60,6 +61,14 @@ _PG_init(void)
 							100, 1, 60000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("windowing.clock",
+							   "Clock that pipeline steps read instead of the system clock (for tests).",
+							   "Empty means the system clock.  It drives processing time and idle timeouts.",
+							   &pipeline_clock_setting,
+							   "",
+							   PGC_USERSET, 0,
+							   NULL, NULL, NULL);
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
