@@ -37,6 +37,15 @@ CREATE FUNCTION windowing.session_dynamic(gap_column name)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ROW('session_dynamic', NULL, NULL, NULL, NULL, gap_column)::windowing.assigner;
 
+-- Collect mode (Flink's ListState): every input of a window, as an array,
+-- in arrival order.  A whole row: windowing.collect(source_table).
+CREATE AGGREGATE windowing.collect(anycompatible) (
+    SFUNC = pg_catalog.array_append,
+    STYPE = anycompatiblearray,
+    COMBINEFUNC = pg_catalog.array_cat,
+    PARALLEL = SAFE
+);
+
 -- One row per pipeline: its definition, its cursor and its counters.
 -- Times (watermark, max_seen) are in the time column's unit: microseconds
 -- since 2000-01-01 for timestamptz, the column's own unit for bigint.

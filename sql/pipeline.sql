@@ -8,9 +8,10 @@ SET timezone = 'UTC';
 -- Seed 000 §4.2: 5 s tumbling windows, 2 s out-of-orderness, events at
 -- 1, 2, 4, 6, 3, 8, 2, 11, 1, 13 s, allowed lateness 3 s, append mode.
 CREATE TABLE clicks (sec int, ts timestamptz);
+-- windowing.collect keeps every input of a window (Flink's ListState).
 SELECT windowing.create_pipeline('late3', 'clicks', 'ts',
     assigner => windowing.tumbling('5 seconds'),
-    aggregates => 'count(*) AS n, sum(sec) AS secs',
+    aggregates => 'count(*) AS n, sum(sec) AS secs, windowing.collect(sec) AS elements',
     max_out_of_orderness => '2 seconds', allowed_lateness => '3 seconds',
     emit => 'append', start => false);
 INSERT INTO clicks SELECT s, '2026-01-01'::timestamptz + s * interval '1 second'
@@ -18,12 +19,12 @@ FROM unnest(ARRAY[1, 2, 4, 6, 3, 8, 2, 11, 1, 13]) s;
 SELECT windowing.process('late3');
 -- [0,5) fired with 4 rows, then again with 5 when the late 2 s arrived;
 -- [5,10) fired with 2; [10,15) waits for more time.
-SELECT window_start, window_end, window_time, n, secs, fire_count, is_final
+SELECT window_start, window_end, window_time, n, secs, elements, fire_count, is_final
 FROM late3_results ORDER BY window_end, fire_count;
 -- The second 1 s came after [0,5) was cleaned up (watermark 8.999999 s).
 SELECT event_time, watermark, reason, missed_windows, row_data FROM late3_late;
 SELECT windowing.flush('late3');
-SELECT window_start, n, secs, fire_count, is_final FROM late3_results
+SELECT window_start, n, secs, elements, fire_count, is_final FROM late3_results
 WHERE window_start = '2026-01-01 00:00:10+00';
 SELECT name, state, watermark, rows_consumed, windows_fired, late_routed, late_dropped
 FROM windowing.pipeline_stats WHERE name = 'late3';

@@ -224,10 +224,13 @@ setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
 	{
 		TargetEntry *arg = lfirst_node(TargetEntry, lc);
 
-		argtypes[i++] = exprType((Node *) arg->expr);
-		appendStringInfo(args_sql, ", %s",
+		argtypes[i] = exprType((Node *) arg->expr);
+		/* cast, so that a whole-row input stays one column */
+		appendStringInfo(args_sql, ", CAST(%s AS %s)",
 						 deparse_expression((Node *) arg->expr, dpcontext,
-											false, false));
+											false, false),
+						 format_type_be_qualified(argtypes[i]));
+		i++;
 	}
 	setup_functions(d, ref, argtypes);
 }

@@ -260,29 +260,34 @@ load_state(Step *s)
 	SPI_freetuptable(SPI_tuptable);
 }
 
-/* The query reading the next chunk of the open tick. */
+/*
+ * The query reading the next chunk of the open tick.  The source is
+ * aliased by its own name, as the aggregates' inputs were deparsed, so a
+ * whole-row input (windowing.collect(clicks)) reads the row.
+ */
 static SPIPlanPtr
 prepare_reader(Step *s)
 {
 	StringInfoData sql;
 	Oid			types[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
+	const char *q = quote_identifier(get_rel_name(s->source));
 	SPIPlanPtr	plan;
 
 	initStringInfo(&sql);
 	/* processing time has no time column: rows get the step's clock */
-	appendStringInfo(&sql, "SELECT q.windowing_seq, %s",
-					 s->time_column ? psprintf("q.%s", quote_identifier(s->time_column)) :
+	appendStringInfo(&sql, "SELECT %s.windowing_seq, %s", q,
+					 s->time_column ? psprintf("%s.%s", q, quote_identifier(s->time_column)) :
 					 "NULL::pg_catalog.int8");
 	for (int i = 0; i < s->keys.n; i++)
-		appendStringInfo(&sql, ", q.%s", quote_identifier(s->keys.names[i]));
+		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->keys.names[i]));
 	if (s->spec.gap_column)
-		appendStringInfo(&sql, ", q.%s", quote_identifier(s->spec.gap_column));
-	appendStringInfo(&sql, "%s FROM %s AS q "
-					 "WHERE pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $1::pg_catalog.pg_snapshot) "
-					 "AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $2::pg_catalog.pg_snapshot)) "
-					 "AND q.windowing_seq OPERATOR(pg_catalog.>) $3 "
-					 "ORDER BY q.windowing_seq LIMIT $4",
-					 s->agg->args_sql, s->target.source);
+		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->spec.gap_column));
+	appendStringInfo(&sql, "%s FROM %s AS %s "
+					 "WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1::pg_catalog.pg_snapshot) "
+					 "AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2::pg_catalog.pg_snapshot)) "
+					 "AND %s.windowing_seq OPERATOR(pg_catalog.>) $3 "
+					 "ORDER BY %s.windowing_seq LIMIT $4",
+					 s->agg->args_sql, s->target.source, q, q, q, q, q);
 	plan = SPI_prepare(sql.data, 4, types);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
