@@ -11,31 +11,41 @@ CREATE TYPE windowing.assigner AS (
     slide      interval,
     "offset"   interval,
     tz         text,
-    gap_column name
+    gap_column name,
+    rows       bigint,
+    rows_slide bigint
 );
 
 CREATE FUNCTION windowing.tumbling(size interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('tumbling', size, NULL, "offset", tz, NULL)::windowing.assigner;
+RETURN ROW('tumbling', size, NULL, "offset", tz, NULL, NULL, NULL)::windowing.assigner;
 
 CREATE FUNCTION windowing.hopping(size interval, slide interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('hopping', size, slide, "offset", tz, NULL)::windowing.assigner;
+RETURN ROW('hopping', size, slide, "offset", tz, NULL, NULL, NULL)::windowing.assigner;
 
 CREATE FUNCTION windowing.cumulating(step interval, max_size interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('cumulating', max_size, step, "offset", tz, NULL)::windowing.assigner;
+RETURN ROW('cumulating', max_size, step, "offset", tz, NULL, NULL, NULL)::windowing.assigner;
 
 -- Session windows: each row opens [ts, ts + gap); windows that overlap or
 -- touch merge, their states combined.
 CREATE FUNCTION windowing.session(gap interval)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('session', gap, NULL, NULL, NULL, NULL)::windowing.assigner;
+RETURN ROW('session', gap, NULL, NULL, NULL, NULL, NULL, NULL)::windowing.assigner;
 
 -- The same with each row's gap read from one of its columns (an interval).
 CREATE FUNCTION windowing.session_dynamic(gap_column name)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW('session_dynamic', NULL, NULL, NULL, NULL, gap_column)::windowing.assigner;
+RETURN ROW('session_dynamic', NULL, NULL, NULL, NULL, gap_column, NULL, NULL)::windowing.assigner;
+
+-- Flink's countWindow(size, slide): per key, in arrival order, every slide
+-- rows a window of the last size rows.  (count_window is the name of the
+-- SQL window function with the same arguments.)  Its windows are numbered
+-- by rows: [first row, last row + 1) of the key.
+CREATE FUNCTION windowing.counting(size bigint, slide bigint DEFAULT NULL)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('counting', NULL, NULL, NULL, NULL, NULL, size, coalesce(slide, size))::windowing.assigner;
 
 -- Collect mode (Flink's ListState): every input of a window, as an array,
 -- in arrival order.  A whole row: windowing.collect(source_table).
@@ -199,6 +209,7 @@ DECLARE
     nsp       text := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                        WHERE c.oid = source);
     ttype     text;
+    wtype     text;
     res_name  text := coalesce(result_table, name || '_results');
     late_name text := coalesce(late_table, name || '_late');
     cols      text := '';
@@ -241,6 +252,8 @@ BEGIN
     END LOOP;
     -- no time column: processing time, the clock of the step reading a row
     ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
+    -- count windows are numbered by rows
+    wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     FOREACH k IN ARRAY key_columns LOOP
         keys := keys || format('%I %s, ', k, windowing._column_type(source, k));
     END LOOP;
@@ -258,7 +271,7 @@ BEGIN
     EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
                    'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
                    'fired_at timestamptz NOT NULL%s)',
-                   nsp, res_name, keys, ttype, ttype, ttype, cols,
+                   nsp, res_name, keys, wtype, wtype, wtype, cols,
                    CASE WHEN emit = 'upsert' THEN
                        format(', UNIQUE NULLS NOT DISTINCT (%s window_start, window_end)',
                               (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c))

@@ -256,7 +256,7 @@ prepare_result_insert(const EmitTarget *t, Oid *types)
 {
 	StringInfoData sql;
 	int			nargs = 0;
-	Oid			time_type = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
+	Oid			time_type = t->window_type;
 	SPIPlanPtr	plan;
 
 	initStringInfo(&sql);
@@ -301,7 +301,7 @@ static SPIPlanPtr
 prepare_on_window(const EmitTarget *t, const char *head, Oid *types)
 {
 	StringInfoData sql;
-	Oid			time_type = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
+	Oid			time_type = t->window_type;
 	int			n = t->keys->n;
 	SPIPlanPtr	plan;
 

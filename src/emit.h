@@ -32,6 +32,7 @@ typedef struct EmitTarget
 	char	   *late_table;		/* NULL: late rows are dropped */
 	bool		append;			/* keep every firing, not the latest */
 	bool		is_timestamp;	/* type of the time column */
+	Oid			window_type;	/* of window_start and window_end */
 	KeyColumns *keys;
 	Aggregator *agg;
 } EmitTarget;

@@ -159,7 +159,8 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness)
 	ctl.hcxt = CurrentMemoryContext;
 	op->windows = hash_create("windowing windows", 1024, &ctl,
 							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
-	if (spec->kind == WK_SESSION)
+	op->counting = spec->kind == WK_COUNT;
+	if (spec->kind == WK_SESSION || op->counting)
 	{
 		HASHCTL		sctl;
 
@@ -212,8 +213,10 @@ entry_for(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 		e->merged_away = false;
 		e->saved = NULL;
 		e->in_fire_heap = false;
-		pairingheap_add(op->cleanup_timers, &e->cleanup_node);
-		e->in_cleanup_heap = true;
+		e->in_cleanup_heap = !op->counting;
+		/* count windows have no timers */
+		if (e->in_cleanup_heap)
+			pairingheap_add(op->cleanup_timers, &e->cleanup_node);
 	}
 	return e;
 }
@@ -231,7 +234,7 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 	e->stored = true;
 	e->saved = DatumGetByteaPCopy(PointerGetDatum(state));
 	agg_deserialize(op->agg, state, e->states);
-	if (fire_count == 0)
+	if (fire_count == 0 && !op->counting)
 		add_fire_timer(op, e);
 	if (op->sessions)
 		session_track(op, e);
@@ -454,6 +457,123 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 		fire(op, e);
 }
 
+/*
+ * Count windows (Flink's countWindow(size, slide)) are built from panes of
+ * slide rows: pane p of a key holds its rows p * slide .. p * slide +
+ * slide - 1, as the entry (key, p, p + 1) whose fire_count counts its rows.
+ * Window k, fired when pane k - 1 fills, combines the last size / slide
+ * panes and is named by row numbers: [first row, last row + 1), from 1.
+ */
+static WindowEntry *
+newest_pane(SessionKey *sk)
+{
+	WindowEntry *newest = NULL;
+	ListCell   *lc;
+
+	foreach(lc, sk->live)
+	{
+		WindowEntry *e = lfirst(lc);
+
+		if (newest == NULL || e->k.start > newest->k.start)
+			newest = e;
+	}
+	return newest;
+}
+
+static int
+pane_order(const ListCell *a, const ListCell *b)
+{
+	int64		x = ((WindowEntry *) lfirst(a))->k.start;
+	int64		y = ((WindowEntry *) lfirst(b))->k.start;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Fires the window ending with pane "last" (full or, at flush, not),
+ * combining its panes in order, so that collected rows keep arrival order.
+ */
+static void
+fire_count_window(Operator *op, SessionKey *sk, WindowEntry *last)
+{
+	int64		panes = op->spec->rows / op->spec->rows_slide;
+	int64		first = Max(last->k.start - panes + 1, 0);
+	WindowEntry *w = palloc0(sizeof(WindowEntry));
+	ListCell   *lc;
+
+	w->k.key = last->k.key;
+	w->k.start = first * op->spec->rows_slide + 1;
+	w->k.end = last->k.start * op->spec->rows_slide + last->fire_count + 1;
+	w->states = last->states;	/* one pane: the window is the pane */
+	if (panes > 1)
+	{
+		w->states = palloc(sizeof(AggValue) * op->agg->naggs);
+		agg_init(op->agg, w->states);
+		list_sort(sk->live, pane_order);
+		foreach(lc, sk->live)
+		{
+			WindowEntry *pane = lfirst(lc);
+
+			if (pane->k.start >= first)
+				agg_combine(op->agg, w->states, pane->states);
+		}
+	}
+	fire(op, w);
+	((Firing *) llast(op->firings))->is_final = true;
+}
+
+static void
+count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
+{
+	SessionKey *sk = session_key(op, key);
+	WindowEntry *pane = newest_pane(sk);
+	int64		panes = op->spec->rows / op->spec->rows_slide;
+
+	if (pane == NULL || pane->fire_count == op->spec->rows_slide)
+	{
+		int64		p = pane ? pane->k.start + 1 : 0;
+		List	   *keep = NIL;
+		ListCell   *lc;
+		bool		created;
+
+		/* panes the next windows no longer need leave */
+		foreach(lc, sk->live)
+		{
+			WindowEntry *old = lfirst(lc);
+
+			if (old->k.start > p - panes)
+				keep = lappend(keep, old);
+			else
+				old->gone = true;
+		}
+		pane = entry_for(op, key, p, p + 1, &created);
+		agg_init(op->agg, pane->states);
+		sk->live = lappend(keep, pane);
+	}
+	agg_advance(op->agg, pane->states, args, argnulls);
+	pane->fire_count++;
+	pane->dirty = true;
+	if (pane->fire_count == op->spec->rows_slide)
+		fire_count_window(op, sk, pane);
+}
+
+/* End of input: each key's incomplete count window fires as it is. */
+static void
+flush_count_windows(Operator *op)
+{
+	HASH_SEQ_STATUS seq;
+	SessionKey *sk;
+
+	hash_seq_init(&seq, op->sessions);
+	while ((sk = hash_seq_search(&seq)) != NULL)
+	{
+		WindowEntry *last = newest_pane(sk);
+
+		if (last && last->fire_count > 0 && last->fire_count < op->spec->rows_slide)
+			fire_count_window(op, sk, last);
+	}
+}
+
 /* One row, in arrival order. */
 void
 op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
@@ -463,6 +583,12 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 	int			n;
 	List	   *missed;
 
+	if (op->counting)
+	{
+		count_row(op, key, args, argnulls);
+		MemoryContextSwitchTo(old);
+		return;
+	}
 	if (op->sessions && !ts_null && !(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
 	{
 		session_row(op, seq, ts, gap, key, args, argnulls);
@@ -496,6 +622,8 @@ op_advance_watermark(Operator *op, int64 to)
 
 	if (wmk_advance(&op->wm, to))
 		on_watermark(op);
+	if (op->counting && to == WMK_END)
+		flush_count_windows(op);
 	MemoryContextSwitchTo(old);
 }
 

@@ -75,7 +75,8 @@ typedef struct Operator
 	List	   *firings;		/* Firing *, in firing order */
 	List	   *late;			/* LateRow * */
 	List	   *superseded;		/* WindowEntry *, fired, then merged away */
-	HTAB	   *sessions;		/* session windows: key -> its live windows */
+	HTAB	   *sessions;		/* session and count windows: key -> its live windows */
+	bool		counting;		/* count windows: entries are panes of rows */
 	int64		windows_fired;
 } Operator;
 

@@ -202,6 +202,7 @@ load_step(Step *s, const char *name)
 		s->target.late_table = relation_name(late, "late table");
 	s->target.append = DatumGetBool(col(12, &isnull));
 	s->target.is_timestamp = s->is_ts;
+	s->target.window_type = s->spec.kind == WK_COUNT || !s->is_ts ? INT8OID : TIMESTAMPTZOID;
 	s->target.keys = &s->keys;
 	s->target.agg = s->agg;
 	s->tick_lo = text_col(13);

@@ -300,7 +300,8 @@ spec_windows(const WindowSpec *s, int64 ts, WmWindow *out)
 				wm_cumulate(ts, s->slide, s->size, s->phase, out);
 			break;
 		case WK_SESSION:
-			elog(ERROR, "session windows are assigned by the operator");
+		case WK_COUNT:
+			elog(ERROR, "session and count windows are assigned by the operator");
 			break;
 		default:
 			elog(ERROR, "unrecognized window kind %d", (int) s->kind);
@@ -378,6 +379,33 @@ spec_session(WindowSpec *s, bool is_timestamp, HeapTupleHeader a, bool fixed)
 }
 
 /*
+ * Count windows of a pipeline.  They are computed from slide-row panes, so
+ * size must be a whole number of slides.
+ */
+static void
+spec_count(WindowSpec *s, bool is_timestamp, HeapTupleHeader a)
+{
+	bool		isnull;
+	Datum		size = GetAttributeByName(a, "rows", &isnull);
+	Datum		slide = GetAttributeByName(a, "rows_slide", &isnull);
+
+	init_spec(s, WK_COUNT, is_timestamp, NULL);
+	s->max_windows = 1;
+	s->rows = DatumGetInt64(size);
+	s->rows_slide = DatumGetInt64(slide);
+	if (s->rows <= 0 || s->rows_slide <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be greater than zero", s->rows <= 0 ? "size" : "slide")));
+	if (s->rows % s->rows_slide != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("size must be a multiple of slide for count windows in a pipeline"),
+				 errhint("Count windows are computed from panes of slide rows.")));
+	check_window_count(s->rows / s->rows_slide, "counting");
+}
+
+/*
  * The window definition of a pipeline (a windowing.assigner value), checked
  * like the SQL functions' arguments.
  */
@@ -396,6 +424,8 @@ spec_from_assigner(WindowSpec *s, HeapTupleHeader a, bool is_timestamp)
 				 errmsg("time zones need a timestamptz time column")));
 	if (strcmp(kind, "session") == 0 || strcmp(kind, "session_dynamic") == 0)
 		spec_session(s, is_timestamp, a, strcmp(kind, "session") == 0);
+	else if (strcmp(kind, "counting") == 0)
+		spec_count(s, is_timestamp, a);
 	else if (strcmp(kind, "tumbling") == 0)
 		spec_tumble(s, is_timestamp,
 					assigner_span(a, "size", "size", is_timestamp, cal, true),
@@ -414,5 +444,5 @@ spec_from_assigner(WindowSpec *s, HeapTupleHeader a, bool is_timestamp)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown window assigner \"%s\"", kind),
-				 errhint("Use windowing.tumbling(), hopping(), cumulating(), session() or session_dynamic().")));
+				 errhint("Use windowing.tumbling(), hopping(), cumulating(), session(), session_dynamic() or counting().")));
 }

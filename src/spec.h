@@ -19,7 +19,8 @@ typedef enum WindowKind
 	WK_TUMBLE,
 	WK_HOP,
 	WK_CUMULATE,
-	WK_SESSION					/* pipelines only: merging is the operator's */
+	WK_SESSION,					/* pipelines only: merging is the operator's */
+	WK_COUNT					/* pipelines only: windows of rows per key */
 } WindowKind;
 
 /* A length as SQL gives it: microseconds plus calendar months, or a bigint. */
@@ -44,6 +45,8 @@ typedef struct WindowSpec
 	int			cells;			/* hop: slide cells per window */
 	int64		gap;			/* session: fixed gap, or 0 */
 	char	   *gap_column;		/* session: the column holding each row's gap */
+	int64		rows;			/* count: rows per window */
+	int64		rows_slide;		/* count: rows between firings */
 } WindowSpec;
 
 extern Span interval_span(const Interval *iv, const char *what, bool calendar);

@@ -73,17 +73,23 @@ check_keys(Oid source, ArrayType *keys)
 	}
 }
 
-/* Sessions merge states, and a dynamic gap is an interval column. */
 static void
-check_session(Oid source, const WindowSpec *spec, Aggregator *agg)
+check_combine(Aggregator *agg, const char *what, const char *why)
 {
 	const char *which;
 
 	if (!agg_can_combine(agg, &which))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("aggregate \"%s\" cannot be used with session windows", which),
-				 errdetail("Merging two sessions combines their states, and this aggregate has no combine function.")));
+				 errmsg("aggregate \"%s\" cannot be used with %s", which, what),
+				 errdetail("%s, and this aggregate has no combine function.", why)));
+}
+
+/* Sessions merge states, and a dynamic gap is an interval column. */
+static void
+check_session(Oid source, const WindowSpec *spec, Aggregator *agg)
+{
+	check_combine(agg, "session windows", "Merging two sessions combines their states");
 	if (spec->gap_column &&
 		column_type(source, spec->gap_column, "gap column") != INTERVALOID)
 		ereport(ERROR,
@@ -131,6 +137,8 @@ windowing_describe(PG_FUNCTION_ARGS)
 	agg = agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(4)));
 	if (spec.kind == WK_SESSION)
 		check_session(source, &spec, agg);
+	if (spec.kind == WK_COUNT && spec.rows > spec.rows_slide)
+		check_combine(agg, "sliding count windows", "Their windows combine the states of panes");
 	AtEOXact_GUC(true, nestlevel);
 	for (int i = 0; i < agg->naggs; i++)
 	{
