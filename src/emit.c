@@ -250,9 +250,12 @@ append_key_list(StringInfo sql, const KeyColumns *k, const char *prefix)
 		appendStringInfo(sql, "%s%s, ", prefix, quote_identifier(k->names[i]));
 }
 
-/* INSERT (or upsert) of one firing into the result table. */
+/*
+ * INSERT (or upsert) of firings into the result table: one firing from
+ * parameters, or (batch) many from one array parameter per column.
+ */
 static SPIPlanPtr
-prepare_result_insert(const EmitTarget *t, Oid *types)
+prepare_result_insert(const EmitTarget *t, Oid *types, bool batch)
 {
 	StringInfoData sql;
 	int			nargs = 0;
@@ -265,7 +268,7 @@ prepare_result_insert(const EmitTarget *t, Oid *types)
 	appendStringInfoString(&sql, "window_start, window_end, window_time, ");
 	for (int i = 0; i < t->agg->naggs; i++)
 		appendStringInfo(&sql, "%s, ", quote_identifier(t->agg->aggs[i].name));
-	appendStringInfoString(&sql, "fire_count, is_final, fired_at) VALUES (");
+	appendStringInfoString(&sql, "fire_count, is_final, fired_at) ");
 	for (int i = 0; i < t->keys->n; i++)
 		types[nargs++] = t->keys->types[i];
 	for (int i = 0; i < 3; i++)
@@ -274,9 +277,14 @@ prepare_result_insert(const EmitTarget *t, Oid *types)
 		types[nargs++] = t->agg->aggs[i].resulttype;
 	types[nargs++] = INT4OID;
 	types[nargs++] = BOOLOID;
+	appendStringInfoString(&sql, batch ? "SELECT u.*, pg_catalog.now() FROM ROWS FROM (" : "VALUES (");
 	for (int i = 1; i <= nargs; i++)
-		appendStringInfo(&sql, "$%d, ", i);
-	appendStringInfoString(&sql, "pg_catalog.now())");
+		appendStringInfo(&sql, batch ? "pg_catalog.unnest($%d)%s" : "$%d%s", i,
+						 i < nargs ? ", " : "");
+	appendStringInfoString(&sql, batch ? ") AS u" : ", pg_catalog.now())");
+	if (batch)
+		for (int i = 0; i < nargs; i++)
+			types[i] = get_array_type(types[i]);
 	if (!t->append)
 	{
 		appendStringInfoString(&sql, " ON CONFLICT (");
@@ -344,7 +352,131 @@ exec_plan(SPIPlanPtr plan, Datum *values, bool *nulls, int nargs)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 }
 
-/* Writes every firing of the step, in firing order. */
+/* The result row of a firing: keys, bounds, aggregates, count, finality. */
+static void
+firing_row(const EmitTarget *t, const Firing *f, Datum *values, bool *nulls)
+{
+	int			i = t->keys->n;
+
+	keys_decode(t->keys, f->entry->k.key, values, nulls);
+	values[i++] = Int64GetDatum(f->entry->k.start);
+	values[i++] = Int64GetDatum(f->entry->k.end);
+	values[i++] = Int64GetDatum(f->entry->k.end - 1);
+	for (int a = 0; a < t->agg->naggs; a++, i++)
+	{
+		values[i] = f->values[a];
+		nulls[i] = f->nulls[a];
+	}
+	values[i++] = Int32GetDatum(f->fire_count);
+	values[i] = BoolGetDatum(f->is_final);
+}
+
+/*
+ * Can every result column travel as an array of its type?  Then a step's
+ * firings go in one statement instead of one each (arrays of arrays do
+ * not exist, so a collect() result takes the slow way).
+ */
+static bool
+batchable(const EmitTarget *t)
+{
+	for (int i = 0; i < t->keys->n; i++)
+		if (type_is_array(t->keys->types[i]) || !OidIsValid(get_array_type(t->keys->types[i])))
+			return false;
+	for (int i = 0; i < t->agg->naggs; i++)
+		if (type_is_array(t->agg->aggs[i].resulttype) ||
+			!OidIsValid(get_array_type(t->agg->aggs[i].resulttype)))
+			return false;
+	return true;
+}
+
+/*
+ * The firings to write: every one in append mode; in upsert mode only the
+ * last of each window (and none of sessions merged away), so that one
+ * statement never touches a row twice.
+ */
+static List *
+firings_to_write(const EmitTarget *t, Operator *op)
+{
+	List	   *out = NIL;
+	HASHCTL		ctl;
+	HTAB	   *seen;
+
+	if (t->append)
+	{
+		ListCell   *lc;
+
+		foreach(lc, op->firings)
+			if (((Firing *) lfirst(lc))->values != NULL)
+				out = lappend(out, lfirst(lc));
+		return out;
+	}
+	ctl.keysize = sizeof(WindowEntry *);
+	ctl.entrysize = sizeof(WindowEntry *);
+	ctl.hcxt = CurrentMemoryContext;
+	seen = hash_create("windowing firings", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (int i = list_length(op->firings) - 1; i >= 0; i--)
+	{
+		Firing	   *f = list_nth(op->firings, i);
+		bool		found;
+
+		if (f->values == NULL || f->entry->merged_away)
+			continue;
+		hash_search(seen, &f->entry, HASH_ENTER, &found);
+		if (!found)
+			out = lcons(f, out);
+	}
+	return out;
+}
+
+/* All of them in one INSERT over arrays, one per column. */
+static void
+insert_batch(const EmitTarget *t, List *firings, int nargs)
+{
+	int			n = list_length(firings);
+	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	Datum	  **cols = palloc(sizeof(Datum *) * nargs);
+	bool	  **colnulls = palloc(sizeof(bool *) * nargs);
+	Datum	   *values = palloc(sizeof(Datum) * nargs);
+	bool	   *nulls = palloc0(sizeof(bool) * nargs);
+	Datum	   *arrays = palloc(sizeof(Datum) * nargs);
+	SPIPlanPtr	plan = prepare_result_insert(t, types, true);
+	int			r = 0;
+	ListCell   *lc;
+
+	for (int c = 0; c < nargs; c++)
+	{
+		cols[c] = palloc(sizeof(Datum) * n);
+		colnulls[c] = palloc(sizeof(bool) * n);
+	}
+	foreach(lc, firings)
+	{
+		memset(nulls, 0, sizeof(bool) * nargs);
+		firing_row(t, lfirst(lc), values, nulls);
+		for (int c = 0; c < nargs; c++)
+		{
+			cols[c][r] = values[c];
+			colnulls[c][r] = nulls[c];
+		}
+		r++;
+	}
+	for (int c = 0; c < nargs; c++)
+	{
+		Oid			elem = get_element_type(types[c]);
+		int16		len;
+		bool		byval;
+		char		align;
+		int			dims[1] = {n};
+		int			lbs[1] = {1};
+
+		get_typlenbyvalalign(elem, &len, &byval, &align);
+		arrays[c] = PointerGetDatum(construct_md_array(cols[c], colnulls[c], 1, dims, lbs,
+													   elem, len, byval, align));
+	}
+	if (SPI_execute_plan(plan, arrays, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not write the fired windows");
+}
+
+/* Writes every firing of the step, in firing order, then finalities. */
 void
 emit_firings(const EmitTarget *t, Operator *op)
 {
@@ -352,42 +484,38 @@ emit_firings(const EmitTarget *t, Operator *op)
 	Oid		   *types = palloc(sizeof(Oid) * nargs);
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	bool	   *nulls = palloc0(sizeof(bool) * nargs);
-	SPIPlanPtr	insert = NULL;
+	List	   *firings = firings_to_write(t, op);
 	SPIPlanPtr	finalize = NULL;
 	ListCell   *lc;
 
+	if (firings != NIL && batchable(t))
+		insert_batch(t, firings, nargs);
+	else if (firings != NIL)
+	{
+		SPIPlanPtr	insert = prepare_result_insert(t, types, false);
+
+		foreach(lc, firings)
+		{
+			memset(nulls, 0, sizeof(bool) * nargs);
+			firing_row(t, lfirst(lc), values, nulls);
+			exec_plan(insert, values, nulls, nargs);
+		}
+	}
+	if (t->append)
+		return;
 	foreach(lc, op->firings)
 	{
 		Firing	   *f = lfirst(lc);
-		int			i = t->keys->n;
 
-		/* upsert keeps live sessions only: a merged-away one's firings go */
-		if (!t->append && f->entry->merged_away)
+		if (f->values != NULL || f->entry->merged_away)
 			continue;
-
+		if (finalize == NULL)
+			finalize = prepare_finalize(t, types);
+		memset(nulls, 0, sizeof(bool) * nargs);
 		keys_decode(t->keys, f->entry->k.key, values, nulls);
-		values[i++] = Int64GetDatum(f->entry->k.start);
-		values[i++] = Int64GetDatum(f->entry->k.end);
-		if (f->values == NULL)
-		{
-			if (t->append)
-				continue;
-			if (finalize == NULL)
-				finalize = prepare_finalize(t, types);
-			exec_plan(finalize, values, nulls, t->keys->n + 2);
-			continue;
-		}
-		if (insert == NULL)
-			insert = prepare_result_insert(t, types);
-		values[i++] = Int64GetDatum(f->entry->k.end - 1);
-		for (int a = 0; a < t->agg->naggs; a++, i++)
-		{
-			values[i] = f->values[a];
-			nulls[i] = f->nulls[a];
-		}
-		values[i++] = Int32GetDatum(f->fire_count);
-		values[i] = BoolGetDatum(f->is_final);
-		exec_plan(insert, values, nulls, nargs);
+		values[t->keys->n] = Int64GetDatum(f->entry->k.start);
+		values[t->keys->n + 1] = Int64GetDatum(f->entry->k.end);
+		exec_plan(finalize, values, nulls, t->keys->n + 2);
 	}
 }
 
