@@ -79,3 +79,13 @@ stop_cluster() {
 psql_cluster() {
 	as_server_user env PGHOST="$PGHOST" PGUSER=postgres "$PGBIN/psql" -X -v ON_ERROR_STOP=1 "$@"
 }
+
+# For the benchmarks: the median, min and max of the times in $1, separated by spaces.
+stats() {
+	tr -s ' ' '\n' <<<"$1" | grep . | sort -g | awk '
+		{ t[NR] = $1 }
+		END {
+			m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+			print m, t[1], t[NR]
+		}'
+}

@@ -207,16 +207,6 @@ run_all() {
 	done
 }
 
-# Median, min and max of the times in $1, separated by spaces.
-stats() {
-	tr -s ' ' '\n' <<<"$1" | grep . | sort -g | awk '
-		{ t[NR] = $1 }
-		END {
-			m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-			print m, t[1], t[NR]
-		}'
-}
-
 print_row() {
 	local pair=$1 label=$2 times=$3 extra=$4 med min max
 	read -r med min max <<<"$(stats "$times")"

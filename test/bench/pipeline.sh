@@ -338,16 +338,6 @@ SQL
 	echo "stepped runs: $STEPS steps of $(((ROWS + STEPS - 1) / STEPS)) rows; spilled with windowing.state_memory = $TINY_STATE_MEMORY"
 }
 
-# Median, min and max of the times in $1, separated by spaces.
-stats() {
-	tr -s ' ' '\n' <<<"$1" | grep . | sort -g | awk '
-		{ t[NR] = $1 }
-		END {
-			m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-			print m, t[1], t[NR]
-		}'
-}
-
 median() { stats "${TIMES[$1]}" | cut -d' ' -f1; }
 
 # Ratio a / b of two numbers, with 2 decimals.
