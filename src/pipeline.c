@@ -553,7 +553,7 @@ pipeline_step(const char *name, int64 max_rows)
  * identity nor leave anything behind for the next step.
  */
 int64
-pipeline_step_as_owner(const char *name, Oid owner)
+pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows)
 {
 	Oid			save_userid;
 	int			save_sec;
@@ -564,7 +564,7 @@ pipeline_step_as_owner(const char *name, Oid owner)
 	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 	save_nestlevel = NewGUCNestLevel();
-	consumed = pipeline_step(name, 0);
+	consumed = pipeline_step(name, max_rows);
 	AtEOXact_GUC(false, save_nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec);
 	return consumed;

@@ -25,7 +25,7 @@ extern char *pipeline_clock_setting;
 
 extern int64 pipeline_step(const char *name, int64 max_rows);
 extern TimestampTz pipeline_clock(void);
-extern int64 pipeline_step_as_owner(const char *name, Oid owner);
+extern int64 pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows);
 extern void pipeline_lock(const char *name);
 
 #endif							/* WINDOWING_PIPELINE_H */

@@ -198,7 +198,7 @@ queue_reclaim(Oid source)
 	{
 		QueueReader *r = lfirst(lc);
 
-		pipeline_step_as_owner(r->name, r->owner);
+		pipeline_step_as_owner(r->name, r->owner, 0);
 	}
 	if (!all_consumed(source, qualified))
 		elog(ERROR, "queue %s still has rows to consume after its pipelines caught up",

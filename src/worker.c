@@ -61,6 +61,12 @@
 #include "worker.h"
 
 #define QUIET_PERIOD_MS		10000
+/*
+ * Rows per step: a backlog is consumed in steps of this size, so that a
+ * step stays short (a DROP DATABASE waits only five seconds for the worker
+ * to notice it) and its memory bounded.  Results do not depend on it.
+ */
+#define STEP_ROWS			100000
 #define MAX_FAILURES		5
 
 int			worker_poll_interval = 100;
@@ -287,7 +293,7 @@ step_pipeline(const char *name)
 		errcb.arg = unconstify(char *, name);
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
-		consumed = pipeline_step_as_owner(name, owner);
+		consumed = pipeline_step_as_owner(name, owner, STEP_ROWS);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();
