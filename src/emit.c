@@ -414,16 +414,25 @@ firings_to_write(const EmitTarget *t, Operator *op)
 	ctl.entrysize = sizeof(WindowEntry *);
 	ctl.hcxt = CurrentMemoryContext;
 	seen = hash_create("windowing firings", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (int i = list_length(op->firings) - 1; i >= 0; i--)
+	/* newest first, filling an array from its end: linear, unlike lcons */
 	{
-		Firing	   *f = list_nth(op->firings, i);
-		bool		found;
+		int			n = list_length(op->firings);
+		Firing	  **keep = palloc(sizeof(Firing *) * Max(n, 1));
+		int			first = n;
 
-		if (f->values == NULL || f->entry->merged_away)
-			continue;
-		hash_search(seen, &f->entry, HASH_ENTER, &found);
-		if (!found)
-			out = lcons(f, out);
+		for (int i = n - 1; i >= 0; i--)
+		{
+			Firing	   *f = list_nth(op->firings, i);
+			bool		found;
+
+			if (f->values == NULL || f->entry->merged_away)
+				continue;
+			hash_search(seen, &f->entry, HASH_ENTER, &found);
+			if (!found)
+				keep[--first] = f;
+		}
+		for (int i = first; i < n; i++)
+			out = lappend(out, keep[i]);
 	}
 	return out;
 }
