@@ -217,6 +217,7 @@ setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
 
 	d->name = pstrdup(te->resname);
 	d->resulttype = ref->aggtype;
+	get_typlenbyval(d->resulttype, &d->resultlen, &d->resultbyval);
 	d->collation = ref->inputcollid;
 	d->nargs = list_length(ref->args);
 	d->firstarg = firstarg;

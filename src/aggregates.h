@@ -15,6 +15,8 @@ typedef struct AggDef
 {
 	char	   *name;			/* result column */
 	Oid			resulttype;
+	int16		resultlen;		/* to copy a result out of a firing */
+	bool		resultbyval;
 	int			nargs;			/* inputs of the transition function */
 	int			firstarg;		/* where its inputs start in a row's arguments */
 	Oid			transtype;

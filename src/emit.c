@@ -96,21 +96,33 @@ value_bytes(const KeyColumns *k, int i, Datum *value, int32 *len)
 bytea *
 keys_encode(const KeyColumns *k, Datum *values, bool *nulls)
 {
-	StringInfoData buf;
+	const char **bytes = palloc(sizeof(char *) * Max(k->n, 1));
+	int32	   *lens = palloc(sizeof(int32) * Max(k->n, 1));
+	Size		size = VARHDRSZ;
+	bytea	   *key;
+	char	   *p;
 
-	initStringInfo(&buf);
-	appendStringInfoSpaces(&buf, VARHDRSZ);
+	/* sized exactly: this runs for every row */
 	for (int i = 0; i < k->n; i++)
 	{
-		int32		len = -1;
-		const char *bytes = nulls[i] ? NULL : value_bytes(k, i, &values[i], &len);
-
-		appendBinaryStringInfo(&buf, (char *) &len, sizeof(len));
-		if (bytes)
-			appendBinaryStringInfo(&buf, bytes, len);
+		lens[i] = -1;
+		bytes[i] = nulls[i] ? NULL : value_bytes(k, i, &values[i], &lens[i]);
+		size += sizeof(int32) + Max(lens[i], 0);
 	}
-	SET_VARSIZE(buf.data, buf.len);
-	return (bytea *) buf.data;
+	key = palloc(size);
+	SET_VARSIZE(key, size);
+	p = VARDATA(key);
+	for (int i = 0; i < k->n; i++)
+	{
+		memcpy(p, &lens[i], sizeof(int32));
+		p += sizeof(int32);
+		if (bytes[i])
+		{
+			memcpy(p, bytes[i], lens[i]);
+			p += lens[i];
+		}
+	}
+	return key;
 }
 
 /* The typed key values back from keys_encode's bytes. */

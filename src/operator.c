@@ -252,16 +252,11 @@ fire(Operator *op, WindowEntry *e)
 	f->values = palloc(sizeof(Datum) * op->agg->naggs);
 	f->nulls = palloc(sizeof(bool) * op->agg->naggs);
 	agg_final(op->agg, e->states, f->values, f->nulls);
+	/* the state changes on: keep the result of this firing */
 	for (int i = 0; i < op->agg->naggs; i++)
-	{
-		int16		len;
-		bool		byval;
-
-		/* the state changes on: keep the result of this firing */
-		get_typlenbyval(op->agg->aggs[i].resulttype, &len, &byval);
 		if (!f->nulls[i])
-			f->values[i] = datumCopy(f->values[i], byval, len);
-	}
+			f->values[i] = datumCopy(f->values[i], op->agg->aggs[i].resultbyval,
+									 op->agg->aggs[i].resultlen);
 	e->dirty = true;
 	op->firings = lappend(op->firings, f);
 	op->windows_fired++;
