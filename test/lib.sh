@@ -38,8 +38,9 @@ need_packages() {
 	fi
 }
 
-export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-PGBIN=/usr/lib/postgresql/15/bin
+# PG_CONFIG may point at another PostgreSQL 15 installation.
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PGBIN=$("$PG_CONFIG" --bindir)
 
 build_and_install() {
 	say "building and installing the extension"
