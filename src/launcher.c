@@ -48,6 +48,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_database.h"
+#include "commands/trigger.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -76,6 +77,7 @@ typedef struct WorkerSlot
 {
 	Oid			dboid;			/* InvalidOid: free, once pid is 0 too */
 	pid_t		pid;			/* of the attached worker; 0 if none */
+	Latch	   *latch;			/* of the attached worker; NULL if none */
 	uint32		generation;		/* bumped at each registration */
 	bool		wanted;			/* woken: start a worker soon */
 	WorkerExit	exit;			/* why the last worker left */
@@ -128,9 +130,15 @@ static bool warned_starved = false;
 
 /* In any backend: databases to wake when the transaction commits. */
 static List *pending_wakes = NIL;
+
+/* In any backend: the transaction added rows to a queue. */
+static bool pending_rows = false;
 static bool xact_callback_registered = false;
 
 PG_FUNCTION_INFO_V1(windowing_wake_launcher);
+PG_FUNCTION_INFO_V1(windowing_queue_rows_added);
+
+static void wake_worker_now(Oid dboid);
 
 
 /* Shared memory */
@@ -251,11 +259,28 @@ wake_at_commit(XactEvent event, void *arg)
 	ListCell   *lc;
 
 	if (event == XACT_EVENT_COMMIT)
+	{
 		foreach(lc, pending_wakes)
 			wake_now(lfirst_oid(lc));
+		if (pending_rows)
+			wake_worker_now(MyDatabaseId);
+	}
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE)
+	{
 		pending_wakes = NIL;	/* its memory goes with the transaction */
+		pending_rows = false;
+	}
+}
+
+static void
+register_wake_at_commit(void)
+{
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(wake_at_commit, NULL);
+		xact_callback_registered = true;
+	}
 }
 
 /*
@@ -275,14 +300,56 @@ windowing_wake_database(Oid dboid)
 		wake_now(dboid);
 		return;
 	}
-	if (!xact_callback_registered)
-	{
-		RegisterXactCallback(wake_at_commit, NULL);
-		xact_callback_registered = true;
-	}
+	register_wake_at_commit();
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	pending_wakes = list_append_unique_oid(pending_wakes, dboid);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Rows committed into a queue: its worker reads them at once instead of at
+ * its next poll, which is what keeps a window's result a few milliseconds
+ * behind the row that closed it.  Without a running worker, the launcher
+ * starts one.
+ */
+static void
+wake_worker_now(Oid dboid)
+{
+	bool		woken = false;
+
+	LWLockAcquire(shared->lock, LW_SHARED);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		WorkerSlot *slot = &shared->slots[i];
+
+		if (slot->dboid == dboid && slot->latch != NULL)
+		{
+			SetLatch(slot->latch);
+			woken = true;
+		}
+	}
+	LWLockRelease(shared->lock);
+	if (!woken)
+		wake_now(dboid);
+}
+
+/*
+ * SQL: windowing._queue_rows_added(), the statement trigger of every queue:
+ * wakes the database's worker when the transaction commits.
+ */
+Datum
+windowing_queue_rows_added(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("windowing._queue_rows_added() must be called as a trigger")));
+	if (shared != NULL)
+	{
+		register_wake_at_commit();
+		pending_rows = true;
+	}
+	return PointerGetDatum(NULL);
 }
 
 /* SQL: windowing._wake_workers(), for the current database. */
@@ -301,6 +368,7 @@ detach_worker(int code, Datum arg)
 {
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	my_slot->pid = 0;
+	my_slot->latch = NULL;
 	LWLockRelease(shared->lock);
 }
 
@@ -321,7 +389,10 @@ launcher_attach_worker(void)
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	ok = slot->generation == ticket.generation && slot->pid == 0;
 	if (ok)
+	{
 		slot->pid = MyProcPid;
+		slot->latch = MyLatch;
+	}
 	LWLockRelease(shared->lock);
 
 	if (ok)

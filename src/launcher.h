@@ -32,5 +32,6 @@ extern void windowing_wake_database(Oid dboid);
 
 extern PGDLLEXPORT void windowing_launcher_main(Datum main_arg) pg_attribute_noreturn();
 extern PGDLLEXPORT Datum windowing_wake_launcher(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum windowing_queue_rows_added(PG_FUNCTION_ARGS);
 
 #endif							/* WINDOWING_LAUNCHER_H */

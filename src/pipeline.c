@@ -66,6 +66,9 @@ typedef struct Step
 	char	   *tick_lo;		/* NULL: nothing consumed yet */
 	char	   *tick_hi;		/* NULL: no tick open */
 	int64		last_seq;
+	int64		scan_from;		/* every row up to it is consumed or aborted */
+	int64		scan_next;		/* scan_from to be, once scan_next_xid has ended */
+	char	   *scan_next_xid;	/* NULL: no candidate */
 	int64		steps;			/* committed steps so far */
 	TimestampTz now;			/* the step's clock */
 	int64		idle_timeout;	/* microseconds, -1 for none */
@@ -173,7 +176,7 @@ load_step(Step *s, const char *name)
 							  "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
 							  "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
 							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
-							  "idle_timeout, last_row_at "
+							  "idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text "
 							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -220,6 +223,9 @@ load_step(Step *s, const char *name)
 	s->last_row_at = DatumGetTimestampTz(col(20, &isnull));
 	if (isnull)
 		s->last_row_at = DT_NOBEGIN;
+	s->scan_from = DatumGetInt64(col(21, &isnull));
+	s->scan_next = DatumGetInt64(col(22, &isnull));
+	s->scan_next_xid = text_col(23);
 	s->now = pipeline_clock();
 }
 
@@ -346,6 +352,60 @@ feed_chunk(Step *s, MemoryContext rowcxt)
 	}
 }
 
+/* The one value of a one-row query of text parameters. */
+static Datum
+query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool *isnull)
+{
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+
+	if (nargs > 0)
+		args[0] = CStringGetTextDatum(arg1);
+	if (nargs > 1)
+		args[1] = CStringGetTextDatum(arg2);
+	if (SPI_execute_with_args(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not run: %s", sql);
+	return col(1, isnull);
+}
+
+/*
+ * Opens a tick ending now, scanning from scan_from.  Without scan_from
+ * every tick would read the queue from its start, and a step would cost
+ * the queue's length rather than its new rows.  A row's transaction id is
+ * assigned before its arrival number (the queue's column order), so every
+ * row numbered up to the arrival number read below belongs to a
+ * transaction older than ours; once none of those runs at the start of a
+ * tick (our id is at most tick_lo's xmin), every such row is either before
+ * tick_lo or aborted, and the number becomes scan_from.
+ */
+static void
+open_tick(Step *s)
+{
+	bool		isnull;
+
+	if (s->tick_lo && s->scan_next_xid &&
+		DatumGetBool(query_value("SELECT pg_catalog.pg_snapshot_xmin($1::pg_catalog.pg_snapshot) "
+								 "OPERATOR(pg_catalog.>=) $2::pg_catalog.xid8",
+								 2, s->tick_lo, s->scan_next_xid, &isnull)))
+	{
+		s->scan_from = s->scan_next;
+		s->scan_next_xid = NULL;
+	}
+	if (s->scan_next_xid == NULL)
+	{
+		s->scan_next = DatumGetInt64(query_value("SELECT COALESCE(pg_catalog.pg_sequence_last_value("
+												 "'windowing.queue_seq'::pg_catalog.regclass), 0)",
+												 0, NULL, NULL, &isnull));
+		s->scan_next_xid = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text",
+														   0, NULL, NULL, &isnull));
+	}
+	/* a fresh snapshot, not the caller's: everything committed now */
+	s->tick_hi = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
+												 0, NULL, NULL, &isnull));
+	s->last_seq = s->scan_from;
+}
+
 /* Consumes up to max_rows (<= 0: all) rows of the current tick. */
 static void
 consume(Step *s, int64 max_rows)
@@ -355,13 +415,7 @@ consume(Step *s, int64 max_rows)
 												 "windowing row", ALLOCSET_SMALL_SIZES);
 
 	if (s->tick_hi == NULL)
-	{
-		/* a fresh snapshot, not the caller's: everything committed now */
-		if (SPI_execute("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text", false, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not take a snapshot");
-		s->tick_hi = text_col(1);
-		s->last_seq = 0;
-	}
+		open_tick(s);
 	for (;;)
 	{
 		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->rows) : CHUNK_ROWS;
@@ -389,16 +443,16 @@ consume(Step *s, int64 max_rows)
 	/* the tick is consumed: the next one starts where it ended */
 	s->tick_lo = s->tick_hi;
 	s->tick_hi = NULL;
-	s->last_seq = 0;
+	s->last_seq = s->scan_from;
 }
 
 static void
 save_progress(Step *s)
 {
-	Oid			types[11] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
-	INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID};
-	Datum		args[11];
-	char		flags[12] = "           ";
+	Oid			types[14] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID};
+	Datum		args[14];
+	char		flags[15] = "              ";
 	Watermark  *wm = &s->op->wm;
 
 	args[0] = Int32GetDatum(s->id);
@@ -417,6 +471,10 @@ save_progress(Step *s)
 	args[9] = Int64GetDatum(s->late_dropped);
 	args[10] = TimestampTzGetDatum(s->last_row_at);
 	flags[10] = s->last_row_at == DT_NOBEGIN ? 'n' : ' ';
+	args[11] = Int64GetDatum(s->scan_from);
+	args[12] = Int64GetDatum(s->scan_next);
+	args[13] = s->scan_next_xid ? CStringGetTextDatum(s->scan_next_xid) : (Datum) 0;
+	flags[13] = s->scan_next_xid ? ' ' : 'n';
 	if (SPI_execute_with_args("UPDATE windowing.pipeline SET "
 							  "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 							  "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
@@ -424,9 +482,10 @@ save_progress(Step *s)
 							  "windows_fired = windows_fired OPERATOR(pg_catalog.+) $8, "
 							  "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
 							  "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
-							  "last_step_at = pg_catalog.now(), last_row_at = $11 "
+							  "last_step_at = pg_catalog.now(), last_row_at = $11, "
+							  "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8 "
 							  "WHERE id OPERATOR(pg_catalog.=) $1",
-							  11, types, args, flags, false, 0) != SPI_OK_UPDATE)
+							  14, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", s->name);
 }
 

@@ -73,6 +73,13 @@ CONF
 	export PGHOST=$dir PGUSER=postgres PGDATABASE=postgres
 }
 
+# A throwaway cluster in a new temporary folder, $DIR, gone at exit.
+start_temp_cluster() {
+	DIR=$(mktemp -d)
+	trap 'stop_cluster "$DIR"; rm -rf "$DIR"' EXIT
+	start_cluster "$DIR"
+}
+
 stop_cluster() {
 	as_server_user "$PGBIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null || true
 }

@@ -233,9 +233,7 @@ print_table() {
 main() {
 	need_packages
 	build_and_install
-	DIR=$(mktemp -d)
-	trap 'stop_cluster "$DIR"; rm -rf "$DIR"' EXIT
-	start_cluster "$DIR"
+	start_temp_cluster
 	load_data
 	define_tumble
 	define_hop '10 minutes' '5 minutes'

@@ -66,9 +66,7 @@ sql() { PGOPTIONS='-c client_min_messages=warning' psql_cluster -qAt "$@"; }
 
 # The cluster, with no background workers to race process().
 setup_cluster() {
-	DIR=$(mktemp -d)
-	trap 'stop_cluster "$DIR"; rm -rf "$DIR"' EXIT
-	start_cluster "$DIR"
+	start_temp_cluster
 	echo "windowing.max_workers = 0" >>"$DIR/data/postgresql.conf"
 	as_server_user "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w restart >/dev/null
 }

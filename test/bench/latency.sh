@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# End-to-end latency of a pipeline run by the background worker: how long
+# after the row that closes a window commits is the window's result
+# visible?
+#
+# pgbench inserts RATE rows per second into a queue, in transactions of
+# BATCH rows whose event time is the clock at insert, for SECONDS seconds.
+# A tumbling 1 second pipeline (count + sum per key, 1000 keys, no
+# out-of-orderness) fires a window as soon as a row of the next second
+# commits.  A poller reads the pipeline's watermark every millisecond; a
+# watermark is visible exactly when the step that moved it committed its
+# results, in the same transaction.  A window's latency is the time its
+# results became visible minus its end: an upper bound of the time since
+# the closing row's commit, since that row was inserted after the window's
+# end.  It prints the median, p99 and maximum over the windows of the run,
+# twice: with the worker woken by the queue's commits (windowing's
+# default) and, as the baseline, with that wake removed, so that only
+# windowing.poll_interval (100 ms by default) wakes the worker.  Every
+# window's result is checked against the rows: a count per key.
+#
+#   test/bench/latency.sh
+#   RATE=20000 SECONDS_RUN=10 test/bench/latency.sh
+
+set -euo pipefail
+
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+RATE=${RATE:-50000}
+BATCH=${BATCH:-100}
+SECONDS_RUN=${SECONDS_RUN:-20}
+KEYS=1000
+
+sql() { PGOPTIONS='-c client_min_messages=warning' psql_cluster -qAt "$@"; }
+
+setup_cluster() {
+	start_temp_cluster
+	sql >/dev/null <<SQL
+CREATE EXTENSION windowing;
+CREATE TABLE events (key int, ts timestamptz, value int);
+CREATE TABLE truth (key int, ts timestamptz, value int);
+SQL
+	cat >"$DIR/producer.sql" <<SQL
+INSERT INTO events (key, ts, value)
+SELECT 1 + floor(random() * $KEYS)::int, clock_timestamp(), floor(random() * 1000)::int
+FROM generate_series(1, $BATCH);
+SQL
+	chmod a+r "$DIR/producer.sql"
+}
+
+# A fresh pipeline on an empty queue; $1 = wake or poll.
+new_pipeline() {
+	sql >/dev/null <<SQL
+SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines;
+TRUNCATE events;
+CREATE TABLE IF NOT EXISTS seen (watermark bigint, at timestamptz);
+TRUNCATE seen;
+SELECT windowing.create_pipeline('lat', 'events', 'ts', '{key}',
+	windowing.tumbling('1 second'), 'count(*) AS n, sum(value) AS total',
+	max_out_of_orderness => '0');
+SQL
+	[ "$1" = wake ] || sql -c 'DROP TRIGGER windowing_wake ON events'
+	# the worker is up
+	for ((i = 0; i < 100; i++)); do
+		[ "$(sql -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'windowing worker'")" = 1 ] && return 0
+		sleep 0.1
+	done
+	say "the worker did not start"
+	exit 1
+}
+
+# Reads the watermark every millisecond for $1 seconds, recording changes.
+poll() {
+	sql <<SQL
+DO \$\$
+DECLARE
+	w bigint;
+	last bigint;
+	stop timestamptz := clock_timestamp() + interval '$1 seconds';
+BEGIN
+	WHILE clock_timestamp() < stop LOOP
+		SELECT watermark INTO w FROM windowing.pipeline WHERE name = 'lat';
+		IF w IS DISTINCT FROM last THEN
+			INSERT INTO seen VALUES (w, clock_timestamp());
+			last := w;
+		END IF;
+		PERFORM pg_sleep(0.001);
+	END LOOP;
+END
+\$\$;
+SQL
+}
+
+# Runs producer and poller; prints "windows median p99 max" in ms.
+run() {
+	local tps=$((RATE / BATCH)) pid
+	new_pipeline "$1"
+	poll $((SECONDS_RUN + 3)) &
+	pid=$!
+	as_server_user "$PGBIN/pgbench" -h "$PGHOST" -U postgres -n -c 4 -j 2 -R "$tps" \
+		-T "$SECONDS_RUN" -f "$DIR/producer.sql" postgres >"$DIR/pgbench.$1.log" 2>&1 ||
+		{ cat "$DIR/pgbench.$1.log"; exit 1; }
+	wait "$pid"
+	check
+	# whole seconds after the first and before the last full one
+	sql -F ' ' <<SQL
+WITH bounds AS (
+	SELECT date_trunc('second', min(window_start)) + interval '1 second' AS first,
+		date_trunc('second', max(window_start)) AS last
+	FROM lat_results),
+ends AS (
+	SELECT e FROM bounds, generate_series(first + interval '1 second', last, interval '1 second') e),
+lat AS (
+	SELECT extract(epoch FROM (SELECT min(at) FROM seen
+		WHERE watermark >= (extract(epoch FROM e) * 1e6)::bigint
+			- (extract(epoch FROM timestamptz '2000-01-01 00:00:00+00') * 1e6)::bigint - 1) - e) * 1000 AS ms
+	FROM ends)
+SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+	round(max(ms)::numeric, 1)
+FROM lat;
+SQL
+}
+
+# Every fired window counts the rows of its key and second, but for the
+# rows that came after it fired (concurrent producers' clocks interleave,
+# and there is no out-of-orderness allowed): those are in the late table.
+check() {
+	local bad
+	bad=$(sql -c "SELECT count(*) FROM (
+		SELECT key, window_start, n FROM lat_results
+		EXCEPT
+		SELECT key, second, count(*) FROM (
+			SELECT key, date_trunc('second', ts) AS second FROM events_copy
+			EXCEPT ALL
+			SELECT (row_data->>'key')::int, date_trunc('second', event_time) FROM lat_late) r
+		GROUP BY 1, 2) d")
+	[ "$bad" = 0 ] || { say "FAIL: $bad windows differ from the rows"; exit 1; }
+}
+
+main() {
+	need_packages
+	build_and_install
+	setup_cluster
+	# the queue is truncated as it is consumed: keep a copy of the rows
+	sql >/dev/null <<SQL
+CREATE TABLE events_copy (key int, ts timestamptz, value int);
+CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS
+\$\$ BEGIN INSERT INTO events_copy SELECT key, ts, value FROM new_rows; RETURN NULL; END \$\$;
+CREATE TRIGGER keep AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION keep();
+SQL
+	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; 1000 keys; tumbling 1 s, count + sum"
+	printf '%-36s %8s %10s %10s %10s\n' "worker woken by" windows "median ms" "p99 ms" "max ms"
+	for how in wake poll; do
+		sql -c 'TRUNCATE events_copy'
+		read -r n med p99 max <<<"$(run "$how")"
+		[[ "$n" =~ ^[0-9]+$ ]] || exit 1
+		label="commits into the queue"
+		[ "$how" = wake ] || label="polling only (windowing.poll_interval)"
+		printf '%-36s %8s %10s %10s %10s\n' "$label" "$n" "$med" "$p99" "$max"
+	done
+}
+
+main "$@"
