@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# End-to-end latency of a pipeline run by the background worker: how long
-# after the row that closes a window commits is the window's result
-# visible?
+# Pipelines run by the background worker against live producers.
 #
-# pgbench inserts RATE rows per second into a queue, in transactions of
+# 1. End-to-end latency: how long after the row that closes a window
+# commits is the window's result visible?  pgbench inserts RATE rows per second into a queue, in transactions of
 # BATCH rows whose event time is the clock at insert, for SECONDS seconds.
 # A tumbling 1 second pipeline (count + sum per key, 1000 keys, no
 # out-of-orderness) fires a window as soon as a row of the next second
@@ -18,8 +17,16 @@
 # windowing.poll_interval (100 ms by default) wakes the worker.  Every
 # window's result is checked against the rows: a count per key.
 #
-#   test/bench/latency.sh
-#   RATE=20000 SECONDS_RUN=10 test/bench/latency.sh
+# 2. Queue storage: 4 pgbench clients insert QUEUE_ROWS rows (20 million
+# by default; 0 skips this part) in transactions of 1000 rows as fast as
+# they can, while the worker runs a tumbling 1 minute pipeline on them and
+# empties the queue whenever it passes windowing.queue_truncate_size.  It
+# prints the producers' rate, the largest size the queue table reached
+# (sampled every 0.2 s), how long the worker took to drain the queue after
+# the producers stopped, and checks that every row was counted.
+#
+#   test/bench/live.sh
+#   RATE=20000 SECONDS_RUN=10 QUEUE_ROWS=2000000 test/bench/live.sh
 
 set -euo pipefail
 
@@ -29,6 +36,7 @@ set -euo pipefail
 RATE=${RATE:-50000}
 BATCH=${BATCH:-100}
 SECONDS_RUN=${SECONDS_RUN:-20}
+QUEUE_ROWS=${QUEUE_ROWS:-20000000}
 KEYS=1000
 
 sql() { PGOPTIONS='-c client_min_messages=warning' psql_cluster -qAt "$@"; }
@@ -138,6 +146,46 @@ check() {
 	[ "$bad" = 0 ] || { say "FAIL: $bad windows differ from the rows"; exit 1; }
 }
 
+# Part 2: the queue's size while producers go flat out.
+queue_bound() {
+	local clients=4 per_txn=1000 txns start end peak=0 size drained
+	txns=$((QUEUE_ROWS / clients / per_txn))
+	sql >/dev/null <<SQL
+SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines;
+DROP TRIGGER keep ON events;
+TRUNCATE events;
+SELECT windowing.create_pipeline('bound', 'events', 'ts', '{key}',
+	windowing.tumbling('1 minute'), 'count(*) AS n, sum(value) AS total',
+	max_out_of_orderness => '2 seconds', late_table => '');
+SQL
+	sed "s/generate_series(1, $BATCH)/generate_series(1, $per_txn)/" "$DIR/producer.sql" >"$DIR/bulk.sql"
+	chmod a+r "$DIR/bulk.sql"
+	start=$(date +%s.%N)
+	as_server_user "$PGBIN/pgbench" -h "$PGHOST" -U postgres -n -c "$clients" -j 2 \
+		-t "$txns" -f "$DIR/bulk.sql" postgres >"$DIR/pgbench.bulk.log" 2>&1 &
+	local pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		size=$(sql -c "SELECT pg_total_relation_size('events')")
+		((size > peak)) && peak=$size
+		sleep 0.2
+	done
+	wait "$pid" || { cat "$DIR/pgbench.bulk.log"; exit 1; }
+	end=$(date +%s.%N)
+	for ((i = 0; i < 6000; i++)); do
+		[ "$(sql -c "SELECT rows_consumed FROM windowing.pipeline_stats WHERE name = 'bound'")" = \
+			$((txns * clients * per_txn)) ] && break
+		sleep 0.1
+	done
+	drained=$(awk -v a="$(date +%s.%N)" -v b="$end" 'BEGIN { printf "%.1f", a - b }')
+	sql -c "SELECT windowing.advance_watermark('bound', now() + interval '1 hour')" >/dev/null
+	[ "$(sql -c "SELECT sum(n) FROM bound_results")" = $((txns * clients * per_txn)) ] ||
+		{ say "FAIL: rows missing from the results"; exit 1; }
+	awk -v r=$((txns * clients * per_txn)) -v t="$(awk -v a="$end" -v b="$start" 'BEGIN { print a - b }')" \
+		-v p="$peak" -v d="$drained" 'BEGIN {
+		printf "%d rows in %.1f s (%.0fk rows/s); queue peak %.1f MB; drained %s s after the producers stopped\n",
+			r, t, r / t / 1000, p / 1048576, d }'
+}
+
 main() {
 	need_packages
 	build_and_install
@@ -160,6 +208,11 @@ SQL
 		[ "$how" = wake ] || label="polling only (windowing.poll_interval)"
 		printf '%-36s %8s %10s %10s %10s\n' "$label" "$n" "$med" "$p99" "$max"
 	done
+	if ((QUEUE_ROWS > 0)); then
+		echo
+		echo "queue storage: $QUEUE_ROWS rows from 4 clients, 1000 rows per transaction; tumbling 1 minute, count + sum"
+		queue_bound
+	fi
 }
 
 main "$@"
