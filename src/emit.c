@@ -184,7 +184,45 @@ run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
 }
 
-/* Stores the windows the step changed and deletes the ones it dropped. */
+/* Deletes the stored state of the windows that left during the step. */
+static void
+delete_dropped(const EmitTarget *t, Operator *op)
+{
+	int			n = list_length(op->dropped);
+	Datum	   *keys = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
+	Oid			types[4] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
+	Datum		args[4];
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		WindowRef  *w = list_nth(op->dropped, i);
+
+		keys[i] = PointerGetDatum(w->k.key);
+		starts[i] = Int64GetDatum(w->k.start);
+		ends[i] = Int64GetDatum(w->k.end);
+	}
+	args[0] = Int32GetDatum(t->pipeline_id);
+	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(int8_array(starts, n));
+	args[3] = PointerGetDatum(int8_array(ends, n));
+	run("DELETE FROM windowing.window_state AS w "
+		"USING ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(k, s, e) "
+		"WHERE w.pipeline_id OPERATOR(pg_catalog.=) $1 "
+		"AND w.key OPERATOR(pg_catalog.=) u.k "
+		"AND w.window_start OPERATOR(pg_catalog.=) u.s "
+		"AND w.window_end OPERATOR(pg_catalog.=) u.e",
+		4, types, args, SPI_OK_DELETE);
+}
+
+/*
+ * Deletes the stored windows the step dropped, then stores the ones it
+ * changed: in that order, since a session window can leave and come back
+ * with the same bounds.
+ */
 void
 emit_state(const EmitTarget *t, Operator *op)
 {
@@ -195,64 +233,42 @@ emit_state(const EmitTarget *t, Operator *op)
 	Datum	   *fires = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *states = palloc(sizeof(Datum) * Max(n, 1));
 	int			nput = 0;
-	int			ndel = 0;
 	HASH_SEQ_STATUS seq;
 	WindowEntry *e;
 	Oid			types[6] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT4ARRAYOID, BYTEAARRAYOID};
 	Datum		args[6];
 
-	/* deletes first, packed from the end of the same arrays */
+	delete_dropped(t, op);
 	hash_seq_init(&seq, op->windows);
 	while ((e = hash_seq_search(&seq)) != NULL)
 	{
-		int			i;
-
-		if (e->gone ? !e->stored : !e->dirty)
+		if (e->gone || !e->dirty)
 			continue;
-		i = e->gone ? (int) n - 1 - ndel++ : nput++;
-		keys[i] = PointerGetDatum(e->k.key);
-		starts[i] = Int64GetDatum(e->k.start);
-		ends[i] = Int64GetDatum(e->k.end);
-		if (!e->gone)
-		{
-			e->saved = agg_serialize(op->agg, e->states);
-			fires[i] = Int32GetDatum(e->fire_count);
-			states[i] = PointerGetDatum(e->saved);
-		}
+		keys[nput] = PointerGetDatum(e->k.key);
+		starts[nput] = Int64GetDatum(e->k.start);
+		ends[nput] = Int64GetDatum(e->k.end);
+		e->saved = agg_serialize(op->agg, e->states);
+		fires[nput] = Int32GetDatum(e->fire_count);
+		states[nput] = PointerGetDatum(e->saved);
+		nput++;
 	}
+	if (nput == 0)
+		return;
 	args[0] = Int32GetDatum(t->pipeline_id);
-	if (nput > 0)
-	{
-		args[1] = PointerGetDatum(construct_array(keys, nput, BYTEAOID, -1, false, TYPALIGN_INT));
-		args[2] = PointerGetDatum(int8_array(starts, nput));
-		args[3] = PointerGetDatum(int8_array(ends, nput));
-		args[4] = PointerGetDatum(construct_array(fires, nput, INT4OID, 4, true, TYPALIGN_INT));
-		args[5] = PointerGetDatum(construct_array(states, nput, BYTEAOID, -1, false, TYPALIGN_INT));
-		run("INSERT INTO windowing.window_state AS w "
-			"(pipeline_id, key, window_start, window_end, fire_count, state) "
-			"SELECT $1, u.k, u.s, u.e, u.f, u.st "
-			"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
-			"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(k, s, e, f, st) "
-			"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
-			"SET fire_count = excluded.fire_count, state = excluded.state",
-			6, types, args, SPI_OK_INSERT);
-	}
-	if (ndel > 0)
-	{
-		int			first = (int) n - ndel;
-
-		args[1] = PointerGetDatum(construct_array(keys + first, ndel, BYTEAOID, -1, false, TYPALIGN_INT));
-		args[2] = PointerGetDatum(int8_array(starts + first, ndel));
-		args[3] = PointerGetDatum(int8_array(ends + first, ndel));
-		run("DELETE FROM windowing.window_state AS w "
-			"USING ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(k, s, e) "
-			"WHERE w.pipeline_id OPERATOR(pg_catalog.=) $1 "
-			"AND w.key OPERATOR(pg_catalog.=) u.k "
-			"AND w.window_start OPERATOR(pg_catalog.=) u.s "
-			"AND w.window_end OPERATOR(pg_catalog.=) u.e",
-			4, types, args, SPI_OK_DELETE);
-	}
+	args[1] = PointerGetDatum(construct_array(keys, nput, BYTEAOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(int8_array(starts, nput));
+	args[3] = PointerGetDatum(int8_array(ends, nput));
+	args[4] = PointerGetDatum(construct_array(fires, nput, INT4OID, 4, true, TYPALIGN_INT));
+	args[5] = PointerGetDatum(construct_array(states, nput, BYTEAOID, -1, false, TYPALIGN_INT));
+	run("INSERT INTO windowing.window_state AS w "
+		"(pipeline_id, key, window_start, window_end, fire_count, state) "
+		"SELECT $1, u.k, u.s, u.e, u.f, u.st "
+		"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
+		"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(k, s, e, f, st) "
+		"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
+		"SET fire_count = excluded.fire_count, state = excluded.state",
+		6, types, args, SPI_OK_INSERT);
 }
 
 static void
@@ -267,7 +283,7 @@ append_key_list(StringInfo sql, const KeyColumns *k, const char *prefix)
  * parameters, or (batch) many from one array parameter per column.
  */
 static SPIPlanPtr
-prepare_result_insert(const EmitTarget *t, Oid *types, bool batch)
+prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 {
 	StringInfoData sql;
 	int			nargs = 0;
@@ -297,7 +313,7 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch)
 	if (batch)
 		for (int i = 0; i < nargs; i++)
 			types[i] = get_array_type(types[i]);
-	if (!t->append)
+	if (upsert)
 	{
 		appendStringInfoString(&sql, " ON CONFLICT (");
 		append_key_list(&sql, t->keys, "");
@@ -370,10 +386,10 @@ firing_row(const EmitTarget *t, const Firing *f, Datum *values, bool *nulls)
 {
 	int			i = t->keys->n;
 
-	keys_decode(t->keys, f->entry->k.key, values, nulls);
-	values[i++] = Int64GetDatum(f->entry->k.start);
-	values[i++] = Int64GetDatum(f->entry->k.end);
-	values[i++] = Int64GetDatum(f->entry->k.end - 1);
+	keys_decode(t->keys, f->win->k.key, values, nulls);
+	values[i++] = Int64GetDatum(f->win->k.start);
+	values[i++] = Int64GetDatum(f->win->k.end);
+	values[i++] = Int64GetDatum(f->win->k.end - 1);
 	for (int a = 0; a < t->agg->naggs; a++, i++)
 	{
 		values[i] = f->values[a];
@@ -422,8 +438,8 @@ firings_to_write(const EmitTarget *t, Operator *op)
 				out = lappend(out, lfirst(lc));
 		return out;
 	}
-	ctl.keysize = sizeof(WindowEntry *);
-	ctl.entrysize = sizeof(WindowEntry *);
+	ctl.keysize = sizeof(WindowRef *);
+	ctl.entrysize = sizeof(WindowRef *);
 	ctl.hcxt = CurrentMemoryContext;
 	seen = hash_create("windowing firings", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	/* newest first, filling an array from its end: linear, unlike lcons */
@@ -437,9 +453,9 @@ firings_to_write(const EmitTarget *t, Operator *op)
 			Firing	   *f = list_nth(op->firings, i);
 			bool		found;
 
-			if (f->values == NULL || f->entry->merged_away)
+			if (f->values == NULL || f->win->merged_away)
 				continue;
-			hash_search(seen, &f->entry, HASH_ENTER, &found);
+			hash_search(seen, &f->win, HASH_ENTER, &found);
 			if (!found)
 				keep[--first] = f;
 		}
@@ -451,7 +467,7 @@ firings_to_write(const EmitTarget *t, Operator *op)
 
 /* All of them in one INSERT over arrays, one per column. */
 static void
-insert_batch(const EmitTarget *t, List *firings, int nargs)
+insert_batch(const EmitTarget *t, List *firings, int nargs, bool upsert)
 {
 	int			n = list_length(firings);
 	Oid		   *types = palloc(sizeof(Oid) * nargs);
@@ -460,7 +476,7 @@ insert_batch(const EmitTarget *t, List *firings, int nargs)
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	bool	   *nulls = palloc0(sizeof(bool) * nargs);
 	Datum	   *arrays = palloc(sizeof(Datum) * nargs);
-	SPIPlanPtr	plan = prepare_result_insert(t, types, true);
+	SPIPlanPtr	plan = prepare_result_insert(t, types, true, upsert);
 	int			r = 0;
 	ListCell   *lc;
 
@@ -497,45 +513,79 @@ insert_batch(const EmitTarget *t, List *firings, int nargs)
 		elog(ERROR, "could not write the fired windows");
 }
 
-/* Writes every firing of the step, in firing order, then finalities. */
-void
-emit_firings(const EmitTarget *t, Operator *op)
+/* Writes firings in one statement if it can, else one each. */
+static void
+insert_firings(const EmitTarget *t, List *firings, bool upsert)
 {
 	int			nargs = t->keys->n + 3 + t->agg->naggs + 2;
 	Oid		   *types = palloc(sizeof(Oid) * nargs);
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	bool	   *nulls = palloc0(sizeof(bool) * nargs);
+	SPIPlanPtr	insert;
+	ListCell   *lc;
+
+	if (firings == NIL)
+		return;
+	if (batchable(t))
+	{
+		insert_batch(t, firings, nargs, upsert);
+		return;
+	}
+	insert = prepare_result_insert(t, types, false, upsert);
+	foreach(lc, firings)
+	{
+		memset(nulls, 0, sizeof(bool) * nargs);
+		firing_row(t, lfirst(lc), values, nulls);
+		exec_plan(insert, values, nulls, nargs);
+	}
+}
+
+/*
+ * Writes every firing of the step, in firing order, then finalities.  The
+ * first firing of a fixed window is a plain INSERT: no row can exist for
+ * it, and most windows fire once, so most rows skip ON CONFLICT's check.
+ */
+void
+emit_firings(const EmitTarget *t, Operator *op)
+{
+	int			nargs = t->keys->n + 2;
+	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	Datum	   *values = palloc(sizeof(Datum) * nargs);
+	bool	   *nulls = palloc0(sizeof(bool) * nargs);
 	List	   *firings = firings_to_write(t, op);
+	List	   *first = NIL;
+	List	   *again = NIL;
 	SPIPlanPtr	finalize = NULL;
 	ListCell   *lc;
 
-	if (firings != NIL && batchable(t))
-		insert_batch(t, firings, nargs);
-	else if (firings != NIL)
-	{
-		SPIPlanPtr	insert = prepare_result_insert(t, types, false);
-
-		foreach(lc, firings)
-		{
-			memset(nulls, 0, sizeof(bool) * nargs);
-			firing_row(t, lfirst(lc), values, nulls);
-			exec_plan(insert, values, nulls, nargs);
-		}
-	}
 	if (t->append)
+	{
+		insert_firings(t, firings, false);
 		return;
+	}
+	foreach(lc, firings)
+	{
+		Firing	   *f = lfirst(lc);
+
+		if (t->fixed_windows && f->fire_count == 1)
+			first = lappend(first, f);
+		else
+			again = lappend(again, f);
+	}
+	insert_firings(t, first, false);
+	insert_firings(t, again, true);
 	foreach(lc, op->firings)
 	{
 		Firing	   *f = lfirst(lc);
 
-		if (f->values != NULL || f->entry->merged_away)
+		if (f->values != NULL || f->win->merged_away)
 			continue;
 		if (finalize == NULL)
 			finalize = prepare_finalize(t, types);
 		memset(nulls, 0, sizeof(bool) * nargs);
-		keys_decode(t->keys, f->entry->k.key, values, nulls);
-		values[t->keys->n] = Int64GetDatum(f->entry->k.start);
-		values[t->keys->n + 1] = Int64GetDatum(f->entry->k.end);
+		keys_decode(t->keys, f->win->k.key, values, nulls);
+		values[t->keys->n] = Int64GetDatum(f->win->k.start);
+		values[t->keys->n + 1] = Int64GetDatum(f->win->k.end);
 		exec_plan(finalize, values, nulls, t->keys->n + 2);
 	}
 }
@@ -559,11 +609,11 @@ emit_superseded(const EmitTarget *t, Operator *op)
 	plan = prepare_on_window(t, "DELETE FROM %s AS r WHERE ", types);
 	foreach(lc, op->superseded)
 	{
-		WindowEntry *e = lfirst(lc);
+		WindowRef  *w = lfirst(lc);
 
-		keys_decode(t->keys, e->k.key, values, nulls);
-		values[t->keys->n] = Int64GetDatum(e->k.start);
-		values[t->keys->n + 1] = Int64GetDatum(e->k.end);
+		keys_decode(t->keys, w->k.key, values, nulls);
+		values[t->keys->n] = Int64GetDatum(w->k.start);
+		values[t->keys->n + 1] = Int64GetDatum(w->k.end);
 		exec_plan(plan, values, nulls, nargs);
 	}
 }

@@ -207,10 +207,12 @@ entry_for(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 	}
 	if (*created)
 	{
+		e->ref = palloc(sizeof(WindowRef));
+		e->ref->k = e->k;
+		e->ref->merged_away = false;
 		e->fire_count = 0;
 		e->dirty = false;
 		e->gone = false;
-		e->merged_away = false;
 		e->saved = NULL;
 		e->in_fire_heap = false;
 		e->in_cleanup_heap = !op->counting;
@@ -246,7 +248,7 @@ fire(Operator *op, WindowEntry *e)
 {
 	Firing	   *f = palloc(sizeof(Firing));
 
-	f->entry = e;
+	f->win = e->ref;
 	f->fire_count = ++e->fire_count;
 	f->is_final = wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
 	f->values = palloc(sizeof(Datum) * op->agg->naggs);
@@ -262,17 +264,31 @@ fire(Operator *op, WindowEntry *e)
 	op->windows_fired++;
 }
 
+/*
+ * A window leaves: its stored state is to be deleted, and its entry leaves
+ * the table at the next op_compact, so that the table holds the live
+ * windows only, however many a step goes through.
+ */
+static void
+leave(Operator *op, WindowEntry *e)
+{
+	e->gone = true;
+	if (e->stored)
+		op->dropped = lappend(op->dropped, e->ref);
+	op->leaving = lappend(op->leaving, e);
+}
+
 /* A window's end of life after it fired: its last result becomes final. */
 static void
 finalize(Operator *op, WindowEntry *e)
 {
 	Firing	   *f;
 
-	e->gone = true;
+	leave(op, e);
 	if (op->lateness == 0)
 		return;					/* fired and cleaned at once: already final */
 	f = palloc0(sizeof(Firing));
-	f->entry = e;
+	f->win = e->ref;
 	f->fire_count = e->fire_count;
 	f->is_final = true;
 	op->firings = lappend(op->firings, f);
@@ -371,10 +387,10 @@ supersede(Operator *op, WindowEntry *e)
 	if (e->in_cleanup_heap)
 		pairingheap_remove(op->cleanup_timers, &e->cleanup_node);
 	e->in_fire_heap = e->in_cleanup_heap = false;
-	e->gone = true;
-	e->merged_away = true;
+	e->ref->merged_away = true;
+	leave(op, e);
 	if (e->fire_count > 0)
-		op->superseded = lappend(op->superseded, e);
+		op->superseded = lappend(op->superseded, e->ref);
 }
 
 /*
@@ -499,6 +515,8 @@ fire_count_window(Operator *op, SessionKey *sk, WindowEntry *last)
 	w->k.key = last->k.key;
 	w->k.start = first * op->spec->rows_slide + 1;
 	w->k.end = last->k.start * op->spec->rows_slide + last->fire_count + 1;
+	w->ref = palloc0(sizeof(WindowRef));
+	w->ref->k = w->k;
 	w->states = last->states;	/* one pane: the window is the pane */
 	if (panes > 1)
 	{
@@ -539,7 +557,7 @@ count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
 			if (old->k.start > p - panes)
 				keep = lappend(keep, old);
 			else
-				old->gone = true;
+				leave(op, old);
 		}
 		pane = entry_for(op, key, p, p + 1, &created);
 		agg_init(op->agg, pane->states);
@@ -620,6 +638,54 @@ op_advance_watermark(Operator *op, int64 to)
 	if (op->counting && to == WMK_END)
 		flush_count_windows(op);
 	MemoryContextSwitchTo(old);
+}
+
+/* The live windows of a key, without those gone since. */
+static void
+prune_live(SessionKey *sk)
+{
+	List	   *live = NIL;
+	ListCell   *lc;
+
+	foreach(lc, sk->live)
+		if (!((WindowEntry *) lfirst(lc))->gone)
+			live = lappend(live, lfirst(lc));
+	sk->live = live;
+}
+
+/*
+ * Takes the windows gone since the last call out of the table.  Called
+ * between chunks of rows: a table of every window a long step went
+ * through would make each lookup a walk through memory.
+ */
+void
+op_compact(Operator *op)
+{
+	ListCell   *lc;
+
+	if (op->leaving == NIL)
+		return;
+	if (op->sessions)
+	{
+		HASH_SEQ_STATUS seq;
+		SessionKey *sk;
+
+		hash_seq_init(&seq, op->sessions);
+		while ((sk = hash_seq_search(&seq)) != NULL)
+			prune_live(sk);
+	}
+	foreach(lc, op->leaving)
+	{
+		WindowEntry *e = lfirst(lc);
+
+		/* a session window may have come back, or left twice */
+		if (e->gone && hash_search(op->windows, &e->k, HASH_FIND, NULL) == e)
+		{
+			Assert(!e->in_fire_heap && !e->in_cleanup_heap);
+			hash_search(op->windows, &e->k, HASH_REMOVE, NULL);
+		}
+	}
+	op->leaving = NIL;
 }
 
 static void

@@ -24,16 +24,27 @@ typedef struct WindowKey
 	int64		end;
 } WindowKey;
 
+/*
+ * A window's identity.  It outlives the window's entry, which leaves the
+ * operator's table as soon as the window is gone, for the firings and the
+ * state deletions that still name it.
+ */
+typedef struct WindowRef
+{
+	WindowKey	k;
+	bool		merged_away;	/* gone into a bigger session window */
+} WindowRef;
+
 typedef struct WindowEntry
 {
 	WindowKey	k;				/* hash key, must be first */
+	WindowRef  *ref;
 	pairingheap_node fire_node;
 	pairingheap_node cleanup_node;
 	int			fire_count;
 	bool		stored;			/* a row exists in window_state */
 	bool		dirty;			/* changed since loaded */
-	bool		gone;			/* cleaned up or merged away: drop from window_state */
-	bool		merged_away;	/* gone into a bigger session window */
+	bool		gone;			/* cleaned up or merged away */
 	bool		in_fire_heap;
 	bool		in_cleanup_heap;
 	AggValue   *states;
@@ -43,7 +54,7 @@ typedef struct WindowEntry
 /* One firing of a window, with its results at that moment. */
 typedef struct Firing
 {
-	WindowEntry *entry;
+	WindowRef  *win;
 	int			fire_count;
 	bool		is_final;
 	Datum	   *values;
@@ -74,7 +85,9 @@ typedef struct Operator
 	WmWindow   *scratch;		/* spec->max_windows */
 	List	   *firings;		/* Firing *, in firing order */
 	List	   *late;			/* LateRow * */
-	List	   *superseded;		/* WindowEntry *, fired, then merged away */
+	List	   *superseded;		/* WindowRef *, fired, then merged away */
+	List	   *dropped;		/* WindowRef *, stored, then gone */
+	List	   *leaving;		/* WindowEntry *, gone, still in the table */
 	HTAB	   *sessions;		/* session and count windows: key -> its live windows */
 	bool		counting;		/* count windows: entries are panes of rows */
 	int64		windows_fired;
@@ -87,6 +100,7 @@ extern void op_load(Operator *op, bytea *key, int64 start, int64 end,
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   int64 gap, bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
+extern void op_compact(Operator *op);
 extern char *op_image(Operator *op, Size *size);
 extern void op_load_image(Operator *op, const char *image, Size size);
 

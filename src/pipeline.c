@@ -204,6 +204,8 @@ load_step(Step *s, const char *name)
 	if (!isnull)
 		s->target.late_table = relation_name(late, "late table");
 	s->target.append = DatumGetBool(col(12, &isnull));
+	/* session bounds recur after merges, count windows at each flush */
+	s->target.fixed_windows = s->spec.kind != WK_SESSION && s->spec.kind != WK_COUNT;
 	s->target.is_timestamp = s->is_ts;
 	s->target.window_type = s->spec.kind == WK_COUNT || !s->is_ts ? INT8OID : TIMESTAMPTZOID;
 	s->target.keys = &s->keys;
@@ -435,6 +437,7 @@ consume(Step *s, int64 max_rows)
 			elog(ERROR, "could not read the queue");
 		got = SPI_processed;
 		feed_chunk(s, rowcxt);
+		op_compact(s->op);
 		SPI_freetuptable(SPI_tuptable);
 		s->rows += got;
 		if (got < (uint64) want)
@@ -841,7 +844,7 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	load_state(&s);
 	hash_seq_init(&seq, s.op->windows);
 	while ((e = hash_seq_search(&seq)) != NULL)
-		if (e->fire_count == 0)
+		if (e->fire_count == 0 && !e->gone)
 			put_open_window(&s, e, rsi);
 	SPI_finish();
 	AtEOXact_GUC(true, nestlevel);
