@@ -9,6 +9,11 @@ ALTER TABLE windowing.pipeline
     ADD COLUMN scan_next bigint,
     ADD COLUMN scan_next_xid xid8;
 
+-- Sliding windows of pipelines created from 0.3 on may be kept as slices
+-- (operator.c); older pipelines keep their state per window.
+ALTER TABLE windowing.pipeline ADD COLUMN sliced boolean NOT NULL DEFAULT false;
+ALTER TABLE windowing.pipeline ALTER COLUMN sliced SET DEFAULT true;
+
 -- Rows committed into a queue wake its database's worker at once, so a
 -- window's result follows the row that closed it within milliseconds
 -- instead of a poll interval.

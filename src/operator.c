@@ -17,6 +17,7 @@
 #include "compat.h"
 
 #include "common/hashfn.h"
+#include "common/int.h"
 #include "lib/stringinfo.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -98,11 +99,17 @@ cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg
 	return -firing_order(x, y);
 }
 
-/* The live session windows of one key (merging needs them by key). */
+/*
+ * The live entries of one key: session windows (merging needs them by
+ * key), count panes, or time slices in start order.
+ */
 typedef struct SessionKey
 {
 	bytea	   *key;			/* hash key, must be first */
 	List	   *live;			/* WindowEntry * */
+	pairingheap_node timer;		/* sliced: in key_timers */
+	int64		next_end;		/* sliced: its next window to fire ends here */
+	bool		in_timers;
 } SessionKey;
 
 static uint32
@@ -129,6 +136,7 @@ session_key(Operator *op, bytea *key)
 	{
 		sk->key = DatumGetByteaPCopy(PointerGetDatum(key));
 		sk->live = NIL;
+		sk->in_timers = false;
 	}
 	return sk;
 }
@@ -141,9 +149,52 @@ session_track(Operator *op, WindowEntry *e)
 	sk->live = lappend(sk->live, e);
 }
 
+static void load_slice(Operator *op, WindowEntry *e);
+static void fire_sliced(Operator *op);
+
+/* Sliced: the key with the earliest next window first, then by key. */
+static int
+key_timer_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
+{
+	const SessionKey *x = pairingheap_const_container(SessionKey, timer, a);
+	const SessionKey *y = pairingheap_const_container(SessionKey, timer, b);
+
+	if (x->next_end != y->next_end)
+		return x->next_end < y->next_end ? 1 : -1;
+	return -key_cmp(x->key, y->key);
+}
+
+static int64
+gcd64(int64 a, int64 b)
+{
+	while (b != 0)
+	{
+		int64		t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * Whether sliding windows can be computed from slices (below): fixed
+ * lengths, aggregates that combine, and no allowed lateness, so that a
+ * window fires once, when the watermark passes it, and is gone at once.
+ * may_slice is false for pipelines whose stored state is per window.
+ */
+static bool
+can_slice(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice)
+{
+	const char *which;
+
+	return may_slice && spec->kind == WK_HOP && !spec->calendar &&
+		spec->size != spec->slide && lateness == 0 && agg_can_combine(agg, &which);
+}
+
 /* An operator whose entries, firings and late rows live in the current context. */
 Operator *
-op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness)
+op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice)
 {
 	Operator   *op = palloc0(sizeof(Operator));
 	HASHCTL		ctl;
@@ -160,7 +211,13 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness)
 	op->windows = hash_create("windowing windows", 1024, &ctl,
 							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 	op->counting = spec->kind == WK_COUNT;
-	if (spec->kind == WK_SESSION || op->counting)
+	op->sliced = can_slice(spec, agg, lateness, may_slice);
+	if (op->sliced)
+	{
+		op->slice = gcd64(spec->size, spec->slide);
+		op->key_timers = pairingheap_allocate(key_timer_cmp, NULL);
+	}
+	if (spec->kind == WK_SESSION || op->counting || op->sliced)
 	{
 		HASHCTL		sctl;
 
@@ -215,8 +272,8 @@ entry_for(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 		e->gone = false;
 		e->saved = NULL;
 		e->in_fire_heap = false;
-		e->in_cleanup_heap = !op->counting;
-		/* count windows have no timers */
+		e->in_cleanup_heap = !op->counting && !op->sliced;
+		/* count panes and slices have no timers */
 		if (e->in_cleanup_heap)
 			pairingheap_add(op->cleanup_timers, &e->cleanup_node);
 	}
@@ -236,9 +293,11 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 	e->stored = true;
 	e->saved = DatumGetByteaPCopy(PointerGetDatum(state));
 	agg_deserialize(op->agg, state, e->states);
-	if (fire_count == 0 && !op->counting)
+	if (op->sliced)
+		load_slice(op, e);
+	else if (fire_count == 0 && !op->counting)
 		add_fire_timer(op, e);
-	if (op->sessions)
+	if (op->sessions && !op->sliced)
 		session_track(op, e);
 	MemoryContextSwitchTo(old);
 }
@@ -300,6 +359,11 @@ on_watermark(Operator *op)
 {
 	int64		w = op->wm.value;
 
+	if (op->sliced)
+	{
+		fire_sliced(op);
+		return;
+	}
 	while (!pairingheap_is_empty(op->fire_timers))
 	{
 		WindowEntry *e = pairingheap_container(WindowEntry, fire_node,
@@ -504,19 +568,32 @@ pane_order(const ListCell *a, const ListCell *b)
  * Fires the window ending with pane "last" (full or, at flush, not),
  * combining its panes in order, so that collected rows keep arrival order.
  */
+/*
+ * A window made of parts (count panes, slices) only to fire it: no table
+ * entry, no timers, no stored state.
+ */
+static WindowEntry *
+part_window(bytea *key, int64 start, int64 end)
+{
+	WindowEntry *w = palloc0(sizeof(WindowEntry));
+
+	w->k.key = key;
+	w->k.start = start;
+	w->k.end = end;
+	w->ref = palloc0(sizeof(WindowRef));
+	w->ref->k = w->k;
+	return w;
+}
+
 static void
 fire_count_window(Operator *op, SessionKey *sk, WindowEntry *last)
 {
 	int64		panes = op->spec->rows / op->spec->rows_slide;
 	int64		first = Max(last->k.start - panes + 1, 0);
-	WindowEntry *w = palloc0(sizeof(WindowEntry));
+	WindowEntry *w = part_window(last->k.key, first * op->spec->rows_slide + 1,
+								 last->k.start * op->spec->rows_slide + last->fire_count + 1);
 	ListCell   *lc;
 
-	w->k.key = last->k.key;
-	w->k.start = first * op->spec->rows_slide + 1;
-	w->k.end = last->k.start * op->spec->rows_slide + last->fire_count + 1;
-	w->ref = palloc0(sizeof(WindowRef));
-	w->ref->k = w->k;
 	w->states = last->states;	/* one pane: the window is the pane */
 	if (panes > 1)
 	{
@@ -587,6 +664,185 @@ flush_count_windows(Operator *op)
 	}
 }
 
+/*
+ * Sliding windows from slices, as Flink's sliced window aggregation: a
+ * row goes into one slice of gcd(size, slide), instead of into each of its
+ * size / slide windows; a window is the combination of its slices, made
+ * when it fires.  Each key waits in key_timers for its next window, the
+ * earliest one holding a slice, so firing follows Flink's order (end, key)
+ * and costs nothing for windows without rows.
+ */
+
+/* The ends of the first and the last window holding slice start ps. */
+static void
+slice_ends(const Operator *op, int64 ps, int64 *first, int64 *last)
+{
+	int64		s;
+
+	if (!wm_align_start(ps, op->spec->slide, op->spec->phase, &s) ||
+		pg_add_s64_overflow(s, op->spec->size, last))
+		*last = PG_INT64_MAX;
+	*first = *last - (*last - ps - 1) / op->spec->slide * op->spec->slide;
+}
+
+/* The key's next window ends at "end", unless an earlier one is due. */
+static void
+key_timer_at(Operator *op, SessionKey *sk, int64 end)
+{
+	if (sk->in_timers)
+	{
+		if (sk->next_end <= end)
+			return;
+		pairingheap_remove(op->key_timers, &sk->timer);
+	}
+	sk->next_end = end;
+	pairingheap_add(op->key_timers, &sk->timer);
+	sk->in_timers = true;
+}
+
+/* Keeps the key's slices in start order (rows arrive mostly in order). */
+static void
+slice_track(SessionKey *sk, WindowEntry *e)
+{
+	int			i = list_length(sk->live);
+
+	while (i > 0 && ((WindowEntry *) list_nth(sk->live, i - 1))->k.start > e->k.start)
+		i--;
+	sk->live = list_insert_nth(sk->live, i, e);
+}
+
+/* A stored slice: its key waits for the first of its windows not fired. */
+static void
+load_slice(Operator *op, WindowEntry *e)
+{
+	SessionKey *sk = session_key(op, e->k.key);
+	int64		first;
+	int64		last;
+	int64		w = op->wm.value;
+
+	slice_track(sk, e);
+	slice_ends(op, e->k.start, &first, &last);
+	if (w != WMK_NONE && first - 1 <= w)
+		first += ((w - (first - 1)) / op->spec->slide + 1) * op->spec->slide;
+	if (first <= last)
+		key_timer_at(op, sk, first);
+}
+
+static void
+slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
+		  Datum *args, bool *argnulls)
+{
+	WmWindow   *w = op->scratch;	/* latest start first */
+	int			live = n;
+	List	   *missed = NIL;
+	SessionKey *sk;
+	WindowEntry *slice;
+	int64		start;
+	bool		created;
+
+	while (live > 0 && wmk_window_expired(w[live - 1].end - 1, 0, op->wm.value))
+		live--;
+	for (int i = live; i < n; i++)
+	{
+		WmWindow   *copy = palloc(sizeof(WmWindow));
+
+		*copy = w[i];
+		missed = lappend(missed, copy);
+	}
+	if (missed != NIL)
+		add_late(op, seq, false, ts, live == 0 ? "late" : "late for some windows", missed);
+	if (live == 0)
+		return;
+	start = w[0].start + (ts - w[0].start) / op->slice * op->slice;
+	sk = session_key(op, key);
+	slice = entry_for(op, key, start, start + op->slice, &created);
+	if (created)
+	{
+		agg_init(op->agg, slice->states);
+		slice_track(sk, slice);
+	}
+	agg_advance(op->agg, slice->states, args, argnulls);
+	slice->dirty = true;
+	key_timer_at(op, sk, w[live - 1].end);
+}
+
+/* The key's window ending at "end": the combination of its slices. */
+static WindowEntry *
+sliced_window(Operator *op, SessionKey *sk, int64 end, bool *has_rows)
+{
+	WindowEntry *w = part_window(sk->key, end - op->spec->size, end);
+	ListCell   *lc;
+
+	*has_rows = false;
+	w->states = palloc(sizeof(AggValue) * op->agg->naggs);
+	agg_init(op->agg, w->states);
+	foreach(lc, sk->live)
+	{
+		WindowEntry *s = lfirst(lc);
+
+		if (s->k.start >= end)
+			break;
+		if (s->k.start >= w->k.start)
+		{
+			agg_combine(op->agg, w->states, s->states);
+			*has_rows = true;
+		}
+	}
+	return w;
+}
+
+/*
+ * After the window ending at "fired": slices no later window holds leave,
+ * and the key waits for its next window holding a slice, if any.
+ */
+static void
+next_slice_window(Operator *op, SessionKey *sk, int64 fired)
+{
+	List	   *keep = NIL;
+	ListCell   *lc;
+	int64		next;
+	int64		first;
+	int64		last;
+
+	if (pg_add_s64_overflow(fired, op->spec->slide, &next))
+		next = PG_INT64_MAX;
+	foreach(lc, sk->live)
+	{
+		WindowEntry *s = lfirst(lc);
+
+		slice_ends(op, s->k.start, &first, &last);
+		if (last < next || fired == PG_INT64_MAX)
+			leave(op, s);
+		else
+			keep = lappend(keep, s);
+	}
+	sk->live = keep;
+	if (keep == NIL)
+		return;
+	slice_ends(op, ((WindowEntry *) linitial(keep))->k.start, &first, &last);
+	key_timer_at(op, sk, Max(next, first));
+}
+
+static void
+fire_sliced(Operator *op)
+{
+	bool		has_rows;
+
+	while (!pairingheap_is_empty(op->key_timers))
+	{
+		SessionKey *sk = pairingheap_container(SessionKey, timer,
+											   pairingheap_first(op->key_timers));
+		int64		end = sk->next_end;
+
+		if (!wmk_window_fires(end - 1, op->wm.value))
+			break;
+		pairingheap_remove_first(op->key_timers);
+		sk->in_timers = false;
+		fire(op, sliced_window(op, sk, end, &has_rows));
+		next_slice_window(op, sk, end);
+	}
+}
+
 /* One row, in arrival order. */
 void
 op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
@@ -602,7 +858,8 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		MemoryContextSwitchTo(old);
 		return;
 	}
-	if (op->sessions && !ts_null && !(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
+	if (op->spec->kind == WK_SESSION && !ts_null &&
+		!(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
 	{
 		session_row(op, seq, ts, gap, key, args, argnulls);
 		if (wmk_observe(&op->wm, ts))
@@ -610,10 +867,16 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		MemoryContextSwitchTo(old);
 		return;
 	}
-	n = (ts_null || op->sessions) ? -1 : spec_windows(op->spec, ts, op->scratch);
+	n = (ts_null || (op->sessions && !op->sliced)) ? -1 : spec_windows(op->spec, ts, op->scratch);
 	if (n < 0)
 		add_late(op, seq, ts_null, ts,
 				 ts_null ? "event time is null" : "event time out of range", NIL);
+	else if (op->sliced)
+	{
+		slice_row(op, seq, ts, n, key, args, argnulls);
+		if (wmk_observe(&op->wm, ts))
+			on_watermark(op);
+	}
 	else
 	{
 		missed = add_to_windows(op, n, key, args, argnulls);
@@ -686,6 +949,53 @@ op_compact(Operator *op)
 		}
 	}
 	op->leaving = NIL;
+}
+
+/* Sliced: each key's windows not fired yet, from its next one on. */
+static void
+open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
+{
+	HASH_SEQ_STATUS seq;
+	SessionKey *sk;
+
+	hash_seq_init(&seq, op->sessions);
+	while ((sk = hash_seq_search(&seq)) != NULL)
+	{
+		WindowEntry *newest;
+		int64		first;
+		int64		last;
+
+		if (!sk->in_timers)
+			continue;
+		newest = llast(sk->live);
+		slice_ends(op, newest->k.start, &first, &last);
+		for (int64 end = sk->next_end; end <= last; end += op->spec->slide)
+		{
+			bool		has_rows;
+			WindowEntry *w = sliced_window(op, sk, end, &has_rows);
+
+			if (has_rows)
+				fn(w, arg);
+		}
+	}
+}
+
+/* Calls fn for each window that has rows and has not fired yet. */
+void
+op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
+{
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+
+	if (op->sliced)
+	{
+		open_sliced_windows(op, fn, arg);
+		return;
+	}
+	hash_seq_init(&seq, op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->fire_count == 0 && !e->gone)
+			fn(e, arg);
 }
 
 static void

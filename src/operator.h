@@ -88,19 +88,24 @@ typedef struct Operator
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
 	List	   *dropped;		/* WindowRef *, stored, then gone */
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
-	HTAB	   *sessions;		/* session and count windows: key -> its live windows */
+	HTAB	   *sessions;		/* session, count, sliced: key -> its live entries */
 	bool		counting;		/* count windows: entries are panes of rows */
+	bool		sliced;			/* sliding windows: entries are slices of time */
+	int64		slice;			/* sliced: the slices' length */
+	pairingheap *key_timers;	/* sliced: keys by the end of their next window */
 	int64		windows_fired;
 } Operator;
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
-						   int64 lateness);
+						   int64 lateness, bool may_slice);
 extern void op_load(Operator *op, bytea *key, int64 start, int64 end,
 					int fire_count, bytea *state);
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   int64 gap, bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
 extern void op_compact(Operator *op);
+extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),
+							void *arg);
 extern char *op_image(Operator *op, Size *size);
 extern void op_load_image(Operator *op, const char *image, Size size);
 

@@ -176,7 +176,7 @@ load_step(Step *s, const char *name)
 							  "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
 							  "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
 							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
-							  "idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text "
+							  "idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced "
 							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -194,7 +194,8 @@ load_step(Step *s, const char *name)
 	spec_from_assigner(&s->spec, DatumGetHeapTupleHeader(col(6, &isnull)), s->is_ts);
 	s->agg = agg_prepare(s->source, text_col(7));
 	delay = col(8, &delay_null);
-	s->op = op_create(&s->spec, s->agg, duration(col(9, &isnull), s->is_ts, "allowed_lateness"));
+	s->op = op_create(&s->spec, s->agg, duration(col(9, &isnull), s->is_ts, "allowed_lateness"),
+					  DatumGetBool(col(24, &isnull)));
 	wm = &s->op->wm;
 	wmk_init(wm, delay_null ? 0 : duration(delay, s->is_ts, "max_out_of_orderness"), !delay_null);
 	s->target.pipeline_id = s->id;
@@ -787,10 +788,19 @@ json_of(int n, char **names, Oid *types, Datum *values, bool *nulls)
 	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
 }
 
+/* Where open_windows() puts its rows. */
+typedef struct OpenWindows
+{
+	Step	   *step;
+	ReturnSetInfo *rsi;
+} OpenWindows;
+
 /* One window of open_windows(): key and results as JSON. */
 static void
-put_open_window(Step *s, WindowEntry *e, ReturnSetInfo *rsi)
+put_open_window(WindowEntry *e, void *arg)
 {
+	Step	   *s = ((OpenWindows *) arg)->step;
+	ReturnSetInfo *rsi = ((OpenWindows *) arg)->rsi;
 	Aggregator *a = s->agg;
 	Datum	   *keyvals = palloc(sizeof(Datum) * Max(s->keys.n, 1));
 	bool	   *keynulls = palloc(sizeof(bool) * Max(s->keys.n, 1));
@@ -829,8 +839,7 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	int			nestlevel;
 	Step		s;
-	HASH_SEQ_STATUS seq;
-	WindowEntry *e;
+	OpenWindows out = {&s, rsi};
 
 	InitMaterializedSRF(fcinfo, 0);
 	nestlevel = NewGUCNestLevel();
@@ -842,10 +851,7 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	check_owner(name);
 	load_step(&s, name);
 	load_state(&s);
-	hash_seq_init(&seq, s.op->windows);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		if (e->fire_count == 0 && !e->gone)
-			put_open_window(&s, e, rsi);
+	op_open_windows(s.op, put_open_window, &out);
 	SPI_finish();
 	AtEOXact_GUC(true, nestlevel);
 	PG_RETURN_NULL();

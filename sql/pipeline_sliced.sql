@@ -1,0 +1,74 @@
+-- Sliding windows computed from slices (the default for pipelines created
+-- from 0.3 on, when nothing is allowed late) give exactly what per-window
+-- state gives: same results, same late rows, whatever the step size.
+CREATE TABLE ticks (k int, ts bigint, v int);
+INSERT INTO ticks
+  SELECT i % 5, (i * 7919) % 400 + i * 3, i % 17 FROM generate_series(1, 3000) i;
+SELECT windowing.create_pipeline(name, 'ticks', 'ts', '{k}',
+    windowing.hopping('200 milliseconds', '50 milliseconds', '10 milliseconds'),
+    'count(*) AS n, sum(v) AS total, min(v), max(v), avg(v)',
+    max_out_of_orderness => '100 milliseconds', start => false)
+FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000']) name;
+-- pipelines made before 0.3 keep their state per window
+UPDATE windowing.pipeline SET sliced = false WHERE name LIKE 'w%';
+SELECT name, sliced FROM windowing.pipeline ORDER BY name;
+
+-- halfway, the windows not fired yet are the same
+SELECT windowing.process(name, 1500) FROM unnest(ARRAY['s7', 'w7']) name;
+SELECT count(*) AS open_windows,
+       count(*) FILTER (WHERE s.key IS NULL OR w.key IS NULL) AS differences
+FROM (SELECT key::text, window_start, window_end, results::text FROM windowing.open_windows('s7')) s
+FULL JOIN (SELECT key::text, window_start, window_end, results::text FROM windowing.open_windows('w7')) w
+  USING (key, window_start, window_end, results);
+
+DO $$
+BEGIN
+    WHILE windowing.process('s7', 7) > 0 LOOP END LOOP;
+    WHILE windowing.process('w7', 7) > 0 LOOP END LOOP;
+    PERFORM windowing.process('s10000', 10000);
+    PERFORM windowing.process('w10000', 10000);
+    PERFORM windowing.flush(name) FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000']) name;
+END $$;
+SELECT count(*) AS windows, sum(n) AS rows_in_windows, sum(total) AS total,
+       count(*) FILTER (WHERE fire_count <> 1 OR NOT is_final) AS refired
+FROM s7_results;
+SELECT reason, count(*) AS late_rows FROM s7_late GROUP BY reason ORDER BY reason;
+
+-- every pair of result tables and late tables holds the same rows
+CREATE FUNCTION pg_temp.differences(a text, b text, cols text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+BEGIN
+    EXECUTE format('SELECT count(*) FROM ((SELECT %3$s FROM %1$I EXCEPT ALL SELECT %3$s FROM %2$I) '
+                   'UNION ALL (SELECT %3$s FROM %2$I EXCEPT ALL SELECT %3$s FROM %1$I)) d', a, b, cols)
+    INTO n;
+    RETURN n;
+END
+$$;
+SELECT a, b,
+       pg_temp.differences(a || '_results', b || '_results',
+           'k, window_start, window_end, n, total, min, max, avg, fire_count, is_final') AS results,
+       pg_temp.differences(a || '_late', b || '_late',
+           'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
+FROM (VALUES ('s7', 's10000'), ('s7', 'w7'), ('s7', 'w10000')) p(a, b);
+
+-- slices of gcd(size, slide) when the size is not a multiple of the slide
+SELECT windowing.create_pipeline(name, 'ticks', 'ts', '{k}',
+    windowing.hopping('100 milliseconds', '40 milliseconds'),
+    'count(*) AS n, sum(v) AS total, min(v), max(v), avg(v)',
+    max_out_of_orderness => '50 milliseconds', start => false)
+FROM unnest(ARRAY['g', 'h']) name;
+UPDATE windowing.pipeline SET sliced = false WHERE name = 'h';
+DO $$
+BEGIN
+    WHILE windowing.process('g', 11) > 0 LOOP END LOOP;
+    PERFORM windowing.process('h');
+    PERFORM windowing.flush(name) FROM unnest(ARRAY['g', 'h']) name;
+END $$;
+SELECT count(*) AS windows, sum(n) AS rows_in_windows,
+       pg_temp.differences('g_results', 'h_results',
+           'k, window_start, window_end, n, total, min, max, avg, fire_count, is_final') AS results,
+       pg_temp.differences('g_late', 'h_late',
+           'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
+FROM g_results;
