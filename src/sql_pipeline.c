@@ -51,6 +51,24 @@ check_key_name(const char *name, const char *what)
 					 errhint("Rename the column or the aggregate output.")));
 }
 
+/* An aggregate output cannot share its column with a key column. */
+static void
+check_output_name(const char *name, ArrayType *keys)
+{
+	Datum	   *items;
+	int			n;
+
+	check_key_name(name, "aggregate output");
+	deconstruct_array(keys, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &items, NULL, &n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(name, NameStr(*DatumGetName(items[i]))) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_COLUMN),
+					 errmsg("aggregate output \"%s\" clashes with a key column", name),
+					 errhint("Give the output another name with AS.")));
+}
+
 static void
 check_keys(Oid source, ArrayType *keys)
 {
@@ -145,7 +163,7 @@ windowing_describe(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
-		check_key_name(agg->aggs[i].name, "aggregate output");
+		check_output_name(agg->aggs[i].name, PG_GETARG_ARRAYTYPE_P(2));
 		values[0] = CStringGetTextDatum(agg->aggs[i].name);
 		values[1] = CStringGetTextDatum(format_type_be_qualified(agg->aggs[i].resulttype));
 		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
