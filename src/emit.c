@@ -17,14 +17,18 @@
  */
 #include "compat.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "emit.h"
+#include "queue.h"
 
 /* The qualified name of a table of the pipeline, which must still exist. */
 char *
@@ -174,12 +178,29 @@ time_array(const EmitTarget *t, Datum *d, int n)
 						   sizeof(int64), true, TYPALIGN_DOUBLE);
 }
 
+/*
+ * A statement on window_state, run as that table's owner: users may read
+ * their pipelines' states but not write them, since a forged state would
+ * reach the aggregates' C functions as if they had made it.  search_path
+ * is pinned again, whatever the owner's code in the step set it to.
+ */
 static void
 run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 {
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL,
-										   false, 0);
+	Oid			owner = table_owner(get_relname_relid("window_state",
+													  get_namespace_oid("windowing", false)));
+	Oid			user;
+	int			sec;
+	int			nestlevel = NewGUCNestLevel();
+	int			rc;
 
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	GetUserIdAndSecContext(&user, &sec);
+	SetUserIdAndSecContext(owner, sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+	SetUserIdAndSecContext(user, sec);
+	AtEOXact_GUC(false, nestlevel);
 	if (rc != expected)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
 }

@@ -73,6 +73,9 @@ typedef struct Step
 	int64		rows;			/* consumed by this step */
 	int64		late_routed;
 	int64		late_dropped;
+	Oid			caller;			/* who to be again after the step */
+	int			caller_sec;
+	int			nestlevel;
 } Step;
 
 static Datum
@@ -91,7 +94,7 @@ text_col(int i)
 }
 
 /* The owner of a pipeline, checked against the current user. */
-static void
+static Oid
 check_owner(const char *name)
 {
 	Oid			argtype = TEXTOID;
@@ -112,6 +115,35 @@ check_owner(const char *name)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of pipeline \"%s\"", name),
 				 errdetail("Only the owner of a pipeline or a superuser may run, change or drop it.")));
+	return owner;
+}
+
+/*
+ * Whoever calls, a step or open_windows() runs as the pipeline's owner, the
+ * way VACUUM runs a table owner's code: a security-restricted operation
+ * with search_path pinned to pg_catalog, whose setting changes are all
+ * undone after it.  So the owner's aggregates and input expressions can
+ * neither take a superuser's identity nor leave anything behind.
+ */
+static void
+begin_as_owner(Step *s, const char *name)
+{
+	s->nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	GetUserIdAndSecContext(&s->caller, &s->caller_sec);
+	SetUserIdAndSecContext(check_owner(name), s->caller_sec |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+}
+
+static void
+end_as_owner(Step *s)
+{
+	SPI_finish();
+	AtEOXact_GUC(false, s->nestlevel);
+	SetUserIdAndSecContext(s->caller, s->caller_sec);
 }
 
 /* Durations in the time column's unit: microseconds, or milliseconds for bigint. */
@@ -503,22 +535,17 @@ static int64
 run_step(const char *name, int64 max_rows, bool consume_rows,
 		 bool has_watermark, int64 watermark)
 {
-	int			nestlevel = NewGUCNestLevel();
 	Step		s;
 	bool		tick_was_open;
 	bool		idle;
 
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
-							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	memset(&s, 0, sizeof(s));
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction"),
 				 errhint("Run them in a READ COMMITTED transaction.")));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	check_owner(name);
+	begin_as_owner(&s, name);
 	pipeline_lock(name);
 	load_step(&s, name);
 	load_state(&s);
@@ -535,8 +562,7 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 		!has_watermark && !tick_was_open && s.tick_hi == NULL;
 	if (!idle)
 		finish_step(&s);
-	SPI_finish();
-	AtEOXact_GUC(true, nestlevel);
+	end_as_owner(&s);
 	return s.rows;
 }
 
@@ -546,28 +572,12 @@ pipeline_step(const char *name, int64 max_rows)
 	return run_step(name, max_rows, true, false, 0);
 }
 
-/*
- * A step run as the pipeline's owner, the way VACUUM runs a table owner's
- * code: a security-restricted operation whose setting changes are undone
- * after it, so the owner's aggregates can neither take the caller's
- * identity nor leave anything behind for the next step.
- */
+/* The worker's step: every step runs as the owner (begin_as_owner). */
 int64
 pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows)
 {
-	Oid			save_userid;
-	int			save_sec;
-	int			save_nestlevel;
-	int64		consumed;
-
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	save_nestlevel = NewGUCNestLevel();
-	consumed = pipeline_step(name, max_rows);
-	AtEOXact_GUC(false, save_nestlevel);
-	SetUserIdAndSecContext(save_userid, save_sec);
-	return consumed;
+	Assert(OidIsValid(owner));
+	return pipeline_step(name, max_rows);
 }
 
 /* Is the pipeline's time column timestamptz?  (For the watermark overloads.) */
@@ -581,7 +591,7 @@ has_timestamptz_time(const char *name)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	check_owner(name);
+	(void) check_owner(name);
 	if (SPI_execute_with_args("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
 							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
@@ -765,27 +775,20 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	int			nestlevel;
 	Step		s;
 	HASH_SEQ_STATUS seq;
 	WindowEntry *e;
 
 	InitMaterializedSRF(fcinfo, 0);
-	nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
-							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	memset(&s, 0, sizeof(s));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	check_owner(name);
+	begin_as_owner(&s, name);
 	load_step(&s, name);
 	load_state(&s);
 	hash_seq_init(&seq, s.op->windows);
 	while ((e = hash_seq_search(&seq)) != NULL)
 		if (e->fire_count == 0)
 			put_open_window(&s, e, rsi);
-	SPI_finish();
-	AtEOXact_GUC(true, nestlevel);
+	end_as_owner(&s);
 	PG_RETURN_NULL();
 }
 
@@ -813,6 +816,13 @@ PG_FUNCTION_INFO_V1(windowing_lock_pipeline);
 Datum
 windowing_lock_pipeline(PG_FUNCTION_ARGS)
 {
-	pipeline_lock(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	/* others may not hold up a pipeline's steps */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	(void) check_owner(name);
+	SPI_finish();
+	pipeline_lock(name);
 	PG_RETURN_VOID();
 }
