@@ -43,6 +43,7 @@
 
 #include "emit.h"
 #include "pipeline.h"
+#include "sql_pipeline.h"
 #include "datatype/timestamp.h"
 #include "state_store.h"
 
@@ -184,6 +185,26 @@ pipeline_lock(const char *name)
 	(void) LockAcquire(&tag, ExclusiveLock, false, false);
 }
 
+/*
+ * What DDL may have changed since the pipeline was created: its tables, and
+ * the columns it reads and their types (the key columns' types are those of
+ * the result table's key columns, made from them).
+ */
+static void
+check_tables(const char *name, Oid source, Oid result, Oid late,
+			 const char *time_column, bool is_ts, int nkeys, char **keys)
+{
+	check_pipeline_table(name, source, "source table");
+	check_pipeline_table(name, result, "result table");
+	if (OidIsValid(late))
+		check_pipeline_table(name, late, "late table");
+	if (time_column)
+		check_pipeline_column(name, source, time_column, "time column",
+							  is_ts ? TIMESTAMPTZOID : INT8OID, InvalidOid);
+	for (int i = 0; i < nkeys; i++)
+		check_pipeline_column(name, source, keys[i], "key column", InvalidOid, result);
+}
+
 /* Reads the pipeline's row (after pipeline_lock) and prepares everything. */
 static void
 load_step(Step *s, const char *name)
@@ -194,6 +215,7 @@ load_step(Step *s, const char *name)
 	bool		delay_null;
 	int			nkeys;
 	char	  **keys_names;
+	Oid			result;
 	Oid			late;
 	Datum		delay;
 	Watermark  *wm;
@@ -215,22 +237,30 @@ load_step(Step *s, const char *name)
 	s->name = pstrdup(name);
 	s->id = DatumGetInt32(col(1, &isnull));
 	s->source = DatumGetObjectId(col(2, &isnull));
-	s->target.source = relation_name(s->source, "source table");
 	s->time_column = text_col(3);
 	s->is_ts = DatumGetBool(col(4, &isnull));
 	keys_names = name_array(col(5, &isnull), &nkeys);
+	result = DatumGetObjectId(col(10, &isnull));
+	late = DatumGetObjectId(col(11, &isnull));
+	if (isnull)
+		late = InvalidOid;
+	check_tables(name, s->source, result, late, s->time_column, s->is_ts, nkeys, keys_names);
+	s->target.source = relation_name(s->source, "source table");
 	keys_init(&s->keys, s->source, nkeys, keys_names);
 	spec_from_assigner(&s->spec, DatumGetHeapTupleHeader(col(6, &isnull)), s->is_ts);
+	if (s->spec.gap_column)
+		check_pipeline_column(name, s->source, s->spec.gap_column, "gap column",
+							  INTERVALOID, InvalidOid);
 	s->agg = agg_prepare(s->source, text_col(7));
+	check_pipeline_outputs(name, result, s->agg);
 	delay = col(8, &delay_null);
 	s->op = op_create(&s->spec, s->agg, duration(col(9, &isnull), s->is_ts, "allowed_lateness"));
 	wm = &s->op->wm;
 	wmk_init(wm, delay_null ? 0 : duration(delay, s->is_ts, "max_out_of_orderness"), !delay_null);
 	s->target.pipeline_id = s->id;
-	s->target.result_table = relation_name(DatumGetObjectId(col(10, &isnull)), "result table");
+	s->target.result_table = relation_name(result, "result table");
 	s->target.late_table = NULL;
-	late = DatumGetObjectId(col(11, &isnull));
-	if (!isnull)
+	if (OidIsValid(late))
 		s->target.late_table = relation_name(late, "late table");
 	s->target.append = DatumGetBool(col(12, &isnull));
 	s->target.is_timestamp = s->is_ts;

@@ -20,6 +20,7 @@
 
 #include "aggregates.h"
 #include "spec.h"
+#include "sql_pipeline.h"
 
 /* Output columns a key column may not be called. */
 static const char *const reserved[] = {
@@ -169,6 +170,80 @@ windowing_describe(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
 	}
 	PG_RETURN_NULL();
+}
+
+/*
+ * A step checks that DDL left the pipeline's tables and columns as it was
+ * created over, so that a dropped, renamed or retyped one stops the step
+ * with an error naming the pipeline (which the worker records, failing the
+ * pipeline after repeated errors) rather than misreading stored states.
+ */
+#define REDO_HINT "Restore the column's name and type, or drop the pipeline and create it again."
+
+void
+check_pipeline_table(const char *pipeline, Oid relid, const char *what)
+{
+	if (get_rel_name(relid) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("%s of pipeline \"%s\" no longer exists", what, pipeline),
+				 errhint("Drop the pipeline and create it again.")));
+}
+
+/*
+ * A column the pipeline reads must exist, of the given type, or (type
+ * InvalidOid) of the type of the column of the same name in the result
+ * table, which was made from it.
+ */
+void
+check_pipeline_column(const char *pipeline, Oid source, const char *column,
+					  const char *what, Oid type, Oid result)
+{
+	AttrNumber	att = get_attnum(source, column);
+	Oid			now;
+
+	if (att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("%s \"%s\" of pipeline \"%s\" no longer exists in table \"%s\"",
+						what, column, pipeline, get_rel_name(source)),
+				 errhint(REDO_HINT)));
+	now = get_atttype(source, att);
+	if (!OidIsValid(type))
+		type = get_atttype(result, get_attnum(result, column));
+	if (now != type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s \"%s\" of pipeline \"%s\" changed type", what, column, pipeline),
+				 errdetail("It was %s and is now %s.",
+						   OidIsValid(type) ? format_type_be(type) : "unknown",
+						   format_type_be(now)),
+				 errhint(REDO_HINT)));
+}
+
+/*
+ * The aggregates analysed again give the types of the result table's
+ * columns: a changed type means a column they read was retyped, and the
+ * stored states are of the old one.
+ */
+void
+check_pipeline_outputs(const char *pipeline, Oid result, const Aggregator *agg)
+{
+	for (int i = 0; i < agg->naggs; i++)
+	{
+		AttrNumber	att = get_attnum(result, agg->aggs[i].name);
+		Oid			was = att == InvalidAttrNumber ? InvalidOid : get_atttype(result, att);
+
+		if (was != agg->aggs[i].resulttype)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("aggregate \"%s\" of pipeline \"%s\" changed type", agg->aggs[i].name,
+							pipeline),
+					 errdetail("Its result column is %s and the aggregate now gives %s.",
+							   OidIsValid(was) ? format_type_be(was) : "missing",
+							   format_type_be(agg->aggs[i].resulttype)),
+					 errhint("Restore the types of the columns it reads and of its result column, or drop the pipeline and create it again.")));
+	}
 }
 
 PG_FUNCTION_INFO_V1(windowing_as_timestamptz);
