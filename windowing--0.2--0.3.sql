@@ -16,3 +16,133 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
               failures)
     ON windowing.pipeline TO PUBLIC;
+
+-- A pipeline tells keys apart by their bytes; an upsert result table's
+-- unique key by the types' equality.  Key types where the two differ are
+-- refused for upsert, where two keys would share one result row.
+CREATE FUNCTION windowing._check_upsert_keys(source regclass, key_columns name[]) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_check_upsert_keys' LANGUAGE C STRICT;
+
+-- create_pipeline: refuses those keys, and a name too long for the names
+-- of its tables (which PostgreSQL would silently truncate).
+CREATE OR REPLACE FUNCTION windowing.create_pipeline(
+    name                 text,
+    source               regclass,
+    time_column          name,
+    key_columns          name[]   DEFAULT '{}',
+    assigner             windowing.assigner DEFAULT NULL,
+    aggregates           text     DEFAULT 'count(*)',
+    max_out_of_orderness interval DEFAULT '0',
+    allowed_lateness     interval DEFAULT '0',
+    result_table         name     DEFAULT NULL,
+    late_table           name     DEFAULT NULL,
+    emit                 text     DEFAULT 'upsert',
+    start                boolean  DEFAULT true,
+    idle_timeout         interval DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    nsp       text := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                       WHERE c.oid = source);
+    ttype     text;
+    wtype     text;
+    res_name  text := coalesce(result_table, name || '_results');
+    late_name text := coalesce(late_table, name || '_late');
+    cols      text := '';
+    keys      text := '';
+    k         name;
+    a         record;
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF source IS NULL OR key_columns IS NULL OR aggregates IS NULL
+       OR allowed_lateness IS NULL OR emit IS NULL OR start IS NULL THEN
+        RAISE EXCEPTION 'only time_column, max_out_of_orderness, result_table, late_table and idle_timeout may be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF assigner IS NULL THEN
+        RAISE EXCEPTION 'a pipeline needs an assigner'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass assigner => windowing.tumbling(''1 minute''), windowing.hopping(...) or windowing.cumulating(...).';
+    END IF;
+    IF emit NOT IN ('upsert', 'append') THEN
+        RAISE EXCEPTION 'emit must be ''upsert'' or ''append''' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF windowing._pipeline_owner(name) IS NOT NULL THEN
+        RAISE EXCEPTION 'pipeline "%" already exists', name USING ERRCODE = 'duplicate_object';
+    END IF;
+    -- PostgreSQL would cut the tables' names to fit, and nobody would find them
+    IF (result_table IS NULL AND (name || '_results')::name::text <> name || '_results')
+       OR (late_table IS NULL AND (name || '_late')::name::text <> name || '_late') THEN
+        RAISE EXCEPTION 'pipeline name "%" is too long to name its tables', name
+            USING ERRCODE = 'name_too_long',
+                  DETAIL = format('"%s_results" and "%s_late" must fit in %s bytes.', name, name,
+                                  current_setting('max_identifier_length')),
+                  HINT = 'Pass result_table and late_table, or use a shorter name.';
+    END IF;
+    IF (SELECT relkind FROM pg_class WHERE oid = source) NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF NOT has_table_privilege(source, 'SELECT') THEN
+        RAISE EXCEPTION 'permission denied for table %', source
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'A pipeline reads its source with the rights of its owner.';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    IF emit = 'upsert' THEN
+        PERFORM windowing._check_upsert_keys(source, key_columns);
+    END IF;
+    FOR a IN SELECT * FROM windowing._describe(source, time_column, key_columns, assigner, aggregates) LOOP
+        cols := cols || format('%I %s, ', a.column_name, a.column_type);
+    END LOOP;
+    -- no time column: processing time, the clock of the step reading a row
+    ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
+    -- count windows are numbered by rows
+    wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
+    FOREACH k IN ARRAY key_columns LOOP
+        keys := keys || format('%I %s, ', k, windowing._column_type(source, k));
+    END LOOP;
+
+    -- what the queue reader needs: the inserting transaction and an arrival
+    -- number (a queue read by several pipelines is prepared once)
+    IF windowing._column_type(source, 'windowing_seq') IS NULL THEN
+        EXECUTE format('ALTER TABLE %s ADD COLUMN windowing_xid xid8 NOT NULL '
+                       'DEFAULT pg_catalog.pg_current_xact_id(), ADD COLUMN windowing_seq '
+                       'bigint NOT NULL DEFAULT pg_catalog.nextval(''windowing.queue_seq''::pg_catalog.regclass)',
+                       source);
+        EXECUTE format('CREATE INDEX ON %s (windowing_seq)', source);
+    END IF;
+
+    EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
+                   'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
+                   'fired_at timestamptz NOT NULL%s)',
+                   nsp, res_name, keys, wtype, wtype, wtype, cols,
+                   CASE WHEN emit = 'upsert' THEN
+                       format(', UNIQUE NULLS NOT DISTINCT (%s window_start, window_end)',
+                              (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c))
+                   ELSE '' END);
+    IF late_name <> '' THEN
+        EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
+                       'event_time %s, watermark %s, reason text NOT NULL, missed_windows windowing.%s[], '
+                       'row_data jsonb NOT NULL)',
+                       nsp, late_name, ttype, ttype,
+                       CASE WHEN ttype = 'bigint' THEN 'bigint_window' ELSE 'time_window' END);
+    END IF;
+
+    INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+        assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
+        emit, state, idle_timeout)
+    VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
+        assigner, aggregates, max_out_of_orderness, allowed_lateness,
+        format('%I.%I', nsp, res_name)::regclass,
+        CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout);
+    IF start THEN
+        PERFORM windowing._wake_workers();
+    END IF;
+END
+$$;

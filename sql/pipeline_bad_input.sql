@@ -131,7 +131,7 @@ SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling(
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum((SELECT amount FROM public.t LIMIT 1))');
 SELECT windowing.create_pipeline('a', 't', 'ts', '{amount}', windowing.tumbling('1 minute'),
-    aggregates => 'count(*) AS amount');
+    aggregates => 'count(*) AS amount', emit => 'append');
 -- comments are only comments
 SELECT windowing.create_pipeline('comment', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'count(*) /* one */ AS n -- two', start => false);
@@ -164,15 +164,37 @@ SELECT * FROM windowing.open_windows('odd "pipe" é') ORDER BY key->>'clé';
 SELECT windowing.flush('odd "pipe" é');
 SELECT "the ""key""", "clé", window_start, "n ""rows""", "Σ", m FROM "odd ""pipe"" é_results";
 SELECT reason, row_data FROM "odd ""pipe"" é_late";
--- long pipeline names: the tables' names are truncated like any identifier
-SELECT windowing.create_pipeline(repeat('p', 60), 't', 'ts', assigner => windowing.tumbling('1 minute'),
+-- long pipeline names: the tables' names must fit, not be cut
+SELECT windowing.create_pipeline(repeat('p', 55), 't', 'ts', assigner => windowing.tumbling('1 minute'),
     start => false);
-SELECT windowing.create_pipeline(repeat('p', 60) || 'x', 't', 'ts', assigner => windowing.tumbling('1 minute'),
+SELECT windowing.create_pipeline(repeat('p', 56), 't', 'ts', assigner => windowing.tumbling('1 minute'),
+    start => false);
+SELECT windowing.create_pipeline(repeat('é', 28), 't', 'ts', assigner => windowing.tumbling('1 minute'),
     start => false);
 SELECT windowing.create_pipeline(repeat('p', 70), 't', 'ts', assigner => windowing.tumbling('1 minute'),
     result_table => 'long_results', late_table => 'long_late', start => false);
 SELECT length(name), result_table, late_table FROM windowing.pipelines
 WHERE name LIKE 'ppp%' ORDER BY 1;
+-- with upsert, keys must be told apart by the result table as by the
+-- pipeline: by their bytes
+CREATE TABLE keyed (ts bigint, n numeric, f float8, i interval, j json, a int[], s text,
+    d date, c text COLLATE "C");
+SELECT windowing.create_pipeline('keyed', 'keyed', 'ts', '{n}', windowing.tumbling('10 milliseconds'));
+SELECT windowing.create_pipeline('keyed', 'keyed', 'ts', '{s,f}', windowing.tumbling('10 milliseconds'));
+SELECT windowing.create_pipeline('keyed', 'keyed', 'ts', '{i}', windowing.tumbling('10 milliseconds'));
+SELECT windowing.create_pipeline('keyed', 'keyed', 'ts', '{j}', windowing.tumbling('10 milliseconds'));
+SELECT windowing.create_pipeline('keyed', 'keyed', 'ts', '{a}', windowing.tumbling('10 milliseconds'));
+SELECT windowing.create_pipeline('keyed', 'keyed', 'ts', '{s,d,c}', windowing.tumbling('10 milliseconds'),
+    start => false);
+-- with append every firing is its own row anyway
+SELECT windowing.create_pipeline('keyed_all', 'keyed', 'ts', '{n,f,j,a}', windowing.tumbling('10 milliseconds'),
+    emit => 'append', start => false);
+INSERT INTO keyed VALUES (1, 1.0, 0, '1 day', '{"a":1}', '{1}', 'x', '2026-01-01', 'x'),
+    (2, 1.00, '-0', '24 hours', '{"a":1}', '{1}', 'x', '2026-01-01', 'x'), (12, 2, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+SELECT windowing.process('keyed'), windowing.process('keyed_all');
+SELECT s, d, c, window_start, count FROM keyed_results ORDER BY window_start;
+SELECT n, f, j, a, window_start, count FROM keyed_all_results ORDER BY window_start, n::text, f::text;
+
 -- the late table may be left out: late rows are counted, not kept
 SELECT windowing.create_pipeline('nolate', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     late_table => '', start => false);
@@ -181,4 +203,4 @@ SELECT windowing.process('nolate');
 SELECT late_routed, late_dropped FROM windowing.pipeline_stats WHERE name = 'nolate';
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, ms, nums, floats, t, "odd ""queue"" é";
+DROP TABLE ev, ms, nums, floats, t, keyed, "odd ""queue"" é";

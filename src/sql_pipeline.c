@@ -10,7 +10,10 @@
  */
 #include "compat.h"
 
+#include "access/nbtree.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -114,6 +117,65 @@ check_session(Oid source, const WindowSpec *spec, Aggregator *agg)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("gap column \"%s\" must be of type interval", spec->gap_column)));
+}
+
+/*
+ * Do equal values of this column have equal bytes?  B-tree deduplication
+ * asks the same of an operator class (its "equalimage" support function).
+ */
+static bool
+equal_means_same_bytes(Oid source, AttrNumber att)
+{
+	Oid			type;
+	int32		typmod;
+	Oid			collation;
+	Oid			opclass;
+	Oid			opfamily;
+	Oid			proc;
+
+	get_atttypetypmodcoll(source, att, &type, &typmod, &collation);
+	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	if (!OidIsValid(opclass))
+		return false;
+	opfamily = get_opclass_family(opclass);
+	type = get_opclass_input_type(opclass);
+	proc = get_opfamily_proc(opfamily, type, type, BTEQUALIMAGE_PROC);
+	return OidIsValid(proc) &&
+		DatumGetBool(OidFunctionCall1Coll(proc, collation, ObjectIdGetDatum(type)));
+}
+
+PG_FUNCTION_INFO_V1(windowing_check_upsert_keys);
+
+/*
+ * _check_upsert_keys(source, key_columns): a pipeline tells keys apart by
+ * their bytes, while the unique key of an upsert result table uses the
+ * types' equality.  Two keys equal with different bytes (numeric 1.0 and
+ * 1.00, float -0 and 0, citext 'A' and 'a') would overwrite each other's
+ * rows, so such key columns are refused for upsert.
+ */
+Datum
+windowing_check_upsert_keys(PG_FUNCTION_ARGS)
+{
+	Oid			source = PG_GETARG_OID(0);
+	Datum	   *items;
+	int			n;
+
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), NAMEOID, NAMEDATALEN, false,
+					  TYPALIGN_CHAR, &items, NULL, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name = NameStr(*DatumGetName(items[i]));
+		AttrNumber	att = get_attnum(source, name);
+
+		if (att != InvalidAttrNumber && !equal_means_same_bytes(source, att))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("key column \"%s\" cannot be used with emit => 'upsert'", name),
+					 errdetail("Pipelines tell keys apart by their bytes, and equal values of type %s can differ in bytes, so the windows of two keys would share one row of the result table.",
+							   format_type_be(get_atttype(source, att))),
+					 errhint("Use emit => 'append', or a key column of a type whose equal values have equal bytes, such as text or an integer.")));
+	}
+	PG_RETURN_VOID();
 }
 
 PG_FUNCTION_INFO_V1(windowing_describe);
