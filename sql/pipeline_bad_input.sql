@@ -58,6 +58,27 @@ SELECT windowing.advance_watermark('ms_tumble', '-9223372036854775808');
 SELECT windowing.advance_watermark('ms_tumble', '9223372036854775808');
 SELECT name, watermark FROM windowing.pipeline_stats WHERE name = 'ms_tumble';
 
+-- processing time: the clock of a step must be a finite time, and a clock
+-- whose windows would leave the range sends the rows to the late table
+CREATE TABLE pt (v int);
+SELECT windowing.create_pipeline('pt', 'pt', NULL, assigner => windowing.tumbling('1 minute'),
+    start => false);
+INSERT INTO pt VALUES (1);
+SET windowing.clock = 'infinity';
+SELECT windowing.process('pt');
+SET windowing.clock = 'not a time';
+SELECT windowing.process('pt');
+SET windowing.clock = '294276-12-31 23:59:00+00';
+SELECT windowing.process('pt');
+SELECT event_time, reason FROM pt_late;
+-- a clock set back does not take the watermark back: rows are late
+SET windowing.clock = '2026-01-01 00:00:00+00';
+INSERT INTO pt VALUES (2);
+SELECT windowing.process('pt');
+SELECT event_time, watermark, reason FROM pt_late ORDER BY event_time;
+SELECT count(*) FROM pt_results;
+RESET windowing.clock;
+
 -- NaN, infinities and overflow inside aggregates
 CREATE TABLE nums (ts bigint, f float8, n numeric, i int, b bigint);
 SELECT windowing.create_pipeline('nums', 'nums', 'ts', assigner => windowing.tumbling('10 milliseconds'),
@@ -203,4 +224,4 @@ SELECT windowing.process('nolate');
 SELECT late_routed, late_dropped FROM windowing.pipeline_stats WHERE name = 'nolate';
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, ms, nums, floats, t, keyed, "odd ""queue"" é";
+DROP TABLE ev, ms, pt, nums, floats, t, keyed, "odd ""queue"" é";

@@ -499,12 +499,20 @@ save_progress(Step *s)
 TimestampTz
 pipeline_clock(void)
 {
+	TimestampTz now;
+
 	if (pipeline_clock_setting == NULL || pipeline_clock_setting[0] == '\0')
 		return GetCurrentTimestamp();
-	return DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
-												   CStringGetDatum(pipeline_clock_setting),
-												   ObjectIdGetDatum(InvalidOid),
-												   Int32GetDatum(-1)));
+	now = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
+												  CStringGetDatum(pipeline_clock_setting),
+												  ObjectIdGetDatum(InvalidOid),
+												  Int32GetDatum(-1)));
+	/* an infinite clock would take the watermark where it never comes back from */
+	if (TIMESTAMP_NOT_FINITE(now))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("windowing.clock must be a finite timestamp")));
+	return now;
 }
 
 /* The step's clock in the time column's unit (epoch milliseconds for bigint). */
