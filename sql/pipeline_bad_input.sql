@@ -58,6 +58,18 @@ SELECT windowing.advance_watermark('ms_tumble', '-9223372036854775808');
 SELECT windowing.advance_watermark('ms_tumble', '9223372036854775808');
 SELECT name, watermark FROM windowing.pipeline_stats WHERE name = 'ms_tumble';
 
+-- two steps of one pipeline in one statement: the second sees the first
+CREATE TABLE twice (ts bigint);
+SELECT windowing.create_pipeline('twice', 'twice', 'ts', assigner => windowing.tumbling('10 milliseconds'),
+    start => false);
+INSERT INTO twice VALUES (1), (2), (50);
+SELECT windowing.process('twice'), windowing.flush('twice');
+SELECT window_start, count FROM twice_results ORDER BY 1;
+SELECT windowing.create_pipeline('twice1', 'twice', 'ts', assigner => windowing.tumbling('100 milliseconds'),
+    start => false);
+SELECT windowing.process('twice1', 1) FROM generate_series(1, 4);
+SELECT * FROM windowing.open_windows('twice1');
+
 -- processing time: the clock of a step must be a finite time, and a clock
 -- whose windows would leave the range sends the rows to the late table
 CREATE TABLE pt (v int);
@@ -224,4 +236,4 @@ SELECT windowing.process('nolate');
 SELECT late_routed, late_dropped FROM windowing.pipeline_stats WHERE name = 'nolate';
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, ms, pt, nums, floats, t, keyed, "odd ""queue"" é";
+DROP TABLE ev, ms, twice, pt, nums, floats, t, keyed, "odd ""queue"" é";

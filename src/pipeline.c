@@ -287,7 +287,9 @@ load_step(Step *s, const char *name)
 
 /*
  * Window state left by the previous step: from shared memory if it holds
- * the image of that step, else from the heap table.
+ * the image of that step, else from the heap table, read with a fresh
+ * snapshot: the previous step may be of this very statement (its image is
+ * published only at commit).
  */
 static void
 load_state(Step *s)
@@ -305,7 +307,7 @@ load_state(Step *s)
 
 	if (SPI_execute_with_args("SELECT key, window_start, window_end, fire_count, state "
 							  "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
