@@ -228,6 +228,15 @@ SELECT windowing.process('keyed'), windowing.process('keyed_all');
 SELECT s, d, c, window_start, count FROM keyed_results ORDER BY window_start;
 SELECT n, f, j, a, window_start, count FROM keyed_all_results ORDER BY window_start, n::text, f::text;
 
+-- a queue must outlive its session, and its queue columns must be ours
+CREATE TEMP TABLE tmp_queue (ts bigint);
+SELECT windowing.create_pipeline('tmp', 'tmp_queue', 'ts', assigner => windowing.tumbling('1 minute'));
+CREATE TABLE own_seq (ts bigint, windowing_seq text);
+SELECT windowing.create_pipeline('own', 'own_seq', 'ts', assigner => windowing.tumbling('1 minute'));
+ALTER TABLE own_seq DROP COLUMN windowing_seq, ADD COLUMN windowing_xid bigint;
+SELECT windowing.create_pipeline('own', 'own_seq', 'ts', assigner => windowing.tumbling('1 minute'));
+SELECT count(*) FROM windowing.pipelines WHERE name IN ('tmp', 'own');
+
 -- the late table may be left out: late rows are counted, not kept
 SELECT windowing.create_pipeline('nolate', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     late_table => '', start => false);
@@ -236,4 +245,4 @@ SELECT windowing.process('nolate');
 SELECT late_routed, late_dropped FROM windowing.pipeline_stats WHERE name = 'nolate';
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, ms, twice, pt, nums, floats, t, keyed, "odd ""queue"" é";
+DROP TABLE ev, ms, twice, own_seq, pt, nums, floats, t, keyed, "odd ""queue"" é";

@@ -34,6 +34,10 @@ ALTER TABLE q RENAME COLUMN value TO v;
 SELECT windowing.process('p');
 SELECT * FROM windowing.open_windows('p');
 
+ALTER TABLE q RENAME COLUMN windowing_seq TO seq;
+SELECT windowing.process('p');
+ALTER TABLE q RENAME COLUMN seq TO windowing_seq;
+
 -- a retyped column
 ALTER TABLE q ALTER COLUMN ts TYPE numeric;
 SELECT windowing.process('p');

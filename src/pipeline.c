@@ -198,6 +198,8 @@ check_tables(const char *name, Oid source, Oid result, Oid late,
 	check_pipeline_table(name, result, "result table");
 	if (OidIsValid(late))
 		check_pipeline_table(name, late, "late table");
+	check_pipeline_column(name, source, "windowing_xid", "queue column", XID8OID, InvalidOid);
+	check_pipeline_column(name, source, "windowing_seq", "queue column", INT8OID, InvalidOid);
 	if (time_column)
 		check_pipeline_column(name, source, time_column, "time column",
 							  is_ts ? TIMESTAMPTZOID : INT8OID, InvalidOid);

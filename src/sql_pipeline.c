@@ -12,6 +12,7 @@
 
 #include "access/nbtree.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "funcapi.h"
@@ -178,6 +179,32 @@ windowing_check_upsert_keys(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/*
+ * A queue must outlive the session that made it, for the worker to read
+ * it, and its queue columns must be ours: a pipeline adds windowing_xid and
+ * windowing_seq unless an earlier pipeline of the queue did.
+ */
+static void
+check_queue(Oid source)
+{
+	AttrNumber	xid = get_attnum(source, "windowing_xid");
+	AttrNumber	seq = get_attnum(source, "windowing_seq");
+
+	if (get_rel_persistence(source) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a pipeline cannot read temporary table \"%s\"", get_rel_name(source)),
+				 errdetail("The background worker cannot see it, and it goes away with its session.")));
+	if ((xid != InvalidAttrNumber || seq != InvalidAttrNumber) &&
+		(xid == InvalidAttrNumber || get_atttype(source, xid) != XID8OID ||
+		 seq == InvalidAttrNumber || get_atttype(source, seq) != INT8OID))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_COLUMN),
+				 errmsg("table \"%s\" has a windowing_xid or windowing_seq column of its own",
+						get_rel_name(source)),
+				 errhint("Rename it: a pipeline adds windowing_xid xid8 and windowing_seq bigint to its queue.")));
+}
+
 PG_FUNCTION_INFO_V1(windowing_describe);
 
 /*
@@ -205,6 +232,7 @@ windowing_describe(PG_FUNCTION_ARGS)
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	check_queue(source);
 	if (time_column)
 		time_type = column_type(source, time_column, "time column");
 	if (time_type != TIMESTAMPTZOID && time_type != INT8OID)
