@@ -17,6 +17,17 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               failures)
     ON windowing.pipeline TO PUBLIC;
 
+-- A pipeline written by hand must name a source its owner may read and
+-- result and late tables it owns, as create_pipeline's do: a superuser's
+-- drop_pipeline(drop_tables => true) must not drop someone else's table.
+CREATE POLICY own_tables ON windowing.pipeline AS RESTRICTIVE FOR INSERT
+    WITH CHECK (pg_catalog.has_table_privilege(source, 'SELECT')
+                AND pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                            WHERE c.oid OPERATOR(pg_catalog.=) result_table), 'USAGE')
+                AND (late_table IS NULL
+                     OR pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                                WHERE c.oid OPERATOR(pg_catalog.=) late_table), 'USAGE')));
+
 -- A pipeline tells keys apart by their bytes; an upsert result table's
 -- unique key by the types' equality.  Key types where the two differ are
 -- refused for upsert, where two keys would share one result row.

@@ -56,6 +56,19 @@ INSERT INTO windowing.pipeline (id, name, owner, source, time_column, time_type,
     assigner, aggregates, allowed_lateness, result_table, emit)
 SELECT id + 100, 'bob2', owner, source, time_column, time_type, key_columns,
     assigner, aggregates, allowed_lateness, result_table, emit FROM windowing.pipeline;
+-- a row written by hand names tables its owner may read and owns
+INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+    assigner, aggregates, allowed_lateness, result_table, emit)
+VALUES ('bob3', 'windowing_bob', 'bob_events', 'ts', 'bigint', '{}',
+    windowing.tumbling('10 milliseconds'), 'count(*)', '0', 'alice_results', 'append');
+INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+    assigner, aggregates, allowed_lateness, result_table, emit)
+VALUES ('bob3', 'windowing_bob', 'alice_events', 'ts', 'bigint', '{}',
+    windowing.tumbling('10 milliseconds'), 'count(*)', '0', 'bob_results', 'append');
+INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+    assigner, aggregates, allowed_lateness, result_table, late_table, emit)
+VALUES ('bob3', 'windowing_bob', 'bob_events', 'ts', 'bigint', '{}',
+    windowing.tumbling('10 milliseconds'), 'count(*)', '0', 'bob_results', 'alice_late', 'append');
 -- what pause, resume and steps write stays the owner's
 UPDATE windowing.pipeline SET state = 'paused', watermark = 5, last_error = NULL;
 SELECT windowing.resume_pipeline('bob');
