@@ -197,6 +197,15 @@ SELECT * FROM windowing.open_windows('odd "pipe" é') ORDER BY key->>'clé';
 SELECT windowing.flush('odd "pipe" é');
 SELECT "the ""key""", "clé", window_start, "n ""rows""", "Σ", m FROM "odd ""pipe"" é_results";
 SELECT reason, row_data FROM "odd ""pipe"" é_late";
+-- columns named like the aliases of the extension's queries
+CREATE TABLE aliases (ts bigint, q int, u int, r int, w int);
+SELECT windowing.create_pipeline('aliases', 'aliases', 'ts', '{q}', windowing.tumbling('10 milliseconds'),
+    'sum(u) AS u, sum(r) AS r, sum(w) AS w', start => false);
+INSERT INTO aliases VALUES (NULL, 1, 2, 3, 4), (1, 1, 2, 3, 4), (2, 1, 2, 3, 4);
+SELECT windowing.process('aliases'), windowing.flush('aliases');
+SELECT q, window_start, u, r, w FROM aliases_results;
+SELECT reason, row_data FROM aliases_late;
+
 -- long pipeline names: the tables' names must fit, not be cut
 SELECT windowing.create_pipeline(repeat('p', 55), 't', 'ts', assigner => windowing.tumbling('1 minute'),
     start => false);
@@ -245,4 +254,4 @@ SELECT windowing.process('nolate');
 SELECT late_routed, late_dropped FROM windowing.pipeline_stats WHERE name = 'nolate';
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, ms, twice, own_seq, pt, nums, floats, t, keyed, "odd ""queue"" é";
+DROP TABLE ev, ms, twice, own_seq, aliases, pt, nums, floats, t, keyed, "odd ""queue"" é";

@@ -597,6 +597,7 @@ watermark_arg(int64 w, Datum *value, char *flag)
 	*flag = w == WMK_NONE ? 'n' : ' ';
 }
 
+/* The queue row as JSON: q.*, since q alone would be a column named q. */
 static SPIPlanPtr
 prepare_late_insert(const EmitTarget *t)
 {
@@ -609,7 +610,7 @@ prepare_late_insert(const EmitTarget *t)
 							   "SELECT $1, $2, $3, "
 							   "(SELECT pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s) "
 							   " FROM ROWS FROM (pg_catalog.unnest($4), pg_catalog.unnest($5)) AS u(s, e)), "
-							   "pg_catalog.to_jsonb(q) OPERATOR(pg_catalog.-) 'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
+							   "pg_catalog.to_jsonb(q.*) OPERATOR(pg_catalog.-) 'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
 							   "FROM %s AS q WHERE q.windowing_seq OPERATOR(pg_catalog.=) $6",
 							   t->late_table,
 							   t->is_timestamp ? "'1 microsecond'::pg_catalog.interval" : "1::pg_catalog.int8",
