@@ -182,21 +182,22 @@ SELECT windowing.create_pipeline(NULL, 't', 'ts', assigner => windowing.tumbling
 SELECT name, result_table, late_table FROM windowing.pipelines WHERE source = 't'::regclass ORDER BY name;
 
 -- odd identifiers: quotes, spaces, unicode, 63-byte names
-CREATE TABLE "odd ""queue"" é" ("event time" timestamptz, "the ""key""" text, "clé" int,
+CREATE SCHEMA "odd schema";
+CREATE TABLE "odd schema"."odd ""queue"" é" ("event time" timestamptz, "the ""key""" text, "clé" int,
     "c23456789012345678901234567890123456789012345678901234567890123" int);
-SELECT windowing.create_pipeline('odd "pipe" é', '"odd ""queue"" é"', 'event time',
+SELECT windowing.create_pipeline('odd "pipe" é', '"odd schema"."odd ""queue"" é"', 'event time',
     '{"the \"key\"", clé, c23456789012345678901234567890123456789012345678901234567890123}',
     windowing.tumbling('1 minute'),
     'count(*) AS "n ""rows""", sum("clé") AS "Σ", '
     'max(c23456789012345678901234567890123456789012345678901234567890123) AS m',
     start => false);
-INSERT INTO "odd ""queue"" é" VALUES ('2026-01-01 00:00:01+00', 'k "1"', 1, 10),
+INSERT INTO "odd schema"."odd ""queue"" é" VALUES ('2026-01-01 00:00:01+00', 'k "1"', 1, 10),
     ('2026-01-01 00:00:02+00', 'k "1"', 2, 20), (NULL, 'k', 3, 30);
 SELECT windowing.process('odd "pipe" é');
 SELECT * FROM windowing.open_windows('odd "pipe" é') ORDER BY key->>'clé';
 SELECT windowing.flush('odd "pipe" é');
-SELECT "the ""key""", "clé", window_start, "n ""rows""", "Σ", m FROM "odd ""pipe"" é_results";
-SELECT reason, row_data FROM "odd ""pipe"" é_late";
+SELECT "the ""key""", "clé", window_start, "n ""rows""", "Σ", m FROM "odd schema"."odd ""pipe"" é_results";
+SELECT reason, row_data FROM "odd schema"."odd ""pipe"" é_late";
 -- columns named like the aliases of the extension's queries
 CREATE TABLE aliases (ts bigint, q int, u int, r int, w int);
 SELECT windowing.create_pipeline('aliases', 'aliases', 'ts', '{q}', windowing.tumbling('10 milliseconds'),
@@ -254,4 +255,5 @@ SELECT windowing.process('nolate');
 SELECT late_routed, late_dropped FROM windowing.pipeline_stats WHERE name = 'nolate';
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, ms, twice, own_seq, aliases, pt, nums, floats, t, keyed, "odd ""queue"" é";
+DROP TABLE ev, ms, twice, own_seq, aliases, pt, nums, floats, t, keyed;
+DROP SCHEMA "odd schema" CASCADE;
