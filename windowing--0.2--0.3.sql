@@ -33,6 +33,41 @@ $$;
 
 SELECT windowing._watch_queue(source) FROM (SELECT DISTINCT source FROM windowing.pipeline) queues;
 
+-- Window states and pipeline definitions are written by the extension's
+-- code only.  A forged state would reach the aggregates' C functions as if
+-- they had made it, and a changed definition would misread the stored
+-- states; a row's id is never chosen, so it never meets another's state.
+-- Users keep what pause, resume and their steps write as them.
+REVOKE INSERT, UPDATE, DELETE ON windowing.window_state FROM PUBLIC;
+REVOKE INSERT, UPDATE ON windowing.pipeline FROM PUBLIC;
+GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner, aggregates,
+              max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
+              idle_timeout)
+    ON windowing.pipeline TO PUBLIC;
+GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
+              windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
+              failures, scan_from, scan_next, scan_next_xid)
+    ON windowing.pipeline TO PUBLIC;
+
+-- A pipeline written by hand must name a source its owner may read and
+-- result and late tables it owns, as create_pipeline's do: a superuser's
+-- drop_pipeline(drop_tables => true) must not drop someone else's table.
+CREATE POLICY own_tables ON windowing.pipeline AS RESTRICTIVE FOR INSERT
+    WITH CHECK (pg_catalog.has_table_privilege(source, 'SELECT')
+                AND pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                            WHERE c.oid OPERATOR(pg_catalog.=) result_table), 'USAGE')
+                AND (late_table IS NULL
+                     OR pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                                WHERE c.oid OPERATOR(pg_catalog.=) late_table), 'USAGE')));
+
+-- A pipeline tells keys apart by their bytes; an upsert result table's
+-- unique key by the types' equality.  Key types where the two differ are
+-- refused for upsert, where two keys would share one result row.
+CREATE FUNCTION windowing._check_upsert_keys(source regclass, key_columns name[]) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_check_upsert_keys' LANGUAGE C STRICT;
+
+-- create_pipeline: refuses those keys, and a name too long for the names
+-- of its tables (which PostgreSQL would silently truncate).
 CREATE OR REPLACE FUNCTION windowing.create_pipeline(
     name                 text,
     source               regclass,
@@ -81,6 +116,15 @@ BEGIN
     IF windowing._pipeline_owner(name) IS NOT NULL THEN
         RAISE EXCEPTION 'pipeline "%" already exists', name USING ERRCODE = 'duplicate_object';
     END IF;
+    -- PostgreSQL would cut the tables' names to fit, and nobody would find them
+    IF (result_table IS NULL AND (name || '_results')::name::text <> name || '_results')
+       OR (late_table IS NULL AND (name || '_late')::name::text <> name || '_late') THEN
+        RAISE EXCEPTION 'pipeline name "%" is too long to name its tables', name
+            USING ERRCODE = 'name_too_long',
+                  DETAIL = format('"%s_results" and "%s_late" must fit in %s bytes.', name, name,
+                                  current_setting('max_identifier_length')),
+                  HINT = 'Pass result_table and late_table, or use a shorter name.';
+    END IF;
     IF (SELECT relkind FROM pg_class WHERE oid = source) NOT IN ('r', 'p') THEN
         RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
     END IF;
@@ -92,6 +136,9 @@ BEGIN
     PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
     PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
     PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    IF emit = 'upsert' THEN
+        PERFORM windowing._check_upsert_keys(source, key_columns);
+    END IF;
     FOR a IN SELECT * FROM windowing._describe(source, time_column, key_columns, assigner, aggregates) LOOP
         cols := cols || format('%I %s, ', a.column_name, a.column_type);
     END LOOP;

@@ -72,3 +72,7 @@ SELECT count(*) AS windows, sum(n) AS rows_in_windows,
        pg_temp.differences('g_late', 'h_late',
            'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
 FROM g_results;
+
+SELECT count(*) FROM (
+  SELECT windowing.drop_pipeline(name, true) FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000', 'g', 'h']) name) d;
+DROP TABLE ticks;

@@ -71,7 +71,7 @@ parse_select_list(const char *text)
 
 		if (!IsA(rt->val, FuncCall))
 			AGG_ERROR(errmsg("each item of aggregates must be an aggregate call"),
-					  errdetail("\"%s\" is not.", text + strlen("SELECT ")));
+					  errposition(rt->location + 1));
 	}
 	return sel;
 }
@@ -90,25 +90,29 @@ select_list_error_callback(void *arg)
 	}
 }
 
-/* The select list analysed against the source table. */
+/*
+ * The select list analysed against the source table.  Syntax errors too
+ * point into the select list.
+ */
 static Query *
 analyse(Oid source, const char *aggregates)
 {
 	char	   *text = psprintf("SELECT %s", aggregates);
-	SelectStmt *sel = parse_select_list(text);
 	RawStmt    *stmt = makeNode(RawStmt);
 	RangeVar   *rv = makeRangeVar(get_namespace_name(get_rel_namespace(source)),
 									get_rel_name(source), -1);
 	ErrorContextCallback errcb;
+	SelectStmt *sel;
 	Query	   *q;
 
-	sel->fromClause = list_make1(rv);
-	stmt->stmt = (Node *) sel;
-	stmt->stmt_location = -1;
 	errcb.callback = select_list_error_callback;
 	errcb.arg = text;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
+	sel = parse_select_list(text);
+	sel->fromClause = list_make1(rv);
+	stmt->stmt = (Node *) sel;
+	stmt->stmt_location = -1;
 	q = parse_analyze_fixedparams(stmt, text, NULL, 0, NULL);
 	error_context_stack = errcb.previous;
 	return q;

@@ -17,14 +17,18 @@
  */
 #include "compat.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "emit.h"
+#include "queue.h"
 
 /* The qualified name of a table of the pipeline, which must still exist. */
 char *
@@ -174,12 +178,29 @@ time_array(const EmitTarget *t, Datum *d, int n)
 						   sizeof(int64), true, TYPALIGN_DOUBLE);
 }
 
+/*
+ * A statement on window_state, run as that table's owner: users may read
+ * their pipelines' states but not write them, since a forged state would
+ * reach the aggregates' C functions as if they had made it.  search_path
+ * is pinned again, whatever the owner's code in the step set it to.
+ */
 static void
 run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 {
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL,
-										   false, 0);
+	Oid			owner = table_owner(get_relname_relid("window_state",
+													  get_namespace_oid("windowing", false)));
+	Oid			user;
+	int			sec;
+	int			nestlevel = NewGUCNestLevel();
+	int			rc;
 
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	GetUserIdAndSecContext(&user, &sec);
+	SetUserIdAndSecContext(owner, sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+	SetUserIdAndSecContext(user, sec);
+	AtEOXact_GUC(false, nestlevel);
 	if (rc != expected)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
 }
@@ -626,6 +647,7 @@ watermark_arg(int64 w, Datum *value, char *flag)
 	*flag = w == WMK_NONE ? 'n' : ' ';
 }
 
+/* The queue row as JSON: q.*, since q alone would be a column named q. */
 static SPIPlanPtr
 prepare_late_insert(const EmitTarget *t)
 {
@@ -638,7 +660,7 @@ prepare_late_insert(const EmitTarget *t)
 							   "SELECT $1, $2, $3, "
 							   "(SELECT pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s) "
 							   " FROM ROWS FROM (pg_catalog.unnest($4), pg_catalog.unnest($5)) AS u(s, e)), "
-							   "pg_catalog.to_jsonb(q) OPERATOR(pg_catalog.-) 'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
+							   "pg_catalog.to_jsonb(q.*) OPERATOR(pg_catalog.-) 'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
 							   "FROM %s AS q WHERE q.windowing_seq OPERATOR(pg_catalog.=) $6",
 							   t->late_table,
 							   t->is_timestamp ? "'1 microsecond'::pg_catalog.interval" : "1::pg_catalog.int8",

@@ -462,8 +462,10 @@ supersede(Operator *op, WindowEntry *e)
  * with every live window of its key that it overlaps or touches, into
  * their cover, whose state combines theirs.  A late row can bridge two
  * sessions; a row whose window touches none and is past cleanup is late.
+ * Returns false if the row's window leaves the range of the type: such a
+ * time must not move the watermark, as for the other windows.
  */
-static void
+static bool
 session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 			Datum *args, bool *argnulls)
 {
@@ -481,7 +483,7 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 	{
 		add_late(op, seq, false, ts,
 				 gap <= 0 ? "gap is null or not positive" : "event time out of range", NIL);
-		return;
+		return gap <= 0;
 	}
 	foreach(lc, sk->live)
 	{
@@ -508,7 +510,7 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 		*copy = w;
 		sk->live = live;
 		add_late(op, seq, false, ts, "late", list_make1(copy));
-		return;
+		return true;
 	}
 	e = entry_for(op, key, w.start, w.end, &created);
 	if (created)
@@ -530,6 +532,7 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 	e->dirty = true;
 	if (wmk_window_fires(e->k.end - 1, op->wm.value))
 		fire(op, e);
+	return true;
 }
 
 /*
@@ -861,8 +864,8 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 	if (op->spec->kind == WK_SESSION && !ts_null &&
 		!(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
 	{
-		session_row(op, seq, ts, gap, key, args, argnulls);
-		if (wmk_observe(&op->wm, ts))
+		if (session_row(op, seq, ts, gap, key, args, argnulls) &&
+			wmk_observe(&op->wm, ts))
 			on_watermark(op);
 		MemoryContextSwitchTo(old);
 		return;

@@ -43,6 +43,7 @@
 
 #include "emit.h"
 #include "pipeline.h"
+#include "sql_pipeline.h"
 #include "datatype/timestamp.h"
 #include "state_store.h"
 
@@ -76,6 +77,9 @@ typedef struct Step
 	int64		rows;			/* consumed by this step */
 	int64		late_routed;
 	int64		late_dropped;
+	Oid			caller;			/* who to be again after the step */
+	int			caller_sec;
+	int			nestlevel;
 } Step;
 
 static Datum
@@ -94,7 +98,7 @@ text_col(int i)
 }
 
 /* The owner of a pipeline, checked against the current user. */
-static void
+static Oid
 check_owner(const char *name)
 {
 	Oid			argtype = TEXTOID;
@@ -115,6 +119,35 @@ check_owner(const char *name)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of pipeline \"%s\"", name),
 				 errdetail("Only the owner of a pipeline or a superuser may run, change or drop it.")));
+	return owner;
+}
+
+/*
+ * Whoever calls, a step or open_windows() runs as the pipeline's owner, the
+ * way VACUUM runs a table owner's code: a security-restricted operation
+ * with search_path pinned to pg_catalog, whose setting changes are all
+ * undone after it.  So the owner's aggregates and input expressions can
+ * neither take a superuser's identity nor leave anything behind.
+ */
+static void
+begin_as_owner(Step *s, const char *name)
+{
+	s->nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
+							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	GetUserIdAndSecContext(&s->caller, &s->caller_sec);
+	SetUserIdAndSecContext(check_owner(name), s->caller_sec |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+}
+
+static void
+end_as_owner(Step *s)
+{
+	SPI_finish();
+	AtEOXact_GUC(false, s->nestlevel);
+	SetUserIdAndSecContext(s->caller, s->caller_sec);
 }
 
 /* Durations in the time column's unit: microseconds, or milliseconds for bigint. */
@@ -155,6 +188,28 @@ pipeline_lock(const char *name)
 	(void) LockAcquire(&tag, ExclusiveLock, false, false);
 }
 
+/*
+ * What DDL may have changed since the pipeline was created: its tables, and
+ * the columns it reads and their types (the key columns' types are those of
+ * the result table's key columns, made from them).
+ */
+static void
+check_tables(const char *name, Oid source, Oid result, Oid late,
+			 const char *time_column, bool is_ts, int nkeys, char **keys)
+{
+	check_pipeline_table(name, source, "source table");
+	check_pipeline_table(name, result, "result table");
+	if (OidIsValid(late))
+		check_pipeline_table(name, late, "late table");
+	check_pipeline_column(name, source, "windowing_xid", "queue column", XID8OID, InvalidOid);
+	check_pipeline_column(name, source, "windowing_seq", "queue column", INT8OID, InvalidOid);
+	if (time_column)
+		check_pipeline_column(name, source, time_column, "time column",
+							  is_ts ? TIMESTAMPTZOID : INT8OID, InvalidOid);
+	for (int i = 0; i < nkeys; i++)
+		check_pipeline_column(name, source, keys[i], "key column", InvalidOid, result);
+}
+
 /* Reads the pipeline's row (after pipeline_lock) and prepares everything. */
 static void
 load_step(Step *s, const char *name)
@@ -165,6 +220,7 @@ load_step(Step *s, const char *name)
 	bool		delay_null;
 	int			nkeys;
 	char	  **keys_names;
+	Oid			result;
 	Oid			late;
 	Datum		delay;
 	Watermark  *wm;
@@ -186,23 +242,31 @@ load_step(Step *s, const char *name)
 	s->name = pstrdup(name);
 	s->id = DatumGetInt32(col(1, &isnull));
 	s->source = DatumGetObjectId(col(2, &isnull));
-	s->target.source = relation_name(s->source, "source table");
 	s->time_column = text_col(3);
 	s->is_ts = DatumGetBool(col(4, &isnull));
 	keys_names = name_array(col(5, &isnull), &nkeys);
+	result = DatumGetObjectId(col(10, &isnull));
+	late = DatumGetObjectId(col(11, &isnull));
+	if (isnull)
+		late = InvalidOid;
+	check_tables(name, s->source, result, late, s->time_column, s->is_ts, nkeys, keys_names);
+	s->target.source = relation_name(s->source, "source table");
 	keys_init(&s->keys, s->source, nkeys, keys_names);
 	spec_from_assigner(&s->spec, DatumGetHeapTupleHeader(col(6, &isnull)), s->is_ts);
+	if (s->spec.gap_column)
+		check_pipeline_column(name, s->source, s->spec.gap_column, "gap column",
+							  INTERVALOID, InvalidOid);
 	s->agg = agg_prepare(s->source, text_col(7));
+	check_pipeline_outputs(name, result, s->agg);
 	delay = col(8, &delay_null);
 	s->op = op_create(&s->spec, s->agg, duration(col(9, &isnull), s->is_ts, "allowed_lateness"),
 					  DatumGetBool(col(24, &isnull)));
 	wm = &s->op->wm;
 	wmk_init(wm, delay_null ? 0 : duration(delay, s->is_ts, "max_out_of_orderness"), !delay_null);
 	s->target.pipeline_id = s->id;
-	s->target.result_table = relation_name(DatumGetObjectId(col(10, &isnull)), "result table");
+	s->target.result_table = relation_name(result, "result table");
 	s->target.late_table = NULL;
-	late = DatumGetObjectId(col(11, &isnull));
-	if (!isnull)
+	if (OidIsValid(late))
 		s->target.late_table = relation_name(late, "late table");
 	s->target.append = DatumGetBool(col(12, &isnull));
 	/* session bounds recur after merges, count windows at each flush */
@@ -234,7 +298,9 @@ load_step(Step *s, const char *name)
 
 /*
  * Window state left by the previous step: from shared memory if it holds
- * the image of that step, else from the heap table.
+ * the image of that step, else from the heap table, read with a fresh
+ * snapshot: the previous step may be of this very statement (its image is
+ * published only at commit).
  */
 static void
 load_state(Step *s)
@@ -252,7 +318,7 @@ load_state(Step *s)
 
 	if (SPI_execute_with_args("SELECT key, window_start, window_end, fire_count, state "
 							  "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -500,12 +566,20 @@ save_progress(Step *s)
 TimestampTz
 pipeline_clock(void)
 {
+	TimestampTz now;
+
 	if (pipeline_clock_setting == NULL || pipeline_clock_setting[0] == '\0')
 		return GetCurrentTimestamp();
-	return DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
-												   CStringGetDatum(pipeline_clock_setting),
-												   ObjectIdGetDatum(InvalidOid),
-												   Int32GetDatum(-1)));
+	now = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
+												  CStringGetDatum(pipeline_clock_setting),
+												  ObjectIdGetDatum(InvalidOid),
+												  Int32GetDatum(-1)));
+	/* an infinite clock would take the watermark where it never comes back from */
+	if (TIMESTAMP_NOT_FINITE(now))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("windowing.clock must be a finite timestamp")));
+	return now;
 }
 
 /* The step's clock in the time column's unit (epoch milliseconds for bigint). */
@@ -566,22 +640,17 @@ static int64
 run_step(const char *name, int64 max_rows, bool consume_rows,
 		 bool has_watermark, int64 watermark)
 {
-	int			nestlevel = NewGUCNestLevel();
 	Step		s;
 	bool		tick_was_open;
 	bool		idle;
 
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
-							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	memset(&s, 0, sizeof(s));
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction"),
 				 errhint("Run them in a READ COMMITTED transaction.")));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	check_owner(name);
+	begin_as_owner(&s, name);
 	pipeline_lock(name);
 	load_step(&s, name);
 	load_state(&s);
@@ -598,8 +667,7 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 		!has_watermark && !tick_was_open && s.tick_hi == NULL;
 	if (!idle)
 		finish_step(&s);
-	SPI_finish();
-	AtEOXact_GUC(true, nestlevel);
+	end_as_owner(&s);
 	return s.rows;
 }
 
@@ -609,28 +677,12 @@ pipeline_step(const char *name, int64 max_rows)
 	return run_step(name, max_rows, true, false, 0);
 }
 
-/*
- * A step run as the pipeline's owner, the way VACUUM runs a table owner's
- * code: a security-restricted operation whose setting changes are undone
- * after it, so the owner's aggregates can neither take the caller's
- * identity nor leave anything behind for the next step.
- */
+/* The worker's step: every step runs as the owner (begin_as_owner). */
 int64
 pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows)
 {
-	Oid			save_userid;
-	int			save_sec;
-	int			save_nestlevel;
-	int64		consumed;
-
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	save_nestlevel = NewGUCNestLevel();
-	consumed = pipeline_step(name, max_rows);
-	AtEOXact_GUC(false, save_nestlevel);
-	SetUserIdAndSecContext(save_userid, save_sec);
-	return consumed;
+	Assert(OidIsValid(owner));
+	return pipeline_step(name, max_rows);
 }
 
 /* Is the pipeline's time column timestamptz?  (For the watermark overloads.) */
@@ -644,7 +696,7 @@ has_timestamptz_time(const char *name)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	check_owner(name);
+	(void) check_owner(name);
 	if (SPI_execute_with_args("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
 							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
@@ -837,23 +889,16 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	int			nestlevel;
 	Step		s;
 	OpenWindows out = {&s, rsi};
 
 	InitMaterializedSRF(fcinfo, 0);
-	nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
-							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	memset(&s, 0, sizeof(s));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	check_owner(name);
+	begin_as_owner(&s, name);
 	load_step(&s, name);
 	load_state(&s);
 	op_open_windows(s.op, put_open_window, &out);
-	SPI_finish();
-	AtEOXact_GUC(true, nestlevel);
+	end_as_owner(&s);
 	PG_RETURN_NULL();
 }
 
@@ -881,6 +926,13 @@ PG_FUNCTION_INFO_V1(windowing_lock_pipeline);
 Datum
 windowing_lock_pipeline(PG_FUNCTION_ARGS)
 {
-	pipeline_lock(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	/* others may not hold up a pipeline's steps */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	(void) check_owner(name);
+	SPI_finish();
+	pipeline_lock(name);
 	PG_RETURN_VOID();
 }

@@ -75,7 +75,8 @@ running_readers(Oid source, List **readers)
 	return all_running && *readers != NIL;
 }
 
-static Oid
+/* The owner of a table (a queue, or the extension's own). */
+Oid
 table_owner(Oid relid)
 {
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));

@@ -10,6 +10,7 @@
 extern int	queue_truncate_size;
 extern int	queue_lock_timeout;
 
+extern Oid	table_owner(Oid relid);
 extern bool queue_needs_reclaim(Oid source);
 extern bool queue_reclaim(Oid source);
 

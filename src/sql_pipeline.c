@@ -10,7 +10,11 @@
  */
 #include "compat.h"
 
+#include "access/nbtree.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -20,6 +24,7 @@
 
 #include "aggregates.h"
 #include "spec.h"
+#include "sql_pipeline.h"
 
 /* Output columns a key column may not be called. */
 static const char *const reserved[] = {
@@ -49,6 +54,24 @@ check_key_name(const char *name, const char *what)
 					(errcode(ERRCODE_DUPLICATE_COLUMN),
 					 errmsg("%s \"%s\" clashes with an output column of the pipeline", what, name),
 					 errhint("Rename the column or the aggregate output.")));
+}
+
+/* An aggregate output cannot share its column with a key column. */
+static void
+check_output_name(const char *name, ArrayType *keys)
+{
+	Datum	   *items;
+	int			n;
+
+	check_key_name(name, "aggregate output");
+	deconstruct_array(keys, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &items, NULL, &n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(name, NameStr(*DatumGetName(items[i]))) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_COLUMN),
+					 errmsg("aggregate output \"%s\" clashes with a key column", name),
+					 errhint("Give the output another name with AS.")));
 }
 
 static void
@@ -97,6 +120,91 @@ check_session(Oid source, const WindowSpec *spec, Aggregator *agg)
 				 errmsg("gap column \"%s\" must be of type interval", spec->gap_column)));
 }
 
+/*
+ * Do equal values of this column have equal bytes?  B-tree deduplication
+ * asks the same of an operator class (its "equalimage" support function).
+ */
+static bool
+equal_means_same_bytes(Oid source, AttrNumber att)
+{
+	Oid			type;
+	int32		typmod;
+	Oid			collation;
+	Oid			opclass;
+	Oid			opfamily;
+	Oid			proc;
+
+	get_atttypetypmodcoll(source, att, &type, &typmod, &collation);
+	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	if (!OidIsValid(opclass))
+		return false;
+	opfamily = get_opclass_family(opclass);
+	type = get_opclass_input_type(opclass);
+	proc = get_opfamily_proc(opfamily, type, type, BTEQUALIMAGE_PROC);
+	return OidIsValid(proc) &&
+		DatumGetBool(OidFunctionCall1Coll(proc, collation, ObjectIdGetDatum(type)));
+}
+
+PG_FUNCTION_INFO_V1(windowing_check_upsert_keys);
+
+/*
+ * _check_upsert_keys(source, key_columns): a pipeline tells keys apart by
+ * their bytes, while the unique key of an upsert result table uses the
+ * types' equality.  Two keys equal with different bytes (numeric 1.0 and
+ * 1.00, float -0 and 0, citext 'A' and 'a') would overwrite each other's
+ * rows, so such key columns are refused for upsert.
+ */
+Datum
+windowing_check_upsert_keys(PG_FUNCTION_ARGS)
+{
+	Oid			source = PG_GETARG_OID(0);
+	Datum	   *items;
+	int			n;
+
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), NAMEOID, NAMEDATALEN, false,
+					  TYPALIGN_CHAR, &items, NULL, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name = NameStr(*DatumGetName(items[i]));
+		AttrNumber	att = get_attnum(source, name);
+
+		if (att != InvalidAttrNumber && !equal_means_same_bytes(source, att))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("key column \"%s\" cannot be used with emit => 'upsert'", name),
+					 errdetail("Pipelines tell keys apart by their bytes, and equal values of type %s can differ in bytes, so the windows of two keys would share one row of the result table.",
+							   format_type_be(get_atttype(source, att))),
+					 errhint("Use emit => 'append', or a key column of a type whose equal values have equal bytes, such as text or an integer.")));
+	}
+	PG_RETURN_VOID();
+}
+
+/*
+ * A queue must outlive the session that made it, for the worker to read
+ * it, and its queue columns must be ours: a pipeline adds windowing_xid and
+ * windowing_seq unless an earlier pipeline of the queue did.
+ */
+static void
+check_queue(Oid source)
+{
+	AttrNumber	xid = get_attnum(source, "windowing_xid");
+	AttrNumber	seq = get_attnum(source, "windowing_seq");
+
+	if (get_rel_persistence(source) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a pipeline cannot read temporary table \"%s\"", get_rel_name(source)),
+				 errdetail("The background worker cannot see it, and it goes away with its session.")));
+	if ((xid != InvalidAttrNumber || seq != InvalidAttrNumber) &&
+		(xid == InvalidAttrNumber || get_atttype(source, xid) != XID8OID ||
+		 seq == InvalidAttrNumber || get_atttype(source, seq) != INT8OID))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_COLUMN),
+				 errmsg("table \"%s\" has a windowing_xid or windowing_seq column of its own",
+						get_rel_name(source)),
+				 errhint("Rename it: a pipeline adds windowing_xid xid8 and windowing_seq bigint to its queue.")));
+}
+
 PG_FUNCTION_INFO_V1(windowing_describe);
 
 /*
@@ -124,6 +232,7 @@ windowing_describe(PG_FUNCTION_ARGS)
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	check_queue(source);
 	if (time_column)
 		time_type = column_type(source, time_column, "time column");
 	if (time_type != TIMESTAMPTZOID && time_type != INT8OID)
@@ -145,12 +254,86 @@ windowing_describe(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
-		check_key_name(agg->aggs[i].name, "aggregate output");
+		check_output_name(agg->aggs[i].name, PG_GETARG_ARRAYTYPE_P(2));
 		values[0] = CStringGetTextDatum(agg->aggs[i].name);
 		values[1] = CStringGetTextDatum(format_type_be_qualified(agg->aggs[i].resulttype));
 		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
 	}
 	PG_RETURN_NULL();
+}
+
+/*
+ * A step checks that DDL left the pipeline's tables and columns as it was
+ * created over, so that a dropped, renamed or retyped one stops the step
+ * with an error naming the pipeline (which the worker records, failing the
+ * pipeline after repeated errors) rather than misreading stored states.
+ */
+#define REDO_HINT "Restore the column's name and type, or drop the pipeline and create it again."
+
+void
+check_pipeline_table(const char *pipeline, Oid relid, const char *what)
+{
+	if (get_rel_name(relid) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("%s of pipeline \"%s\" no longer exists", what, pipeline),
+				 errhint("Drop the pipeline and create it again.")));
+}
+
+/*
+ * A column the pipeline reads must exist, of the given type, or (type
+ * InvalidOid) of the type of the column of the same name in the result
+ * table, which was made from it.
+ */
+void
+check_pipeline_column(const char *pipeline, Oid source, const char *column,
+					  const char *what, Oid type, Oid result)
+{
+	AttrNumber	att = get_attnum(source, column);
+	Oid			now;
+
+	if (att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("%s \"%s\" of pipeline \"%s\" no longer exists in table \"%s\"",
+						what, column, pipeline, get_rel_name(source)),
+				 errhint(REDO_HINT)));
+	now = get_atttype(source, att);
+	if (!OidIsValid(type))
+		type = get_atttype(result, get_attnum(result, column));
+	if (now != type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s \"%s\" of pipeline \"%s\" changed type", what, column, pipeline),
+				 errdetail("It was %s and is now %s.",
+						   OidIsValid(type) ? format_type_be(type) : "unknown",
+						   format_type_be(now)),
+				 errhint(REDO_HINT)));
+}
+
+/*
+ * The aggregates analysed again give the types of the result table's
+ * columns: a changed type means a column they read was retyped, and the
+ * stored states are of the old one.
+ */
+void
+check_pipeline_outputs(const char *pipeline, Oid result, const Aggregator *agg)
+{
+	for (int i = 0; i < agg->naggs; i++)
+	{
+		AttrNumber	att = get_attnum(result, agg->aggs[i].name);
+		Oid			was = att == InvalidAttrNumber ? InvalidOid : get_atttype(result, att);
+
+		if (was != agg->aggs[i].resulttype)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("aggregate \"%s\" of pipeline \"%s\" changed type", agg->aggs[i].name,
+							pipeline),
+					 errdetail("Its result column is %s and the aggregate now gives %s.",
+							   OidIsValid(was) ? format_type_be(was) : "missing",
+							   format_type_be(agg->aggs[i].resulttype)),
+					 errhint("Restore the types of the columns it reads and of its result column, or drop the pipeline and create it again.")));
+	}
 }
 
 PG_FUNCTION_INFO_V1(windowing_as_timestamptz);
