@@ -165,8 +165,9 @@ BEGIN
                    'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
                    'fired_at timestamptz NOT NULL%s)',
                    nsp, res_name, keys, wtype, wtype, wtype, cols,
+                   -- in the order windows fire, so the index grows at its right edge
                    CASE WHEN emit = 'upsert' THEN
-                       format(', UNIQUE NULLS NOT DISTINCT (%s window_start, window_end)',
+                       format(', UNIQUE NULLS NOT DISTINCT (window_end, %s window_start)',
                               (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c))
                    ELSE '' END);
     IF late_name <> '' THEN
