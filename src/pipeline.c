@@ -345,7 +345,7 @@ static SPIPlanPtr
 prepare_reader(Step *s)
 {
 	StringInfoData sql;
-	Oid			types[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
+	Oid			types[4] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID};
 	const char *q = quote_identifier(get_rel_name(s->source));
 	SPIPlanPtr	plan;
 
@@ -359,8 +359,8 @@ prepare_reader(Step *s)
 	if (s->spec.gap_column)
 		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->spec.gap_column));
 	appendStringInfo(&sql, "%s FROM %s AS %s "
-					 "WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1::pg_catalog.pg_snapshot) "
-					 "AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2::pg_catalog.pg_snapshot)) "
+					 "WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
+					 "AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2)) "
 					 "AND %s.windowing_seq OPERATOR(pg_catalog.>) $3 "
 					 "ORDER BY %s.windowing_seq LIMIT $4",
 					 s->agg->args_sql, s->target.source, q, q, q, q, q);
@@ -390,35 +390,57 @@ row_gap(Step *s, Datum value, bool isnull)
 	return s->is_ts ? us : us / 1000;
 }
 
-/* Feeds the rows of the last chunk read to the operator. */
+/* One row read from the queue, to the operator. */
 static void
-feed_chunk(Step *s, MemoryContext rowcxt)
+feed_row(Step *s, Datum *vals, bool *nulls)
 {
-	TupleDesc	desc = SPI_tuptable->tupdesc;
 	int			nkeys = s->keys.n;
 	int			args = 2 + nkeys + (s->spec.gap_column ? 1 : 0);
-	Datum	   *vals = palloc(sizeof(Datum) * (args + s->agg->nargs));
-	bool	   *nulls = palloc(sizeof(bool) * (args + s->agg->nargs));
 
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+	/* processing time has no time column: rows get the step's clock */
+	op_row(s->op, DatumGetInt64(vals[0]), s->time_column ? nulls[1] : false,
+		   s->time_column ? DatumGetInt64(vals[1]) : s->now,
+		   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
+		   s->spec.gap,
+		   keys_encode(&s->keys, vals + 2, nulls + 2),
+		   vals + args, nulls + args);
+	s->last_seq = DatumGetInt64(vals[0]);
+}
 
-		heap_deform_tuple(SPI_tuptable->vals[r], desc, vals, nulls);
-		if (s->time_column == NULL)
-		{
-			vals[1] = TimestampTzGetDatum(s->now);
-			nulls[1] = false;
-		}
-		op_row(s->op, DatumGetInt64(vals[0]), nulls[1], DatumGetInt64(vals[1]),
-			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
-			   s->spec.gap,
-			   keys_encode(&s->keys, vals + 2, nulls + 2),
-			   vals + args, nulls + args);
-		s->last_seq = DatumGetInt64(vals[0]);
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(rowcxt);
-	}
+/*
+ * The reader's destination: each row goes to the operator as the executor
+ * hands it over, instead of being copied into a tuple table first.
+ */
+typedef struct RowFeeder
+{
+	DestReceiver pub;
+	Step	   *step;
+	MemoryContext rowcxt;		/* reset after each row */
+	uint64		rows;
+} RowFeeder;
+
+static bool
+feeder_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	RowFeeder  *f = (RowFeeder *) self;
+	MemoryContext old = MemoryContextSwitchTo(f->rowcxt);
+
+	slot_getallattrs(slot);
+	feed_row(f->step, slot->tts_values, slot->tts_isnull);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(f->rowcxt);
+	f->rows++;
+	return true;
+}
+
+static void
+feeder_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+feeder_shutdown(DestReceiver *self)
+{
 }
 
 /* The one value of a one-row query of text parameters. */
@@ -475,39 +497,53 @@ open_tick(Step *s)
 	s->last_seq = s->scan_from;
 }
 
+static Datum
+snapshot_datum(const char *text)
+{
+	return OidInputFunctionCall(F_PG_SNAPSHOT_IN, (char *) text, InvalidOid, -1);
+}
+
 /* Consumes up to max_rows (<= 0: all) rows of the current tick. */
 static void
 consume(Step *s, int64 max_rows)
 {
 	SPIPlanPtr	plan = prepare_reader(s);
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext,
-												 "windowing row", ALLOCSET_SMALL_SIZES);
+	RowFeeder	feeder = {{feeder_receive, feeder_startup, feeder_shutdown,
+		feeder_shutdown, DestNone}, s, NULL, 0};
+	ParamListInfo params = makeParamList(4);
+	SPIExecuteOptions options = {0};
 
+	feeder.rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "windowing row", ALLOCSET_SMALL_SIZES);
+	options.params = params;
+	options.dest = &feeder.pub;
 	if (s->tick_hi == NULL)
 		open_tick(s);
+	for (int i = 0; i < 4; i++)
+	{
+		params->params[i].pflags = PARAM_FLAG_CONST;
+		params->params[i].ptype = i < 2 ? PG_SNAPSHOTOID : INT8OID;
+		params->params[i].isnull = false;
+	}
+	params->params[0].value = snapshot_datum(s->tick_hi);
+	params->params[1].isnull = s->tick_lo == NULL;
+	if (s->tick_lo)
+		params->params[1].value = snapshot_datum(s->tick_lo);
 	for (;;)
 	{
 		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->rows) : CHUNK_ROWS;
-		Datum		args[4];
-		char		flags[5] = "    ";
-		uint64		got;
 
 		if (want <= 0)
 			return;				/* stopped by max_rows inside the tick */
-		args[0] = CStringGetTextDatum(s->tick_hi);
-		args[1] = s->tick_lo ? CStringGetTextDatum(s->tick_lo) : (Datum) 0;
-		flags[1] = s->tick_lo ? ' ' : 'n';
-		args[2] = Int64GetDatum(s->last_seq);
-		args[3] = Int64GetDatum(want);
+		params->params[2].value = Int64GetDatum(s->last_seq);
+		params->params[3].value = Int64GetDatum(want);
+		feeder.rows = 0;
 		/* read with a snapshot no older than tick_hi */
-		if (SPI_execute_plan(plan, args, flags, false, 0) != SPI_OK_SELECT)
+		if (SPI_execute_plan_extended(plan, &options) < 0)
 			elog(ERROR, "could not read the queue");
-		got = SPI_processed;
-		feed_chunk(s, rowcxt);
 		op_compact(s->op);
-		SPI_freetuptable(SPI_tuptable);
-		s->rows += got;
-		if (got < (uint64) want)
+		s->rows += feeder.rows;
+		if (feeder.rows < (uint64) want)
 			break;
 	}
 	/* the tick is consumed: the next one starts where it ended */
