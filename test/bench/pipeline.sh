@@ -14,7 +14,10 @@
 #   read floor                SELECT count(*), sum(value) FROM queue
 #   batch SQL                 INSERT INTO results SELECT key, date_bin(...),
 #                             count(*), sum(value) FROM queue GROUP BY 1, 2
+#                             (both also in one process, without parallel
+#                             workers, like the pipeline)
 #   hopping pipeline          1 minute windows every second: 60 per row
+#   session pipeline          sessions of 10 s gap per key
 #   tumbling in steps         the tumbling pipeline in STEPS steps (one
 #                             transaction each, as the worker runs it), with
 #                             window state in shared memory, and with
@@ -26,8 +29,9 @@
 # up to 2 s of disorder (row i at 2026-01-01 + i * 3600 / ROWS seconds plus
 # a random 0-2 s), generated once into a file.  Every pipeline's results are
 # checked, outside the timings: tumbling windows against the batch query,
-# hopping windows by their sums (every row is in 60 windows), spilled state
-# against state in memory; the script fails on any difference.  It prints
+# hopping windows by their sums (every row is in 60 windows), sessions by
+# their count and sums, spilled state against state in memory; the script
+# fails on any difference.  It prints
 # the median, min and max time of RUNS runs, rows per second and the ratios
 # (speeds, above 1 means faster), then the window state's size per open
 # window, taken halfway through the queue, and the largest size the queue
@@ -203,6 +207,8 @@ SELECT windowing.flush('p');"
 time_floor() {
 	load_queue "$ROWS_FILE"
 	measure floor "SELECT count(*), sum(value) FROM queue;"
+	measure floor1 "SET max_parallel_workers_per_gather = 0;
+SELECT count(*), sum(value) FROM queue;"
 }
 
 time_batch() {
@@ -212,6 +218,12 @@ time_batch() {
 SELECT key, date_bin('1 minute', ts, '1970-01-01'), count(*), sum(value)
 FROM queue GROUP BY 1, 2;"
 	same_rows "SELECT * FROM results" "SELECT * FROM expected" "batch query"
+	sql -c 'TRUNCATE results' -c 'CHECKPOINT'
+	measure batch1 "SET max_parallel_workers_per_gather = 0;
+INSERT INTO results
+SELECT key, date_bin('1 minute', ts, '1970-01-01'), count(*), sum(value)
+FROM queue GROUP BY 1, 2;"
+	same_rows "SELECT * FROM results" "SELECT * FROM expected" "batch query in one process"
 }
 
 # Every row is in exactly 60 windows.
@@ -225,6 +237,22 @@ SELECT windowing.flush('p');"
 		AND sum(total) = 60 * (SELECT sum(value) FROM queue)
 		AND NOT EXISTS (SELECT FROM p_late), count(*) FROM p_results")"
 	[ "$ok" = t ] || fail "hopping pipeline: rows missing from windows, or late rows"
+}
+
+# Sessions of a 10 s gap: as many as the gaps over 10 s say, holding every
+# row once.
+time_session() {
+	local ok
+	load_queue "$ROWS_FILE"
+	new_pipeline "windowing.session('10 seconds')"
+	measure session "SELECT windowing.process('p');
+SELECT windowing.flush('p');"
+	read -r ok SESSION_WINDOWS <<<"$(sql -F ' ' -c "SELECT sum(n) = $ROWS
+		AND sum(total) = (SELECT sum(value) FROM queue)
+		AND count(*) = (SELECT count(*) FILTER (WHERE prev IS NULL OR ts - prev > interval '10 seconds')
+			FROM (SELECT ts, lag(ts) OVER (PARTITION BY key ORDER BY ts) AS prev FROM queue) g)
+		AND NOT EXISTS (SELECT FROM p_late), count(*) FROM p_results")"
+	[ "$ok" = t ] || fail "session pipeline: sessions differ from the gaps, or late rows"
 }
 
 # The tumbling pipeline in STEPS steps, one transaction each, as contender
@@ -305,6 +333,7 @@ run_all() {
 		time_floor
 		time_batch
 		time_hopping
+		time_session
 		time_state_memory "$run"
 	done
 }
@@ -382,10 +411,16 @@ print_table() {
 		"$(judged "$(ratio "$copy" "$tumbling")" 1.0 "pipeline / COPY")"
 	print_row "read floor: count(*), sum(value)" floor "$ROWS" \
 		"$(judged "$(ratio "$floor" "$tumbling")" 0.3 "pipeline / floor")"
+	print_row "read floor, one process" floor1 "$ROWS" \
+		"$(judged "$(ratio "$(median floor1)" "$tumbling")" 0.3 "pipeline / floor")"
 	print_row "batch INSERT ... GROUP BY date_bin" batch "$ROWS" \
 		"$(judged "$(ratio "$batch" "$tumbling")" 1.0 "pipeline / batch")"
+	print_row "batch, one process" batch1 "$ROWS" \
+		"$(judged "$(ratio "$(median batch1)" "$tumbling")" 1.0 "pipeline / batch")"
 	print_row "$hop_label" hopping "$HOP_ROWS" \
 		"$(judged "$(ratio "$hop_rate" "$tumbling_rate")" 0.5 "hopping / tumbling, in rows/s")"
+	print_row "session pipeline, 10 s gap" session "$ROWS" \
+		"$(judged "$(ratio "$tumbling" "$(median session)")" 0.5 "session / tumbling")"
 	print_row "tumbling, $STEPS steps, state in memory" memory "$ROWS" ""
 	print_row "tumbling, $STEPS steps, state spilled" spilled "$ROWS" \
 		"$(judged "$(ratio "$memory" "$spilled")" 0.3 "spilled / in memory")"
@@ -393,7 +428,8 @@ print_table() {
 		"$per_window bytes (<= 128) $(awk -v b="$per_window" 'BEGIN { print (b <= 128 ? "met" : "MISSED") }'): $STATE_BYTES bytes in shared memory, $OPEN_WINDOWS open windows"
 	printf '%-44s %s\n' "peak size of the queue table" \
 		"$(awk -v b="$PEAK_QUEUE" -v r="$ROWS" 'BEGIN { printf "%.1f MB, %.0f bytes per row", b / 1048576, b / r }')"
-	printf '%-44s %s\n' "result rows of one run" "tumbling $TUMBLING_WINDOWS, hopping $HOPPING_WINDOWS"
+	printf '%-44s %s\n' "result rows of one run" \
+		"tumbling $TUMBLING_WINDOWS, hopping $HOPPING_WINDOWS, session $SESSION_WINDOWS"
 }
 
 main() {
