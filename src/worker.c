@@ -146,9 +146,14 @@ running_pipelines(void)
 		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
 	}
 
+	/*
+	 * A failing step ends the round and the worker with it, so pipelines
+	 * with fewer failures in a row go first: a failing one cannot hold the
+	 * others back, and failing ones take turns at counting their failures.
+	 */
 	SPI_connect();
 	if (SPI_execute("SELECT name FROM windowing.pipeline"
-					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY name",
+					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY failures, name",
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the running pipelines");
 	spi_cxt = MemoryContextSwitchTo(round_cxt);
