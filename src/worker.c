@@ -30,7 +30,11 @@
  * seconds for other sessions to leave and ask only autovacuum to, so a
  * connected worker would make them fail.  Each holds a lock on the database
  * that conflicts with the one a connecting session takes; the worker tries
- * that lock every round and leaves if it is held.
+ * that lock before every step, not only every round, since a round of
+ * long steps outlasts the five seconds, and leaves if it is held.  Each of
+ * its transactions also locks the pipeline catalog first, so that a DROP
+ * EXTENSION waits for the step under way and the worker then finds no
+ * extension and leaves, instead of failing on a table dropped under it.
  */
 #include "compat.h"
 
@@ -41,6 +45,7 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -113,16 +118,40 @@ database_claimed(void)
 	return false;
 }
 
-/* The extension, at a version that has pipelines. */
+/*
+ * The extension, at a version that has pipelines; its catalog is locked
+ * until the transaction ends, so that a concurrent DROP EXTENSION waits
+ * for the transaction instead of pulling the table from under its queries.
+ */
 static bool
-catalog_installed(void)
+lock_catalog(void)
 {
-	Oid			nsp;
-
 	if (!OidIsValid(get_extension_oid("windowing", true)))
 		return false;
-	nsp = get_namespace_oid("windowing", true);
-	return OidIsValid(nsp) && OidIsValid(get_relname_relid("pipeline", nsp));
+	return OidIsValid(RangeVarGetRelid(makeRangeVar("windowing", "pipeline", -1),
+									   AccessShareLock, true));
+}
+
+/*
+ * Every transaction of the worker that reads the pipeline catalog starts
+ * here, so that the worker leaves between any two steps when the database
+ * is claimed or the extension is gone.
+ */
+static void
+begin_catalog_transaction(const char *activity)
+{
+	begin_transaction(activity);
+	if (database_claimed())
+	{
+		commit_transaction();
+		leave(WORKER_EXIT_YIELD,
+			  "another session waits to drop, rename or copy the database");
+	}
+	if (!lock_catalog())
+	{
+		commit_transaction();
+		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
+	}
 }
 
 /* The names of the running pipelines, in the round's memory; or leaves. */
@@ -133,18 +162,7 @@ running_pipelines(void)
 	MemoryContext spi_cxt;
 	bool		isnull;
 
-	begin_transaction("looking for running pipelines");
-	if (database_claimed())
-	{
-		commit_transaction();
-		leave(WORKER_EXIT_YIELD,
-			  "another session waits to drop, rename or copy the database");
-	}
-	if (!catalog_installed())
-	{
-		commit_transaction();
-		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
-	}
+	begin_catalog_transaction("looking for running pipelines");
 
 	/*
 	 * A failing step ends the round and the worker with it, so pipelines
@@ -181,7 +199,7 @@ record_failure(const char *name, const char *message)
 	values[1] = CStringGetTextDatum(message);
 	values[2] = Int32GetDatum(MAX_FAILURES);
 
-	begin_transaction("recording a pipeline failure");
+	begin_catalog_transaction("recording a pipeline failure");
 	SPI_connect();
 	if (SPI_execute_with_args("UPDATE windowing.pipeline"
 							  " SET last_error = $2,"
@@ -285,7 +303,7 @@ step_pipeline(const char *name)
 	Oid			owner;
 	int64		consumed = 0;
 
-	begin_transaction(psprintf("step of pipeline \"%s\"", name));
+	begin_catalog_transaction(psprintf("step of pipeline \"%s\"", name));
 	owner = lock_if_running(name);
 	if (!OidIsValid(owner))
 	{
@@ -321,7 +339,7 @@ running_queues(void)
 	MemoryContext spi_cxt;
 	bool		isnull;
 
-	begin_transaction("looking for queues to reclaim");
+	begin_catalog_transaction("looking for queues to reclaim");
 	SPI_connect();
 	if (SPI_execute("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
 					" WHERE state OPERATOR(pg_catalog.=) 'running'",
@@ -351,7 +369,7 @@ reclaim_queues(void)
 	{
 		Oid			source = lfirst_oid(lc);
 
-		begin_transaction("reclaiming a queue");
+		begin_catalog_transaction("reclaiming a queue");
 		PG_TRY();
 		{
 			if (queue_needs_reclaim(source))
