@@ -8,7 +8,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Offline qw(differences);
+use Windowing qw(differences);
 
 my $node = PostgreSQL::Test::Cluster->new('state');
 $node->init;

@@ -23,7 +23,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Offline qw(differences);
+use Windowing qw(worker_node differences);
 use IPC::Run;
 use List::Util qw(shuffle);
 use Time::HiRes qw(time sleep);
@@ -32,16 +32,11 @@ my $seconds = $ENV{WINDOWING_SOAK_SECONDS} || 20;
 my $kills_wanted = 20;
 my $stops_wanted = 2;
 
-my $node = PostgreSQL::Test::Cluster->new('soak');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'windowing'
-restart_after_crash = on
+my $node = worker_node('soak', q{
 log_statement = none
 windowing.poll_interval = 20ms
 windowing.queue_truncate_size = 8kB
 });
-$node->start;
 
 # A producer's transaction: 10 rows into the queue and the same into truth.
 # Some rows are up to 1 s older than the clock; 3% are an hour old (late).

@@ -16,16 +16,11 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Offline qw(differences);
+use Windowing qw(worker_node differences);
 
-my $node = PostgreSQL::Test::Cluster->new('errors');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'windowing'
-restart_after_crash = on
+my $node = worker_node('errors', q{
 windowing.poll_interval = 20ms
 });
-$node->start;
 $node->safe_psql('postgres', 'CREATE ROLE alice');
 
 # fault => [what breaks the step, what fixes it, the error it gives]

@@ -9,16 +9,14 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use Windowing qw(worker_node);
 
-my $node = PostgreSQL::Test::Cluster->new('drops');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'windowing'
-restart_after_crash = on
+my $node = worker_node('drops', q{
 windowing.poll_interval = 20ms
 log_min_messages = debug1
 });
-$node->start;
 
 # An aggregate that takes about a millisecond a row, so that steps are long.
 sub create_database
