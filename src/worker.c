@@ -58,6 +58,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "launcher.h"
@@ -295,6 +296,23 @@ lock_if_running(const char *name)
 	return owner;
 }
 
+/*
+ * A pipeline records its owner by OID, which no dependency protects: after
+ * REASSIGN OWNED or DROP OWNED the role can be dropped while the pipeline
+ * stays.  Its steps would then fail on whatever permission check came
+ * first; this says why.
+ */
+static void
+check_owner_exists(const char *name, Oid owner)
+{
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(owner)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("owner of pipeline \"%s\" no longer exists", name),
+				 errdetail("The role with OID %u was dropped.", owner),
+				 errhint("Give the pipeline to another role with windowing.alter_pipeline_owner(), or drop it.")));
+}
+
 /* One step as the owner, in a transaction of its own: the rows consumed. */
 static int64
 step_pipeline(const char *name)
@@ -316,6 +334,7 @@ step_pipeline(const char *name)
 		errcb.arg = unconstify(char *, name);
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
+		check_owner_exists(name, owner);
 		consumed = pipeline_step_as_owner(name, owner, STEP_ROWS);
 		error_context_stack = errcb.previous;
 	}

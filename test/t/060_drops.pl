@@ -4,6 +4,10 @@
 #   with CASCADE it waits for the step, and the worker leaves quietly.
 # - DROP DATABASE succeeds even in the middle of a round of long steps:
 #   the worker looks for a waiting DROP before every step.
+# - DROP ROLE of a pipeline's owner is refused while the role owns the
+#   pipeline's tables.  A role dropped after REASSIGN OWNED leaves its
+#   pipelines failed with the reason, until a superuser hands them to
+#   another role; after DROP OWNED they fail for want of their tables.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -11,7 +15,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Windowing qw(worker_node);
+use Windowing qw(worker_node differences);
 
 my $node = worker_node('drops', q{
 windowing.poll_interval = 20ms
@@ -93,6 +97,66 @@ wait_for_step_of('busy', 'p1');
 is($ret, 0, 'DROP DATABASE succeeds in the middle of a round of long steps');
 is($err, '', 'without an error');
 ok($node->poll_query_until('postgres', worker_in('busy'), '0'), 'and no worker is left behind');
+
+# DROP ROLE of an owner: refused, as the role owns the pipeline's tables.
+$node->safe_psql('postgres', 'CREATE ROLE carol; CREATE ROLE dave');
+create_database('own');
+$node->safe_psql('own', q{
+SET ROLE carol;
+CREATE TABLE mine (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('mine', 'mine', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
+    'count(*) AS n, sum(v) AS total');
+INSERT INTO mine SELECT i % 3, i, i FROM generate_series(1, 1000) i;});
+ok($node->poll_query_until('own',
+		q{SELECT rows_consumed = 1000 FROM windowing.pipeline_stats WHERE name = 'mine'}),
+	'carol\'s pipeline runs');
+($ret, $out, $err) = $node->psql('own', 'DROP ROLE carol');
+like($err, qr/ERROR:  role "carol" cannot be dropped because some objects depend on it
+DETAIL:  owner of table mine
+owner of table mine_results
+owner of table mine_late/, 'DROP ROLE of the owner is refused, naming the pipeline\'s tables');
+
+# REASSIGN OWNED moves the tables, not the pipeline; once the role is
+# dropped, the pipeline fails with the reason.
+$node->safe_psql('own', 'REASSIGN OWNED BY carol TO dave; DROP OWNED BY carol; DROP ROLE carol;
+	INSERT INTO mine SELECT i % 3, i, i FROM generate_series(1001, 2000) i');
+ok($node->poll_query_until('own',
+		q{SELECT state = 'failed' FROM windowing.pipeline_stats WHERE name = 'mine'}),
+	'the pipeline of a dropped role fails');
+is($node->safe_psql('own',
+		q{SELECT rows_consumed, last_error FROM windowing.pipeline_stats WHERE name = 'mine'}),
+	'1000|owner of pipeline "mine" no longer exists', 'with the reason, and nothing consumed');
+($ret, $out, $err) = $node->psql('own',
+	q{SET ROLE dave; SELECT windowing.alter_pipeline_owner('mine', 'dave')});
+like($err, qr/ERROR:  must be owner of pipeline "mine"/, 'the new owner cannot take it');
+$node->safe_psql('own', q{SELECT windowing.alter_pipeline_owner('mine', 'dave');
+	SELECT windowing.resume_pipeline('mine')});
+ok($node->poll_query_until('own',
+		q{SELECT rows_consumed = 2000 FROM windowing.pipeline_stats WHERE name = 'mine'}),
+	'given to another role by a superuser and resumed, it goes on');
+$node->safe_psql('own', q{SELECT windowing.flush('mine')});
+is(differences($node, 'own', 'SELECT k, window_start, n, total FROM mine_results',
+		'SELECT k, windowing.tumble_start(ts, 100), count(*), sum(v) FROM mine GROUP BY 1, 2'),
+	'0', 'with every row counted once');
+
+# DROP OWNED drops the role's tables; its pipeline fails for want of them.
+# (Another database: the worker of "own" is still in the back-off of the
+# failures above.)
+create_database('theirs');
+$node->safe_psql('theirs', q{
+CREATE ROLE erin;
+SET ROLE erin;
+CREATE TABLE hers (k int, ts bigint);
+SELECT windowing.create_pipeline('hers', 'hers', 'ts', assigner => windowing.tumbling('1 second'));});
+$node->safe_psql('theirs', 'DROP OWNED BY erin');
+ok($node->poll_query_until('theirs',
+		q{SELECT state = 'failed' FROM windowing.pipeline_stats WHERE name = 'hers'}),
+	'after DROP OWNED the pipeline fails');
+is($node->safe_psql('theirs', q{SELECT last_error FROM windowing.pipeline_stats WHERE name = 'hers'}),
+	'the source table of this pipeline no longer exists', 'for want of its queue');
+($ret, $out, $err) = $node->psql('theirs', 'DROP ROLE erin');
+is($ret, 0, 'and the role can be dropped');
+$node->safe_psql('theirs', q{SELECT windowing.drop_pipeline('hers')});
 
 $node->stop;
 done_testing();
