@@ -378,10 +378,13 @@ running_queues(void)
 /*
  * Empties the queues that grew past windowing.queue_truncate_size, each in
  * a transaction of its own (queue.c); a failure is handled crash-only.
+ * False if one of them could not be emptied: producers held its lock, or
+ * one of its pipelines does not run.
  */
-static void
+static bool
 reclaim_queues(void)
 {
+	volatile bool all = true;
 	ListCell   *lc;
 
 	foreach(lc, running_queues())
@@ -391,8 +394,8 @@ reclaim_queues(void)
 		begin_catalog_transaction("reclaiming a queue");
 		PG_TRY();
 		{
-			if (queue_needs_reclaim(source))
-				queue_reclaim(source);
+			if (queue_needs_reclaim(source) && !queue_reclaim(source))
+				all = false;
 		}
 		PG_CATCH();
 		{
@@ -401,6 +404,7 @@ reclaim_queues(void)
 		PG_END_TRY();
 		commit_transaction();
 	}
+	return all;
 }
 
 static void
@@ -415,6 +419,7 @@ void
 windowing_worker_main(Datum main_arg)
 {
 	TimestampTz last_busy = 0;	/* when a pipeline was last seen running */
+	bool		reclaim_pending = false;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -450,8 +455,13 @@ windowing_worker_main(Datum main_arg)
 			if (step_pipeline(lfirst(lc)) > 0)
 				consumed = true;
 		}
-		if (consumed)
-			reclaim_queues();
+		/*
+		 * Queues are emptied after rows were consumed, and again in the
+		 * next rounds while one could not be: else a queue whose lock was
+		 * taken when its last rows were consumed would stay full.
+		 */
+		if (consumed || reclaim_pending)
+			reclaim_pending = !reclaim_queues();
 		pgstat_report_stat(false);
 		if (!consumed)
 			wait_for_work();

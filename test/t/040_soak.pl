@@ -173,8 +173,8 @@ for my $p ([ 'tum', 'windowing.tumble(t.ts, 1000) w' ], [ 'hop', 'windowing.hop(
 		'0', "each of the $late late rows is in ${name}_late once, with the windows it missed");
 }
 
-is($node->safe_psql('postgres', 'SELECT count(*) FROM events'), '0',
-	'the consumed queue was emptied');
+ok($node->poll_query_until('postgres', 'SELECT count(*) = 0 FROM events'),
+	'the consumed queue is emptied');
 is($node->safe_psql('postgres', q{SELECT string_agg(DISTINCT state, ',') FROM windowing.pipeline}),
 	'running', 'every pipeline still runs');
 
