@@ -45,9 +45,16 @@ typedef struct StoreShared
 	pg_atomic_uint64 bytes;		/* images allocated, staged or published */
 } StoreShared;
 
+/* Pipeline ids are numbered per database; the area serves the cluster. */
+typedef struct StoreKey
+{
+	Oid			dboid;
+	int32		pipeline_id;
+} StoreKey;
+
 typedef struct StoreEntry
 {
-	int32		pipeline_id;	/* hash key */
+	StoreKey	key;			/* hash key */
 	int64		version;		/* steps committed when the image was made */
 	dsa_pointer image;
 	Size		size;
@@ -69,12 +76,23 @@ static List *staged = NIL;		/* Staged *, in TopTransactionContext */
 static bool callback_registered = false;
 
 static const dshash_parameters table_params = {
-	sizeof(int32),
+	sizeof(StoreKey),
 	sizeof(StoreEntry),
 	dshash_memcmp,
 	dshash_memhash,
 	0							/* tranche id, set at attach */
 };
+
+static StoreKey
+key_of(int32 pipeline_id)
+{
+	StoreKey	key;
+
+	memset(&key, 0, sizeof(key));	/* hashed and compared as bytes */
+	key.dboid = MyDatabaseId;
+	key.pipeline_id = pipeline_id;
+	return key;
+}
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -159,12 +177,13 @@ attach(void)
 char *
 state_store_get(int32 pipeline_id, int64 version, Size *size)
 {
+	StoreKey	key = key_of(pipeline_id);
 	StoreEntry *e;
 	char	   *copy = NULL;
 
 	if (!attach())
 		return NULL;
-	e = dshash_find(table, &pipeline_id, false);
+	e = dshash_find(table, &key, false);
 	if (e == NULL)
 		return NULL;
 	if (e->version == version && DsaPointerIsValid(e->image))
@@ -198,11 +217,12 @@ store_xact_callback(XactEvent event, void *arg)
 	foreach(lc, staged)
 	{
 		Staged	   *s = lfirst(lc);
+		StoreKey	key = key_of(s->pipeline_id);
 		StoreEntry *e;
 
 		/* the entry was reserved when the image was staged */
 		e = event == XACT_EVENT_COMMIT ?
-			dshash_find(table, &s->pipeline_id, true) : NULL;
+			dshash_find(table, &key, true) : NULL;
 		if (e == NULL)
 		{
 			free_image(s->image, s->size);
@@ -221,11 +241,12 @@ store_xact_callback(XactEvent event, void *arg)
 void
 state_store_forget(int32 pipeline_id)
 {
+	StoreKey	key = key_of(pipeline_id);
 	StoreEntry *e;
 
 	if (!attach())
 		return;
-	e = dshash_find(table, &pipeline_id, true);
+	e = dshash_find(table, &key, true);
 	if (e == NULL)
 		return;
 	free_image(e->image, e->size);
@@ -236,8 +257,9 @@ state_store_forget(int32 pipeline_id)
 static void
 reserve_entry(int32 pipeline_id)
 {
+	StoreKey	key = key_of(pipeline_id);
 	bool		found;
-	StoreEntry *e = dshash_find_or_insert(table, &pipeline_id, &found);
+	StoreEntry *e = dshash_find_or_insert(table, &key, &found);
 
 	if (!found)
 	{
@@ -296,12 +318,13 @@ state_store_put(int32 pipeline_id, int64 version, const char *image, Size size)
 int64
 state_store_bytes(int32 pipeline_id, int64 version)
 {
+	StoreKey	key = key_of(pipeline_id);
 	StoreEntry *e;
 	int64		bytes = 0;
 
 	if (!attach())
 		return 0;
-	e = dshash_find(table, &pipeline_id, false);
+	e = dshash_find(table, &key, false);
 	if (e == NULL)
 		return 0;
 	if (e->version == version)

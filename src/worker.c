@@ -30,7 +30,11 @@
  * seconds for other sessions to leave and ask only autovacuum to, so a
  * connected worker would make them fail.  Each holds a lock on the database
  * that conflicts with the one a connecting session takes; the worker tries
- * that lock every round and leaves if it is held.
+ * that lock before every step, not only every round, since a round of
+ * long steps outlasts the five seconds, and leaves if it is held.  Each of
+ * its transactions also locks the pipeline catalog first, so that a DROP
+ * EXTENSION waits for the step under way and the worker then finds no
+ * extension and leaves, instead of failing on a table dropped under it.
  */
 #include "compat.h"
 
@@ -41,6 +45,7 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -53,6 +58,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "launcher.h"
@@ -113,16 +119,40 @@ database_claimed(void)
 	return false;
 }
 
-/* The extension, at a version that has pipelines. */
+/*
+ * The extension, at a version that has pipelines; its catalog is locked
+ * until the transaction ends, so that a concurrent DROP EXTENSION waits
+ * for the transaction instead of pulling the table from under its queries.
+ */
 static bool
-catalog_installed(void)
+lock_catalog(void)
 {
-	Oid			nsp;
-
 	if (!OidIsValid(get_extension_oid("windowing", true)))
 		return false;
-	nsp = get_namespace_oid("windowing", true);
-	return OidIsValid(nsp) && OidIsValid(get_relname_relid("pipeline", nsp));
+	return OidIsValid(RangeVarGetRelid(makeRangeVar("windowing", "pipeline", -1),
+									   AccessShareLock, true));
+}
+
+/*
+ * Every transaction of the worker that reads the pipeline catalog starts
+ * here, so that the worker leaves between any two steps when the database
+ * is claimed or the extension is gone.
+ */
+static void
+begin_catalog_transaction(const char *activity)
+{
+	begin_transaction(activity);
+	if (database_claimed())
+	{
+		commit_transaction();
+		leave(WORKER_EXIT_YIELD,
+			  "another session waits to drop, rename or copy the database");
+	}
+	if (!lock_catalog())
+	{
+		commit_transaction();
+		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
+	}
 }
 
 /* The names of the running pipelines, in the round's memory; or leaves. */
@@ -133,22 +163,16 @@ running_pipelines(void)
 	MemoryContext spi_cxt;
 	bool		isnull;
 
-	begin_transaction("looking for running pipelines");
-	if (database_claimed())
-	{
-		commit_transaction();
-		leave(WORKER_EXIT_YIELD,
-			  "another session waits to drop, rename or copy the database");
-	}
-	if (!catalog_installed())
-	{
-		commit_transaction();
-		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
-	}
+	begin_catalog_transaction("looking for running pipelines");
 
+	/*
+	 * A failing step ends the round and the worker with it, so pipelines
+	 * with fewer failures in a row go first: a failing one cannot hold the
+	 * others back, and failing ones take turns at counting their failures.
+	 */
 	SPI_connect();
 	if (SPI_execute("SELECT name FROM windowing.pipeline"
-					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY name",
+					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY failures, name",
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the running pipelines");
 	spi_cxt = MemoryContextSwitchTo(round_cxt);
@@ -176,7 +200,7 @@ record_failure(const char *name, const char *message)
 	values[1] = CStringGetTextDatum(message);
 	values[2] = Int32GetDatum(MAX_FAILURES);
 
-	begin_transaction("recording a pipeline failure");
+	begin_catalog_transaction("recording a pipeline failure");
 	SPI_connect();
 	if (SPI_execute_with_args("UPDATE windowing.pipeline"
 							  " SET last_error = $2,"
@@ -272,6 +296,23 @@ lock_if_running(const char *name)
 	return owner;
 }
 
+/*
+ * A pipeline records its owner by OID, which no dependency protects: after
+ * REASSIGN OWNED or DROP OWNED the role can be dropped while the pipeline
+ * stays.  Its steps would then fail on whatever permission check came
+ * first; this says why.
+ */
+static void
+check_owner_exists(const char *name, Oid owner)
+{
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(owner)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("owner of pipeline \"%s\" no longer exists", name),
+				 errdetail("The role with OID %u was dropped.", owner),
+				 errhint("Give the pipeline to another role with windowing.alter_pipeline_owner(), or drop it.")));
+}
+
 /* One step as the owner, in a transaction of its own: the rows consumed. */
 static int64
 step_pipeline(const char *name)
@@ -280,7 +321,7 @@ step_pipeline(const char *name)
 	Oid			owner;
 	int64		consumed = 0;
 
-	begin_transaction(psprintf("step of pipeline \"%s\"", name));
+	begin_catalog_transaction(psprintf("step of pipeline \"%s\"", name));
 	owner = lock_if_running(name);
 	if (!OidIsValid(owner))
 	{
@@ -293,6 +334,7 @@ step_pipeline(const char *name)
 		errcb.arg = unconstify(char *, name);
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
+		check_owner_exists(name, owner);
 		consumed = pipeline_step_as_owner(name, owner, STEP_ROWS);
 		error_context_stack = errcb.previous;
 	}
@@ -316,7 +358,7 @@ running_queues(void)
 	MemoryContext spi_cxt;
 	bool		isnull;
 
-	begin_transaction("looking for queues to reclaim");
+	begin_catalog_transaction("looking for queues to reclaim");
 	SPI_connect();
 	if (SPI_execute("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
 					" WHERE state OPERATOR(pg_catalog.=) 'running'",
@@ -336,21 +378,24 @@ running_queues(void)
 /*
  * Empties the queues that grew past windowing.queue_truncate_size, each in
  * a transaction of its own (queue.c); a failure is handled crash-only.
+ * False if one of them could not be emptied: producers held its lock, or
+ * one of its pipelines does not run.
  */
-static void
+static bool
 reclaim_queues(void)
 {
+	volatile bool all = true;
 	ListCell   *lc;
 
 	foreach(lc, running_queues())
 	{
 		Oid			source = lfirst_oid(lc);
 
-		begin_transaction("reclaiming a queue");
+		begin_catalog_transaction("reclaiming a queue");
 		PG_TRY();
 		{
-			if (queue_needs_reclaim(source))
-				queue_reclaim(source);
+			if (queue_needs_reclaim(source) && !queue_reclaim(source))
+				all = false;
 		}
 		PG_CATCH();
 		{
@@ -359,6 +404,7 @@ reclaim_queues(void)
 		PG_END_TRY();
 		commit_transaction();
 	}
+	return all;
 }
 
 static void
@@ -373,6 +419,7 @@ void
 windowing_worker_main(Datum main_arg)
 {
 	TimestampTz last_busy = 0;	/* when a pipeline was last seen running */
+	bool		reclaim_pending = false;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -408,8 +455,13 @@ windowing_worker_main(Datum main_arg)
 			if (step_pipeline(lfirst(lc)) > 0)
 				consumed = true;
 		}
-		if (consumed)
-			reclaim_queues();
+		/*
+		 * Queues are emptied after rows were consumed, and again in the
+		 * next rounds while one could not be: else a queue whose lock was
+		 * taken when its last rows were consumed would stay full.
+		 */
+		if (consumed || reclaim_pending)
+			reclaim_pending = !reclaim_queues();
 		pgstat_report_stat(false);
 		if (!consumed)
 			wait_for_work();

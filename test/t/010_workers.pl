@@ -7,16 +7,14 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use Windowing qw(worker_node);
 
-my $node = PostgreSQL::Test::Cluster->new('workers');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'windowing'
-restart_after_crash = on
+my $node = worker_node('workers', q{
 windowing.poll_interval = 50
 log_min_messages = debug1
 });
-$node->start;
 
 my $workers_in_app = q{SELECT count(*) FROM pg_stat_activity
 	WHERE backend_type = 'windowing worker' AND datname = 'app'};

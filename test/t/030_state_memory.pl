@@ -6,6 +6,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use Windowing qw(differences);
 
 my $node = PostgreSQL::Test::Cluster->new('state');
 $node->init;
@@ -100,6 +103,37 @@ SELECT count(*) FROM (
   (SELECT k, window_start, n, total, fire_count FROM straight_results
    EXCEPT ALL SELECT k, window_start, n, total, fire_count FROM aborted_results)) d}),
 	'0', 'an aborted step changes nothing');
+
+# Pipeline ids are numbered per database, shared memory is one for the
+# cluster: a pipeline never reads the image of its namesake id elsewhere.
+# Two pipelines with id 1 and the same step counts take turns.
+for my $db ('east', 'west')
+{
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, q{
+CREATE EXTENSION windowing;
+CREATE TABLE events (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('sums', 'events', 'ts', '{k}',
+    windowing.tumbling('100 milliseconds'), 'count(*) AS n, sum(v) AS total',
+    start => false)});
+}
+for my $round (0 .. 3)
+{
+	for my $db ('east', 'west')
+	{
+		my $v = $db eq 'east' ? 1 : 1000;
+		$node->safe_psql($db, qq{
+INSERT INTO events SELECT i % 3, $round * 1000 + i, $v FROM generate_series(1, 500) i;
+SELECT windowing.process('sums')});
+	}
+}
+for my $db ('east', 'west')
+{
+	$node->safe_psql($db, q{SELECT windowing.flush('sums')});
+	is(differences($node, $db, 'SELECT k, window_start, n, total FROM sums_results',
+			'SELECT k, windowing.tumble_start(ts, 100), count(*), sum(v) FROM events GROUP BY 1, 2'),
+		'0', "pipeline 1 of database \"$db\" reads only its own state");
+}
 
 $node->stop;
 done_testing();

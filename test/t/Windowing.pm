@@ -1,0 +1,41 @@
+# Helpers for the TAP tests of windowing.
+#
+# worker_node() starts a node with the library preloaded, so that the
+# background workers run, and with restart_after_crash on, which
+# PostgreSQL::Test::Cluster turns off: without it a SIGKILL of a worker
+# shuts the whole cluster down.
+#
+# differences() counts the rows two queries do not share (their symmetric
+# difference as multisets), so that a pipeline's results can be asserted
+# equal to the same windows computed with plain SQL over the committed rows.
+package Windowing;
+
+use strict;
+use warnings;
+use Exporter 'import';
+use PostgreSQL::Test::Cluster;
+
+our @EXPORT_OK = qw(worker_node differences);
+
+sub worker_node
+{
+	my ($name, $settings) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'windowing'
+restart_after_crash = on
+$settings});
+	$node->start;
+	return $node;
+}
+
+sub differences
+{
+	my ($node, $db, $results, $offline) = @_;
+	return $node->safe_psql($db, qq{
+WITH r AS ($results), o AS ($offline)
+SELECT count(*) FROM ((TABLE r EXCEPT ALL TABLE o) UNION ALL (TABLE o EXCEPT ALL TABLE r)) d});
+}
+
+1;
