@@ -18,8 +18,8 @@
 # "apt-get source postgresql-15"); the suites run against it.  The
 # packaged server is not built with USE_VALGRIND, so memcheck sees
 # malloc'd blocks, not single palloc chunks: it finds reads of
-# uninitialized memory, and accesses outside any block.  It is slow: about
-# twenty times the time of the suites alone.
+# uninitialized memory, and accesses outside any block.  Only reports with
+# a frame in the extension fail the run (see report_valgrind).
 #
 # Both rebuild the extension as it ships when they end.
 source "$(dirname "$0")/lib.sh"
@@ -92,13 +92,28 @@ CONF
 		ISOLATION_OPTS="--inputdir=test --host=$dir --port=$port --load-extension=windowing" ||
 		status=$?
 	as_server_user "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
-	if grep -l VALGRINDERROR-BEGIN "$dir"/valgrind.*.log; then
-		say "memcheck found errors (see the files above)"
-		status=1
-	else
-		say "memcheck found no errors"
-	fi
+	report_valgrind "$dir" || status=1
 	return $status
+}
+
+# Fails on reports with a frame in the extension.  The packaged server is
+# stripped, so the suppressions that name its static functions (the padding
+# of WAL and relcache init file writes) cannot match: reports wholly inside
+# PostgreSQL are counted, not failed on.
+report_valgrind() {
+	local ours theirs
+	cat "$1"/valgrind.*.log | awk -v ours="$1/ours.txt" '
+		/VALGRINDERROR-BEGIN/ { report = ""; inside = 1 }
+		inside { report = report $0 "\n" }
+		/VALGRINDERROR-END/ {
+			inside = 0
+			if (report ~ /windowing/) { printf "%s", report >> ours; n++ } else m++
+		}
+		END { print n + 0, m + 0 }' | {
+		read -r ours theirs
+		say "memcheck: $ours reports in windowing, $theirs inside PostgreSQL itself"
+		[ "$ours" -eq 0 ] || { cat "$1/ours.txt"; return 1; }
+	}
 }
 
 "run_$mode"

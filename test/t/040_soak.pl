@@ -94,18 +94,24 @@ done}
 		]);
 }
 
-sub worker_pid
+# Kills the worker, once one runs (after a fault, it may be coming back).
+sub kill_worker
 {
-	my ($ret, $pid) = $node->psql('postgres',
-		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
-	return $ret == 0 ? $pid : '';
+	for (;;)
+	{
+		$node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
+			WHERE backend_type = 'windowing worker'})
+		  or die 'no worker came back';
+		my ($ret, $pid) = $node->psql('postgres',
+			q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
+		return if $ret == 0 && $pid && kill('KILL', $pid);
+	}
 }
 
 # 22 moments spread at random over the run; two of them stop the server.
 my $start = time();
 my @moments = sort { $a <=> $b } map { 1 + rand($seconds - 2) } 1 .. $kills_wanted + $stops_wanted;
 my %stop_at = map { $_ => 1 } (shuffle(0 .. $#moments))[0 .. $stops_wanted - 1];
-my ($kills, $stops) = (0, 0);
 for my $i (0 .. $#moments)
 {
 	my $wait = $start + $moments[$i] - time();
@@ -114,20 +120,16 @@ for my $i (0 .. $#moments)
 	{
 		$node->stop('immediate');
 		$node->start;
-		$stops++;
 		next;
 	}
-	# after the last fault the worker may still be coming back
-	$node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
-		WHERE backend_type = 'windowing worker'})
-	  or die 'no worker came back';
-	my $pid = worker_pid();
-	next unless $pid;
-	$kills++ if kill('KILL', $pid);
+	kill_worker();
 }
 $_->finish for @producers;
-is($kills, $kills_wanted, "the worker was killed with SIGKILL $kills times");
-is($stops, $stops_wanted, "the server was stopped with -m immediate $stops times");
+my $log = slurp_file($node->logfile);
+my $killed = () = $log =~ /"windowing worker" \(PID \d+\) was terminated by signal 9/g;
+my $stopped = () = $log =~ /received immediate shutdown request/g;
+is($killed, $kills_wanted, "the worker was killed with SIGKILL $killed times");
+is($stopped, $stops_wanted, "the server was stopped with -m immediate $stopped times");
 
 # Drain: the worker alone consumes every committed row, then end of input.
 $node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
@@ -139,7 +141,7 @@ ok($node->poll_query_until('postgres',
 $node->safe_psql('postgres',
 	q{SELECT windowing.flush('tum'), windowing.flush('hop'), windowing.flush('ses')});
 diag(sprintf('%d rows (%d late) from 4 producers in %d s, %d kills, %d immediate stops',
-		$total, $late, $seconds, $kills, $stops));
+		$total, $late, $seconds, $killed, $stopped));
 
 is(differences($node, 'postgres', 'SELECT k, window_start, n, total FROM tum_results',
 		'SELECT k, windowing.tumble_start(ts, 1000), count(*), sum(v) FROM truth

@@ -14,6 +14,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::Local qw(timegm);
 use FindBin;
 use lib $FindBin::RealBin;
 use Windowing qw(worker_node differences);
@@ -62,6 +63,15 @@ BEGIN;
 INSERT INTO events (k, ts, v, note) SELECT i % 3, $b * 1000 + i, i, '1' FROM generate_series(1, 50) i;
 INSERT INTO truth (k, ts, v, note) SELECT i % 3, $b * 1000 + i, i, '1' FROM generate_series(1, 50) i;
 COMMIT;});
+}
+
+# When the failed steps of a pipeline were logged, in seconds.
+sub failures_at
+{
+	my ($log, $name) = @_;
+	return map { /^(\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+\.\d+) / ? timegm(0, $5, $4, $3, $2 - 1, $1) + $6 : () }
+	  grep { /CONTEXT: .*background step of pipeline "$name"$/s }
+	  split /^(?=\d{4}-\d\d-\d\d )/m, $log;
 }
 
 sub consumed
@@ -129,8 +139,10 @@ for my $db (@dbs)
 $log = slurp_file($node->logfile, $log_offset);
 for my $db (@dbs)
 {
-	my $errors = () = $log =~ /background step of pipeline "$db"$/mg;
-	is($errors, 5, "$db: five failed steps, then no more");
+	my @failed_at = failures_at($log, $db);
+	is(scalar(@failed_at), 5, "$db: five failed steps, then no more");
+	# without the back-off of 1, 2, 4 and 8 s they would follow at once
+	cmp_ok($failed_at[-1] - $failed_at[0], '>=', 14, "$db: spaced by a growing back-off");
 }
 unlike($log, qr/terminating any other active server processes/, 'no failure crashed the server');
 
