@@ -146,6 +146,17 @@ WHERE p.pronamespace = 'windowing'::regnamespace
   AND (l.lanname = 'plpgsql' OR (l.lanname = 'sql' AND p.prosqlbody IS NULL))
   AND NOT coalesce(p.proconfig @> '{"search_path=pg_catalog, pg_temp"}', false);
 
+-- alice may hand her pipeline to a role she can act as, and only to one
+CREATE ROLE windowing_team;
+GRANT windowing_team TO windowing_alice;
+SET ROLE windowing_alice;
+SELECT windowing.alter_pipeline_owner('alice', 'windowing_bob');
+SELECT windowing.alter_pipeline_owner('alice', 'windowing_team');
+SELECT name, owner FROM windowing.pipelines WHERE name = 'alice';
+-- writing the owner column does not get around that
+UPDATE windowing.pipeline SET owner = 'windowing_bob' WHERE name = 'alice';
+RESET ROLE;
+
 -- a superuser may
 SELECT windowing.pause_pipeline('alice');
 SELECT name, state FROM windowing.pipelines ORDER BY name;
@@ -158,4 +169,4 @@ DROP OPERATOR public.> (bigint, bigint);
 DROP SCHEMA evil CASCADE;
 DROP AGGREGATE public.count(*);
 REVOKE CREATE ON SCHEMA public FROM windowing_alice, windowing_bob;
-DROP ROLE windowing_alice, windowing_bob;
+DROP ROLE windowing_alice, windowing_bob, windowing_team;
