@@ -94,17 +94,23 @@ done}
 		]);
 }
 
-# Kills the worker, once one runs (after a fault, it may be coming back).
+# Kills the worker, once one runs (after a fault, it may be coming back):
+# a new one, since a worker just killed can still be listed until the
+# postmaster reaps it, and a second kill of it would not be a fault.
+my $last_killed = 0;
 sub kill_worker
 {
 	for (;;)
 	{
-		$node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM pg_stat_activity
-			WHERE backend_type = 'windowing worker'})
+		$node->poll_query_until('postgres', qq{SELECT count(*) = 1 FROM pg_stat_activity
+			WHERE backend_type = 'windowing worker' AND pid <> $last_killed})
 		  or die 'no worker came back';
 		my ($ret, $pid) = $node->psql('postgres',
-			q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
-		return if $ret == 0 && $pid && kill('KILL', $pid);
+			qq{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'
+			   AND pid <> $last_killed});
+		next unless $ret == 0 && $pid && kill('KILL', $pid);
+		$last_killed = $pid;
+		return;
 	}
 }
 
