@@ -33,9 +33,10 @@ window_hash(const void *key, Size keysize)
 	const WindowKey *k = key;
 	uint32		h = hash_bytes((const unsigned char *) VARDATA_ANY(k->key),
 							   VARSIZE_ANY_EXHDR(k->key));
+	uint64		bounds = hash_combine64((uint64) k->start, (uint64) k->end);
 
-	h = hash_combine(h, hash_bytes((const unsigned char *) &k->start, sizeof(int64)));
-	return hash_combine(h, hash_bytes((const unsigned char *) &k->end, sizeof(int64)));
+	/* one pass over the key's bytes; the bounds are mixed in, not hashed */
+	return hash_combine(h, murmurhash32((uint32) (bounds ^ (bounds >> 32))));
 }
 
 static int
@@ -458,33 +459,63 @@ supersede(Operator *op, WindowEntry *e)
 }
 
 /*
- * Flink's MergingWindowSet for one row: its window [ts, ts + gap) merges
- * with every live window of its key that it overlaps or touches, into
- * their cover, whose state combines theirs.  A late row can bridge two
- * sessions; a row whose window touches none and is past cleanup is late.
- * Returns false if the row's window leaves the range of the type: such a
- * time must not move the watermark, as for the other windows.
+ * A session window that grows and has neither fired nor been stored takes
+ * its new bounds in place: nothing outside the step has seen it, so there
+ * is nothing to supersede and no states to combine.  That is every row of
+ * a busy session after its first in a step.  False if it cannot (another
+ * entry, gone, holds those bounds).
  */
 static bool
-session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
-			Datum *args, bool *argnulls)
+regrow(Operator *op, WindowEntry *x, const WmWindow *w)
 {
-	SessionKey *sk = session_key(op, key);
+	WindowKey	k = {x->k.key, w->start, w->end};
+
+	if (x->fire_count > 0 || x->stored ||
+		(x->k.start == w->start && x->k.end == w->end))
+		return false;
+	Assert(x->in_fire_heap && x->in_cleanup_heap);
+	pairingheap_remove(op->fire_timers, &x->fire_node);
+	pairingheap_remove(op->cleanup_timers, &x->cleanup_node);
+	if (hash_update_hash_key(op->windows, x, &k))
+		x->ref->k = x->k;
+	pairingheap_add(op->fire_timers, &x->fire_node);
+	pairingheap_add(op->cleanup_timers, &x->cleanup_node);
+	return x->k.start == w->start && x->k.end == w->end;
+}
+
+/* The common case, without lists: the row touches its key's one window. */
+static WindowEntry *
+grow_single(Operator *op, SessionKey *sk, const WmWindow *w)
+{
+	WindowEntry *x;
+	WmWindow	merged;
+
+	if (list_length(sk->live) != 1)
+		return NULL;
+	x = linitial(sk->live);
+	if (x->gone || x->k.start > w->end || x->k.end < w->start)
+		return NULL;
+	merged.start = Min(w->start, x->k.start);
+	merged.end = Max(w->end, x->k.end);
+	if (x->k.start == merged.start && x->k.end == merged.end)
+		return x;
+	return regrow(op, x, &merged) ? x : NULL;
+}
+
+/*
+ * The window a row merges into: its own, covering every live window of the
+ * key that it overlaps or touches, whose states it combines.  NULL if the
+ * row is late (recorded).
+ */
+static WindowEntry *
+merge_row(Operator *op, SessionKey *sk, int64 seq, int64 ts, bytea *key, WmWindow w)
+{
 	List	   *hits = NIL;
 	List	   *live = NIL;
-	WmWindow	w;
 	WindowEntry *e;
 	ListCell   *lc;
-	bool		created;
+	bool		created = false;
 
-	if (gap <= 0 || !sm_row_window(ts, gap, &w) ||
-		(op->spec->is_timestamp &&
-		 !(IS_VALID_TIMESTAMP(w.start) && IS_VALID_TIMESTAMP(w.end))))
-	{
-		add_late(op, seq, false, ts,
-				 gap <= 0 ? "gap is null or not positive" : "event time out of range", NIL);
-		return gap <= 0;
-	}
 	foreach(lc, sk->live)
 	{
 		WindowEntry *x = lfirst(lc);
@@ -510,9 +541,12 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 		*copy = w;
 		sk->live = live;
 		add_late(op, seq, false, ts, "late", list_make1(copy));
-		return true;
+		return NULL;
 	}
-	e = entry_for(op, key, w.start, w.end, &created);
+	if (list_length(hits) == 1 && regrow(op, linitial(hits), &w))
+		e = linitial(hits);
+	else
+		e = entry_for(op, key, w.start, w.end, &created);
 	if (created)
 	{
 		agg_init(op->agg, e->states);
@@ -528,6 +562,37 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 		supersede(op, x);
 	}
 	sk->live = lappend(live, e);
+	return e;
+}
+
+/*
+ * Flink's MergingWindowSet for one row: its window [ts, ts + gap) merges
+ * with every live window of its key that it overlaps or touches, into
+ * their cover, whose state combines theirs.  A late row can bridge two
+ * sessions; a row whose window touches none and is past cleanup is late.
+ * Returns whether the row's time counts for the watermark.
+ */
+static bool
+session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
+			Datum *args, bool *argnulls)
+{
+	SessionKey *sk = session_key(op, key);
+	WmWindow	w;
+	WindowEntry *e;
+
+	if (gap <= 0 || !sm_row_window(ts, gap, &w) ||
+		(op->spec->is_timestamp &&
+		 !(IS_VALID_TIMESTAMP(w.start) && IS_VALID_TIMESTAMP(w.end))))
+	{
+		add_late(op, seq, false, ts,
+				 gap <= 0 ? "gap is null or not positive" : "event time out of range", NIL);
+		return gap <= 0;
+	}
+	e = grow_single(op, sk, &w);
+	if (e == NULL)
+		e = merge_row(op, sk, seq, ts, key, w);
+	if (e == NULL)
+		return true;
 	agg_advance(op->agg, e->states, args, argnulls);
 	e->dirty = true;
 	if (wmk_window_fires(e->k.end - 1, op->wm.value))
@@ -944,8 +1009,11 @@ op_compact(Operator *op)
 	{
 		WindowEntry *e = lfirst(lc);
 
-		/* a session window may have come back, or left twice */
-		if (e->gone && hash_search(op->windows, &e->k, HASH_FIND, NULL) == e)
+		/*
+		 * A session window may have come back (then it is not gone), or left
+		 * twice (then the second removal finds nothing).
+		 */
+		if (e->gone)
 		{
 			Assert(!e->in_fire_heap && !e->in_cleanup_heap);
 			hash_search(op->windows, &e->k, HASH_REMOVE, NULL);
