@@ -450,13 +450,18 @@ firings_to_write(const EmitTarget *t, Operator *op)
 	HASHCTL		ctl;
 	HTAB	   *seen;
 
-	if (t->append)
+	/* without allowed lateness a window fires once: nothing to choose */
+	if (t->append || op->lateness == 0)
 	{
 		ListCell   *lc;
 
 		foreach(lc, op->firings)
-			if (((Firing *) lfirst(lc))->values != NULL)
-				out = lappend(out, lfirst(lc));
+		{
+			Firing	   *f = lfirst(lc);
+
+			if (f->values != NULL && (t->append || !f->win->merged_away))
+				out = lappend(out, f);
+		}
 		return out;
 	}
 	ctl.keysize = sizeof(WindowRef *);
