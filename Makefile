@@ -4,12 +4,15 @@ MODULE_big = windowing
 OBJS = \
 	src/aggregates.o \
 	src/calendar.o \
+	src/count_windows.o \
 	src/emit.o \
 	src/launcher.o \
 	src/operator.o \
 	src/pipeline.o \
 	src/queue.o \
 	src/session_merge.o \
+	src/sessions.o \
+	src/slices.o \
 	src/spec.o \
 	src/sql_assign.o \
 	src/sql_count.o \

@@ -1,0 +1,56 @@
+/*
+ * operator_int.h
+ *		What the operator's files share: operator.c (per-window state,
+ *		timers, firing), sessions.c, count_windows.c and slices.c.  Not for
+ *		the rest of the extension, which uses operator.h.
+ */
+#ifndef WINDOWING_OPERATOR_INT_H
+#define WINDOWING_OPERATOR_INT_H
+
+#include "operator.h"
+
+/*
+ * The live entries of one key: session windows (merging needs them by
+ * key), count panes, or time slices in start order.
+ */
+typedef struct SessionKey
+{
+	bytea	   *key;			/* hash key, must be first */
+	List	   *live;			/* WindowEntry * */
+	pairingheap_node timer;		/* sliced: in key_timers */
+	int64		next_end;		/* sliced: its next window to fire ends here */
+	bool		in_timers;
+} SessionKey;
+
+/* operator.c */
+extern int	op_key_cmp(const bytea *a, const bytea *b);
+extern SessionKey *op_key_entries(Operator *op, bytea *key);
+extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
+							 bool *created);
+extern void op_add_fire_timer(Operator *op, WindowEntry *e);
+extern void op_fire(Operator *op, WindowEntry *e);
+extern void op_leave(Operator *op, WindowEntry *e);
+extern void op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts,
+						const char *reason, List *missed);
+extern WindowEntry *op_part_window(bytea *key, int64 start, int64 end);
+
+/* sessions.c */
+extern bool session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
+						Datum *args, bool *argnulls);
+
+/* count_windows.c */
+extern void count_row(Operator *op, bytea *key, Datum *args, bool *argnulls);
+extern void flush_count_windows(Operator *op);
+
+/* slices.c */
+extern void slices_init(Operator *op);
+extern bool can_slice(const WindowSpec *spec, Aggregator *agg, int64 lateness,
+					  bool may_slice);
+extern void load_slice(Operator *op, WindowEntry *e);
+extern void slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
+					  Datum *args, bool *argnulls);
+extern void fire_sliced(Operator *op);
+extern void open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *),
+								void *arg);
+
+#endif							/* WINDOWING_OPERATOR_INT_H */

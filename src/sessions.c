@@ -1,0 +1,173 @@
+/*
+ * sessions.c
+ *		Session windows of the operator: a row's window merges with the
+ *		live windows of its key that it overlaps or touches (Flink's
+ *		MergingWindowSet).
+ */
+#include "compat.h"
+
+#include "utils/timestamp.h"
+
+#include "operator.h"
+#include "operator_int.h"
+#include "session_merge.h"
+
+/*
+ * A window merged into a bigger one leaves: no timers, no stored state, and
+ * (upsert mode) no result row if it had fired.
+ */
+static void
+supersede(Operator *op, WindowEntry *e)
+{
+	if (e->in_fire_heap)
+		pairingheap_remove(op->fire_timers, &e->fire_node);
+	if (e->in_cleanup_heap)
+		pairingheap_remove(op->cleanup_timers, &e->cleanup_node);
+	e->in_fire_heap = e->in_cleanup_heap = false;
+	e->ref->merged_away = true;
+	op_leave(op, e);
+	if (e->fire_count > 0)
+		op->superseded = lappend(op->superseded, e->ref);
+}
+
+/*
+ * A session window that grows and has neither fired nor been stored takes
+ * its new bounds in place: nothing outside the step has seen it, so there
+ * is nothing to supersede and no states to combine.  That is every row of
+ * a busy session after its first in a step.  False if it cannot (another
+ * entry, gone, holds those bounds).
+ */
+static bool
+regrow(Operator *op, WindowEntry *x, const WmWindow *w)
+{
+	WindowKey	k = {x->k.key, w->start, w->end};
+
+	if (x->fire_count > 0 || x->stored ||
+		(x->k.start == w->start && x->k.end == w->end))
+		return false;
+	Assert(x->in_fire_heap && x->in_cleanup_heap);
+	pairingheap_remove(op->fire_timers, &x->fire_node);
+	pairingheap_remove(op->cleanup_timers, &x->cleanup_node);
+	if (hash_update_hash_key(op->windows, x, &k))
+		x->ref->k = x->k;
+	pairingheap_add(op->fire_timers, &x->fire_node);
+	pairingheap_add(op->cleanup_timers, &x->cleanup_node);
+	return x->k.start == w->start && x->k.end == w->end;
+}
+
+/* The common case, without lists: the row touches its key's one window. */
+static WindowEntry *
+grow_single(Operator *op, SessionKey *sk, const WmWindow *w)
+{
+	WindowEntry *x;
+	WmWindow	merged;
+
+	if (list_length(sk->live) != 1)
+		return NULL;
+	x = linitial(sk->live);
+	if (x->gone || x->k.start > w->end || x->k.end < w->start)
+		return NULL;
+	merged.start = Min(w->start, x->k.start);
+	merged.end = Max(w->end, x->k.end);
+	if (x->k.start == merged.start && x->k.end == merged.end)
+		return x;
+	return regrow(op, x, &merged) ? x : NULL;
+}
+
+/*
+ * The window a row merges into: its own, covering every live window of the
+ * key that it overlaps or touches, whose states it combines.  NULL if the
+ * row is late (recorded).
+ */
+static WindowEntry *
+merge_row(Operator *op, SessionKey *sk, int64 seq, int64 ts, bytea *key, WmWindow w)
+{
+	List	   *hits = NIL;
+	List	   *live = NIL;
+	WindowEntry *e;
+	ListCell   *lc;
+	bool		created = false;
+
+	foreach(lc, sk->live)
+	{
+		WindowEntry *x = lfirst(lc);
+
+		if (x->gone)
+			continue;
+		if (x->k.start <= w.end && x->k.end >= w.start)
+			hits = lappend(hits, x);
+		else
+			live = lappend(live, x);
+	}
+	foreach(lc, hits)
+	{
+		WindowEntry *x = lfirst(lc);
+
+		w.start = Min(w.start, x->k.start);
+		w.end = Max(w.end, x->k.end);
+	}
+	if (hits == NIL && wmk_window_expired(w.end - 1, op->lateness, op->wm.value))
+	{
+		WmWindow   *copy = palloc(sizeof(WmWindow));
+
+		*copy = w;
+		sk->live = live;
+		op_add_late(op, seq, false, ts, "late", list_make1(copy));
+		return NULL;
+	}
+	if (list_length(hits) == 1 && regrow(op, linitial(hits), &w))
+		e = linitial(hits);
+	else
+		e = op_entry(op, key, w.start, w.end, &created);
+	if (created)
+	{
+		agg_init(op->agg, e->states);
+		op_add_fire_timer(op, e);
+	}
+	foreach(lc, hits)
+	{
+		WindowEntry *x = lfirst(lc);
+
+		if (x == e)
+			continue;
+		agg_combine(op->agg, e->states, x->states);
+		supersede(op, x);
+	}
+	sk->live = lappend(live, e);
+	return e;
+}
+
+/*
+ * Flink's MergingWindowSet for one row: its window [ts, ts + gap) merges
+ * with every live window of its key that it overlaps or touches, into
+ * their cover, whose state combines theirs.  A late row can bridge two
+ * sessions; a row whose window touches none and is past cleanup is late.
+ * Returns whether the row's time counts for the watermark.
+ */
+bool
+session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
+			Datum *args, bool *argnulls)
+{
+	SessionKey *sk = op_key_entries(op, key);
+	WmWindow	w;
+	WindowEntry *e;
+
+	if (gap <= 0 || !sm_row_window(ts, gap, &w) ||
+		(op->spec->is_timestamp &&
+		 !(IS_VALID_TIMESTAMP(w.start) && IS_VALID_TIMESTAMP(w.end))))
+	{
+		op_add_late(op, seq, false, ts,
+				 gap <= 0 ? "gap is null or not positive" : "event time out of range", NIL);
+		return gap <= 0;
+	}
+	e = grow_single(op, sk, &w);
+	if (e == NULL)
+		e = merge_row(op, sk, seq, ts, key, w);
+	if (e == NULL)
+		return true;
+	agg_advance(op->agg, e->states, args, argnulls);
+	e->dirty = true;
+	if (wmk_window_fires(e->k.end - 1, op->wm.value))
+		op_fire(op, e);
+	return true;
+}
