@@ -8,6 +8,10 @@ ALTER TABLE windowing.pipeline
     ADD COLUMN scan_from bigint NOT NULL DEFAULT 0,
     ADD COLUMN scan_next bigint,
     ADD COLUMN scan_next_xid xid8;
+-- scan_from is an arrival number: a dump must carry the numbers' sequence
+-- along with the pipelines, or a restored queue would number rows from 1
+-- again, below every scan point.
+SELECT pg_catalog.pg_extension_config_dump('windowing.queue_seq', '');
 
 -- Sliding windows of pipelines created from 0.3 on may be kept as slices
 -- (operator.c); older pipelines keep their state per window.
