@@ -26,7 +26,7 @@ use lib $FindBin::RealBin;
 use Windowing qw(worker_node differences);
 use IPC::Run;
 use List::Util qw(shuffle);
-use Time::HiRes qw(time sleep);
+use Time::HiRes qw(time sleep usleep);
 
 my $seconds = $ENV{WINDOWING_SOAK_SECONDS} || 20;
 my $kills_wanted = 20;
@@ -94,9 +94,23 @@ done}
 		]);
 }
 
-# Kills the worker, once one runs (after a fault, it may be coming back):
-# a new one, since a worker just killed can still be listed until the
-# postmaster reaps it, and a second kill of it would not be a fault.
+# Whether the server log reports, within 10 s, that process $pid died of
+# SIGKILL.
+sub killed_in_log
+{
+	my ($pid) = @_;
+	for (1 .. 100)
+	{
+		return 1 if slurp_file($node->logfile) =~ /\(PID $pid\) was terminated by signal 9/;
+		usleep(100_000);
+	}
+	return 0;
+}
+
+# Kills the worker, once one runs (after a fault, it may be coming back).
+# A kill counts once the server reports it: a worker just killed can still
+# be listed until the postmaster reaps it, and one already on its way out
+# dies of something else, so then the next worker is killed instead.
 my $last_killed = 0;
 sub kill_worker
 {
@@ -110,7 +124,7 @@ sub kill_worker
 			   AND pid <> $last_killed});
 		next unless $ret == 0 && $pid && kill('KILL', $pid);
 		$last_killed = $pid;
-		return;
+		return if killed_in_log($pid);
 	}
 }
 
