@@ -16,7 +16,7 @@
  * panes and is named by row numbers: [first row, last row + 1), from 1.
  */
 static WindowEntry *
-newest_pane(SessionKey *sk)
+newest_pane(KeyEntries *sk)
 {
 	WindowEntry *newest = NULL;
 	ListCell   *lc;
@@ -41,7 +41,7 @@ pane_order(const ListCell *a, const ListCell *b)
 }
 
 static void
-fire_count_window(Operator *op, SessionKey *sk, WindowEntry *last)
+fire_count_window(Operator *op, KeyEntries *sk, WindowEntry *last)
 {
 	int64		panes = op->spec->rows / op->spec->rows_slide;
 	int64		first = Max(last->k.start - panes + 1, 0);
@@ -70,7 +70,7 @@ fire_count_window(Operator *op, SessionKey *sk, WindowEntry *last)
 void
 count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
 {
-	SessionKey *sk = op_key_entries(op, key);
+	KeyEntries *sk = op_key_entries(op, key);
 	WindowEntry *pane = newest_pane(sk);
 	int64		panes = op->spec->rows / op->spec->rows_slide;
 
@@ -107,9 +107,9 @@ void
 flush_count_windows(Operator *op)
 {
 	HASH_SEQ_STATUS seq;
-	SessionKey *sk;
+	KeyEntries *sk;
 
-	hash_seq_init(&seq, op->sessions);
+	hash_seq_init(&seq, op->keyed);
 	while ((sk = hash_seq_search(&seq)) != NULL)
 	{
 		WindowEntry *last = newest_pane(sk);

@@ -101,9 +101,8 @@ cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg
 	return -firing_order(x, y);
 }
 
-
 static uint32
-session_hash(const void *key, Size keysize)
+key_hash(const void *key, Size keysize)
 {
 	const bytea *k = *(bytea *const *) key;
 
@@ -111,16 +110,17 @@ session_hash(const void *key, Size keysize)
 }
 
 static int
-session_match(const void *a, const void *b, Size keysize)
+key_match(const void *a, const void *b, Size keysize)
 {
 	return op_key_cmp(*(bytea *const *) a, *(bytea *const *) b) != 0;
 }
 
-SessionKey *
+/* The entries of a key, made on first use. */
+KeyEntries *
 op_key_entries(Operator *op, bytea *key)
 {
 	bool		found;
-	SessionKey *sk = hash_search(op->sessions, &key, HASH_ENTER, &found);
+	KeyEntries *sk = hash_search(op->keyed, &key, HASH_ENTER, &found);
 
 	if (!found)
 	{
@@ -132,9 +132,9 @@ op_key_entries(Operator *op, bytea *key)
 }
 
 static void
-session_track(Operator *op, WindowEntry *e)
+key_track(Operator *op, WindowEntry *e)
 {
-	SessionKey *sk = op_key_entries(op, e->k.key);
+	KeyEntries *sk = op_key_entries(op, e->k.key);
 
 	sk->live = lappend(sk->live, e);
 }
@@ -166,11 +166,11 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 		HASHCTL		sctl;
 
 		sctl.keysize = sizeof(bytea *);
-		sctl.entrysize = sizeof(SessionKey);
-		sctl.hash = session_hash;
-		sctl.match = session_match;
+		sctl.entrysize = sizeof(KeyEntries);
+		sctl.hash = key_hash;
+		sctl.match = key_match;
 		sctl.hcxt = CurrentMemoryContext;
-		op->sessions = hash_create("windowing sessions", 1024, &sctl,
+		op->keyed = hash_create("windowing keys", 1024, &sctl,
 								   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 	}
 	op->fire_timers = pairingheap_allocate(fire_heap_cmp, op);
@@ -241,8 +241,8 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 		load_slice(op, e);
 	else if (fire_count == 0 && !op->counting)
 		op_add_fire_timer(op, e);
-	if (op->sessions && !op->sliced)
-		session_track(op, e);
+	if (op->keyed && !op->sliced)
+		key_track(op, e);
 	MemoryContextSwitchTo(old);
 }
 
@@ -428,7 +428,7 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		MemoryContextSwitchTo(old);
 		return;
 	}
-	n = (ts_null || (op->sessions && !op->sliced)) ? -1 : spec_windows(op->spec, ts, op->scratch);
+	n = (ts_null || (op->keyed && !op->sliced)) ? -1 : spec_windows(op->spec, ts, op->scratch);
 	if (n < 0)
 		op_add_late(op, seq, ts_null, ts,
 				 ts_null ? "event time is null" : "event time out of range", NIL);
@@ -466,7 +466,7 @@ op_advance_watermark(Operator *op, int64 to)
 
 /* The live windows of a key, without those gone since. */
 static void
-prune_live(SessionKey *sk)
+prune_live(KeyEntries *sk)
 {
 	List	   *live = NIL;
 	ListCell   *lc;
@@ -489,12 +489,12 @@ op_compact(Operator *op)
 
 	if (op->leaving == NIL)
 		return;
-	if (op->sessions)
+	if (op->keyed)
 	{
 		HASH_SEQ_STATUS seq;
-		SessionKey *sk;
+		KeyEntries *sk;
 
-		hash_seq_init(&seq, op->sessions);
+		hash_seq_init(&seq, op->keyed);
 		while ((sk = hash_seq_search(&seq)) != NULL)
 			prune_live(sk);
 	}

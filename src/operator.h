@@ -88,7 +88,7 @@ typedef struct Operator
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
 	List	   *dropped;		/* WindowRef *, stored, then gone */
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
-	HTAB	   *sessions;		/* session, count, sliced: key -> its live entries */
+	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
 	bool		counting;		/* count windows: entries are panes of rows */
 	bool		sliced;			/* sliding windows: entries are slices of time */
 	int64		slice;			/* sliced: the slices' length */

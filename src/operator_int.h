@@ -13,18 +13,18 @@
  * The live entries of one key: session windows (merging needs them by
  * key), count panes, or time slices in start order.
  */
-typedef struct SessionKey
+typedef struct KeyEntries
 {
 	bytea	   *key;			/* hash key, must be first */
 	List	   *live;			/* WindowEntry * */
 	pairingheap_node timer;		/* sliced: in key_timers */
 	int64		next_end;		/* sliced: its next window to fire ends here */
 	bool		in_timers;
-} SessionKey;
+} KeyEntries;
 
 /* operator.c */
 extern int	op_key_cmp(const bytea *a, const bytea *b);
-extern SessionKey *op_key_entries(Operator *op, bytea *key);
+extern KeyEntries *op_key_entries(Operator *op, bytea *key);
 extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);
 extern void op_add_fire_timer(Operator *op, WindowEntry *e);

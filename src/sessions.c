@@ -57,7 +57,7 @@ regrow(Operator *op, WindowEntry *x, const WmWindow *w)
 
 /* The common case, without lists: the row touches its key's one window. */
 static WindowEntry *
-grow_single(Operator *op, SessionKey *sk, const WmWindow *w)
+grow_single(Operator *op, KeyEntries *sk, const WmWindow *w)
 {
 	WindowEntry *x;
 	WmWindow	merged;
@@ -80,7 +80,7 @@ grow_single(Operator *op, SessionKey *sk, const WmWindow *w)
  * row is late (recorded).
  */
 static WindowEntry *
-merge_row(Operator *op, SessionKey *sk, int64 seq, int64 ts, bytea *key, WmWindow w)
+merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindow w)
 {
 	List	   *hits = NIL;
 	List	   *live = NIL;
@@ -148,7 +148,7 @@ bool
 session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 			Datum *args, bool *argnulls)
 {
-	SessionKey *sk = op_key_entries(op, key);
+	KeyEntries *sk = op_key_entries(op, key);
 	WmWindow	w;
 	WindowEntry *e;
 

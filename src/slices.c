@@ -23,8 +23,8 @@
 static int
 key_timer_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 {
-	const SessionKey *x = pairingheap_const_container(SessionKey, timer, a);
-	const SessionKey *y = pairingheap_const_container(SessionKey, timer, b);
+	const KeyEntries *x = pairingheap_const_container(KeyEntries, timer, a);
+	const KeyEntries *y = pairingheap_const_container(KeyEntries, timer, b);
 
 	if (x->next_end != y->next_end)
 		return x->next_end < y->next_end ? 1 : -1;
@@ -73,7 +73,7 @@ slice_ends(const Operator *op, int64 ps, int64 *first, int64 *last)
 
 /* The key's next window ends at "end", unless an earlier one is due. */
 static void
-key_timer_at(Operator *op, SessionKey *sk, int64 end)
+key_timer_at(Operator *op, KeyEntries *sk, int64 end)
 {
 	if (sk->in_timers)
 	{
@@ -88,7 +88,7 @@ key_timer_at(Operator *op, SessionKey *sk, int64 end)
 
 /* Keeps the key's slices in start order (rows arrive mostly in order). */
 static void
-slice_track(SessionKey *sk, WindowEntry *e)
+slice_track(KeyEntries *sk, WindowEntry *e)
 {
 	int			i = list_length(sk->live);
 
@@ -101,7 +101,7 @@ slice_track(SessionKey *sk, WindowEntry *e)
 void
 load_slice(Operator *op, WindowEntry *e)
 {
-	SessionKey *sk = op_key_entries(op, e->k.key);
+	KeyEntries *sk = op_key_entries(op, e->k.key);
 	int64		first;
 	int64		last;
 	int64		w = op->wm.value;
@@ -121,7 +121,7 @@ slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
 	WmWindow   *w = op->scratch;	/* latest start first */
 	int			live = n;
 	List	   *missed = NIL;
-	SessionKey *sk;
+	KeyEntries *sk;
 	WindowEntry *slice;
 	int64		start;
 	bool		created;
@@ -154,7 +154,7 @@ slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
 
 /* The key's window ending at "end": the combination of its slices. */
 static WindowEntry *
-sliced_window(Operator *op, SessionKey *sk, int64 end, bool *has_rows)
+sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 {
 	WindowEntry *w = op_part_window(sk->key, end - op->spec->size, end);
 	ListCell   *lc;
@@ -182,7 +182,7 @@ sliced_window(Operator *op, SessionKey *sk, int64 end, bool *has_rows)
  * and the key waits for its next window holding a slice, if any.
  */
 static void
-next_slice_window(Operator *op, SessionKey *sk, int64 fired)
+next_slice_window(Operator *op, KeyEntries *sk, int64 fired)
 {
 	List	   *keep = NIL;
 	ListCell   *lc;
@@ -216,7 +216,7 @@ fire_sliced(Operator *op)
 
 	while (!pairingheap_is_empty(op->key_timers))
 	{
-		SessionKey *sk = pairingheap_container(SessionKey, timer,
+		KeyEntries *sk = pairingheap_container(KeyEntries, timer,
 											   pairingheap_first(op->key_timers));
 		int64		end = sk->next_end;
 
@@ -234,9 +234,9 @@ void
 open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 {
 	HASH_SEQ_STATUS seq;
-	SessionKey *sk;
+	KeyEntries *sk;
 
-	hash_seq_init(&seq, op->sessions);
+	hash_seq_init(&seq, op->keyed);
 	while ((sk = hash_seq_search(&seq)) != NULL)
 	{
 		WindowEntry *newest;

@@ -88,6 +88,9 @@ psql_cluster() {
 	as_server_user env PGHOST="$PGHOST" PGUSER=postgres "$PGBIN/psql" -X -v ON_ERROR_STOP=1 "$@"
 }
 
+# For the benchmarks: psql_cluster, unaligned, tuples only, without notices.
+sql() { PGOPTIONS='-c client_min_messages=warning' psql_cluster -qAt "$@"; }
+
 # For the benchmarks: the median, min and max of the times in $1, separated by spaces.
 stats() {
 	tr -s ' ' '\n' <<<"$1" | grep . | sort -g | awk '

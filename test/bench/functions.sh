@@ -128,8 +128,6 @@ define_sessions() {
 	unnest(g.ws) w" 2.0
 }
 
-sql() { psql_cluster -qAt "$@"; }
-
 load_data() {
 	say "loading $ROWS rows"
 	sql <<SQL

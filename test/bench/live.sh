@@ -39,8 +39,6 @@ SECONDS_RUN=${SECONDS_RUN:-20}
 QUEUE_ROWS=${QUEUE_ROWS:-20000000}
 KEYS=1000
 
-sql() { PGOPTIONS='-c client_min_messages=warning' psql_cluster -qAt "$@"; }
-
 setup_cluster() {
 	start_temp_cluster
 	sql >/dev/null <<SQL

@@ -66,8 +66,6 @@ PIPELINE_ARGS="'queue', 'ts', '{key}', %s,
 declare -A TIMES
 PEAK_QUEUE=0
 
-sql() { PGOPTIONS='-c client_min_messages=warning' psql_cluster -qAt "$@"; }
-
 # The cluster, with no background workers to race process().
 setup_cluster() {
 	start_temp_cluster
