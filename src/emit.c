@@ -26,6 +26,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 #include "emit.h"
 #include "queue.h"
@@ -491,36 +492,38 @@ firings_to_write(const EmitTarget *t, Operator *op)
 	return out;
 }
 
-/* All of them in one INSERT over arrays, one per column. */
+/*
+ * Firings from the one at "from" on, up to BATCH_FIRINGS of them, in one
+ * INSERT over arrays, one per column.  Bounded batches keep the function
+ * scan's tuplestore in memory, however many windows a step fires.
+ */
+#define BATCH_FIRINGS 10000
+
 static void
-insert_batch(const EmitTarget *t, List *firings, int nargs, bool upsert)
+insert_batch(const EmitTarget *t, SPIPlanPtr plan, Oid *types, List *firings,
+			 int from, int nargs)
 {
-	int			n = list_length(firings);
-	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	int			n = Min(list_length(firings) - from, BATCH_FIRINGS);
 	Datum	  **cols = palloc(sizeof(Datum *) * nargs);
 	bool	  **colnulls = palloc(sizeof(bool *) * nargs);
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	bool	   *nulls = palloc0(sizeof(bool) * nargs);
 	Datum	   *arrays = palloc(sizeof(Datum) * nargs);
-	SPIPlanPtr	plan = prepare_result_insert(t, types, true, upsert);
-	int			r = 0;
-	ListCell   *lc;
 
 	for (int c = 0; c < nargs; c++)
 	{
 		cols[c] = palloc(sizeof(Datum) * n);
 		colnulls[c] = palloc(sizeof(bool) * n);
 	}
-	foreach(lc, firings)
+	for (int r = 0; r < n; r++)
 	{
 		memset(nulls, 0, sizeof(bool) * nargs);
-		firing_row(t, lfirst(lc), values, nulls);
+		firing_row(t, list_nth(firings, from + r), values, nulls);
 		for (int c = 0; c < nargs; c++)
 		{
 			cols[c][r] = values[c];
 			colnulls[c][r] = nulls[c];
 		}
-		r++;
 	}
 	for (int c = 0; c < nargs; c++)
 	{
@@ -539,7 +542,7 @@ insert_batch(const EmitTarget *t, List *firings, int nargs, bool upsert)
 		elog(ERROR, "could not write the fired windows");
 }
 
-/* Writes firings in one statement if it can, else one each. */
+/* Writes firings in batches if it can, else one each. */
 static void
 insert_firings(const EmitTarget *t, List *firings, bool upsert)
 {
@@ -547,17 +550,29 @@ insert_firings(const EmitTarget *t, List *firings, bool upsert)
 	Oid		   *types = palloc(sizeof(Oid) * nargs);
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	bool	   *nulls = palloc0(sizeof(bool) * nargs);
+	bool		batch = batchable(t);
 	SPIPlanPtr	insert;
 	ListCell   *lc;
 
 	if (firings == NIL)
 		return;
-	if (batchable(t))
+	insert = prepare_result_insert(t, types, batch, upsert);
+	if (batch)
 	{
-		insert_batch(t, firings, nargs, upsert);
+		MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+												  "windowing firings batch",
+												  ALLOCSET_DEFAULT_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		for (int from = 0; from < list_length(firings); from += BATCH_FIRINGS)
+		{
+			insert_batch(t, insert, types, firings, from, nargs);
+			MemoryContextReset(cxt);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
 		return;
 	}
-	insert = prepare_result_insert(t, types, false, upsert);
 	foreach(lc, firings)
 	{
 		memset(nulls, 0, sizeof(bool) * nargs);

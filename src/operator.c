@@ -127,6 +127,7 @@ op_key_entries(Operator *op, bytea *key)
 		sk->key = DatumGetByteaPCopy(PointerGetDatum(key));
 		sk->live = NIL;
 		sk->in_timers = false;
+		sk->swag = NULL;
 	}
 	return sk;
 }

@@ -20,6 +20,7 @@ typedef struct KeyEntries
 	pairingheap_node timer;		/* sliced: in key_timers */
 	int64		next_end;		/* sliced: its next window to fire ends here */
 	bool		in_timers;
+	struct Swag *swag;			/* sliced: its windows' running combinations */
 } KeyEntries;
 
 /* operator.c */

@@ -17,7 +17,40 @@
  * when it fires.  Each key waits in key_timers for its next window, the
  * earliest one holding a slice, so firing follows Flink's order (end, key)
  * and costs nothing for windows without rows.
+ *
+ * A key's windows fire in order, each one slide further, so consecutive
+ * windows share all but a few slices.  They share their combinations too,
+ * through two stacks (the "two-stacks" sliding-window aggregation, which
+ * needs no inverse of combine): the front holds the oldest slices, each
+ * with the combination of itself and the front slices after it; the back
+ * is the combination of the slices added since.  A window is the front's
+ * top combined with the back; a slice leaving pops the front, and an empty
+ * front takes over the back.  Each slice is combined a few times in all
+ * instead of once per window holding it (size / slide times).  A row that
+ * reaches a slice already combined (a row late for some windows) makes the
+ * key start over from its slices.
  */
+
+typedef struct Swag
+{
+	bool		valid;
+	int64		to;				/* slices starting before "to" are in */
+	int64		back_from;		/* the back: slices in [back_from, to) */
+	bool		has_back;
+	AggValue   *back;
+	int			nfront;
+	int			head;			/* front slices already left */
+	int64	   *front_start;
+	AggValue   *front;			/* nfront rows of naggs: slice i and those after */
+} Swag;
+
+/* A slice starting at "start" changes: combinations holding it are stale. */
+static void
+slice_changed(KeyEntries *sk, int64 start)
+{
+	if (sk->swag != NULL && start < sk->swag->to)
+		sk->swag->valid = false;
+}
 
 /* Sliced: the key with the earliest next window first, then by key. */
 static int
@@ -107,6 +140,7 @@ load_slice(Operator *op, WindowEntry *e)
 	int64		w = op->wm.value;
 
 	slice_track(sk, e);
+	slice_changed(sk, e->k.start);
 	slice_ends(op, e->k.start, &first, &last);
 	if (w != WMK_NONE && first - 1 <= w)
 		first += ((w - (first - 1)) / op->spec->slide + 1) * op->spec->slide;
@@ -148,8 +182,118 @@ slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
 		slice_track(sk, slice);
 	}
 	agg_advance(op->agg, slice->states, args, argnulls);
+	slice_changed(sk, start);
 	slice->dirty = true;
 	key_timer_at(op, sk, w[live - 1].end);
+}
+
+/* The first of the key's slices starting at or after "start". */
+static int
+first_slice_from(List *live, int64 start)
+{
+	int			lo = 0;
+	int			hi = list_length(live);
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (((WindowEntry *) list_nth(live, mid))->k.start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The key's stacks emptied, ready for the window starting at "from". */
+static Swag *
+swag_reset(Operator *op, KeyEntries *sk, int64 from)
+{
+	Swag	   *sw = sk->swag;
+
+	if (sw == NULL)
+	{
+		sw = MemoryContextAllocZero(op->cxt, sizeof(Swag));
+		sw->back = MemoryContextAlloc(op->cxt, sizeof(AggValue) * op->agg->naggs);
+		sk->swag = sw;
+	}
+	if (sw->front != NULL)
+	{
+		pfree(sw->front);
+		pfree(sw->front_start);
+		sw->front = NULL;
+		sw->front_start = NULL;
+	}
+	sw->valid = true;
+	sw->to = sw->back_from = from;
+	sw->has_back = false;
+	sw->nfront = sw->head = 0;
+	return sw;
+}
+
+/* The back's slices become the front, each combined with those after it. */
+static void
+swag_flip(Operator *op, KeyEntries *sk, Swag *sw)
+{
+	int			naggs = op->agg->naggs;
+	int			first = first_slice_from(sk->live, sw->back_from);
+	int			n = first_slice_from(sk->live, sw->to) - first;
+
+	if (sw->front != NULL)
+	{
+		pfree(sw->front);
+		pfree(sw->front_start);
+	}
+	sw->front = MemoryContextAlloc(op->cxt, sizeof(AggValue) * naggs * Max(n, 1));
+	sw->front_start = MemoryContextAlloc(op->cxt, sizeof(int64) * Max(n, 1));
+	for (int i = n - 1; i >= 0; i--)
+	{
+		WindowEntry *s = list_nth(sk->live, first + i);
+		AggValue   *row = &sw->front[i * naggs];
+
+		sw->front_start[i] = s->k.start;
+		agg_init(op->agg, row);
+		agg_combine(op->agg, row, s->states);
+		if (i < n - 1)
+			agg_combine(op->agg, row, &sw->front[(i + 1) * naggs]);
+	}
+	sw->nfront = n;
+	sw->head = 0;
+	sw->has_back = false;
+	sw->back_from = sw->to;
+}
+
+/* The key's stacks hold exactly its slices in [from, end). */
+static Swag *
+swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
+{
+	Swag	   *sw = sk->swag;
+	int			n = list_length(sk->live);
+
+	if (sw == NULL || !sw->valid || from >= sw->to || end < sw->to)
+		sw = swag_reset(op, sk, from);
+	for (;;)
+	{
+		while (sw->head < sw->nfront && sw->front_start[sw->head] < from)
+			sw->head++;
+		if (sw->head < sw->nfront || !sw->has_back || sw->back_from >= from)
+			break;
+		swag_flip(op, sk, sw);
+	}
+	for (int i = first_slice_from(sk->live, sw->to); i < n; i++)
+	{
+		WindowEntry *s = list_nth(sk->live, i);
+
+		if (s->k.start >= end)
+			break;
+		if (!sw->has_back)
+			agg_init(op->agg, sw->back);
+		agg_combine(op->agg, sw->back, s->states);
+		sw->has_back = true;
+	}
+	sw->to = end;
+	return sw;
 }
 
 /* The key's window ending at "end": the combination of its slices. */
@@ -157,34 +301,28 @@ static WindowEntry *
 sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 {
 	WindowEntry *w = op_part_window(sk->key, end - op->spec->size, end);
-	ListCell   *lc;
+	Swag	   *sw = swag_slide(op, sk, w->k.start, end);
 
-	*has_rows = false;
 	w->states = palloc(sizeof(AggValue) * op->agg->naggs);
 	agg_init(op->agg, w->states);
-	foreach(lc, sk->live)
-	{
-		WindowEntry *s = lfirst(lc);
-
-		if (s->k.start >= end)
-			break;
-		if (s->k.start >= w->k.start)
-		{
-			agg_combine(op->agg, w->states, s->states);
-			*has_rows = true;
-		}
-	}
+	if (sw->head < sw->nfront)
+		agg_combine(op->agg, w->states, &sw->front[sw->head * op->agg->naggs]);
+	if (sw->has_back)
+		agg_combine(op->agg, w->states, sw->back);
+	*has_rows = sw->head < sw->nfront || sw->has_back;
 	return w;
 }
 
 /*
  * After the window ending at "fired": slices no later window holds leave,
- * and the key waits for its next window holding a slice, if any.
+ * and the key waits for its next window holding a slice, if any.  A
+ * slice's last window ends later the later it starts, so those leaving
+ * are the first ones.
  */
 static void
 next_slice_window(Operator *op, KeyEntries *sk, int64 fired)
 {
-	List	   *keep = NIL;
+	int			leaving = 0;
 	ListCell   *lc;
 	int64		next;
 	int64		first;
@@ -197,15 +335,15 @@ next_slice_window(Operator *op, KeyEntries *sk, int64 fired)
 		WindowEntry *s = lfirst(lc);
 
 		slice_ends(op, s->k.start, &first, &last);
-		if (last < next || fired == PG_INT64_MAX)
-			op_leave(op, s);
-		else
-			keep = lappend(keep, s);
+		if (last >= next && fired != PG_INT64_MAX)
+			break;
+		op_leave(op, s);
+		leaving++;
 	}
-	sk->live = keep;
-	if (keep == NIL)
+	sk->live = list_delete_first_n(sk->live, leaving);
+	if (sk->live == NIL)
 		return;
-	slice_ends(op, ((WindowEntry *) linitial(keep))->k.start, &first, &last);
+	slice_ends(op, ((WindowEntry *) linitial(sk->live))->k.start, &first, &last);
 	key_timer_at(op, sk, Max(next, first));
 }
 
