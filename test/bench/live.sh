@@ -75,14 +75,17 @@ SQL
 	exit 1
 }
 
-# Reads the watermark every millisecond for $1 seconds, recording changes.
+# Reads the watermark every millisecond for $1 seconds, recording changes,
+# each in a transaction of its own: a transaction held open for the whole
+# run would hold back the xmin horizon, and with it the pipeline's scan
+# point and the pruning of its tables, as any long transaction would.
 poll() {
 	sql <<SQL
-DO \$\$
+CREATE PROCEDURE pg_temp.poll(seconds int) LANGUAGE plpgsql AS \$\$
 DECLARE
 	w bigint;
 	last bigint;
-	stop timestamptz := clock_timestamp() + interval '$1 seconds';
+	stop timestamptz := clock_timestamp() + seconds * interval '1 second';
 BEGIN
 	WHILE clock_timestamp() < stop LOOP
 		SELECT watermark INTO w FROM windowing.pipeline WHERE name = 'lat';
@@ -90,10 +93,12 @@ BEGIN
 			INSERT INTO seen VALUES (w, clock_timestamp());
 			last := w;
 		END IF;
+		COMMIT;
 		PERFORM pg_sleep(0.001);
 	END LOOP;
 END
 \$\$;
+CALL pg_temp.poll($1);
 SQL
 }
 
