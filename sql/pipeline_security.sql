@@ -50,6 +50,12 @@ SELECT count(*) FROM windowing.window_state;
 UPDATE windowing.window_state SET state = '\x01ffffffff';
 INSERT INTO windowing.window_state SELECT pipeline_id, '\x', 0, 1, 0, '\x' FROM windowing.window_state;
 DELETE FROM windowing.window_state;
+INSERT INTO bob_events VALUES (3);
+SELECT windowing.process('bob');
+SELECT count(*) FROM windowing.state_log;
+UPDATE windowing.state_log SET changes = '\x00';
+INSERT INTO windowing.state_log SELECT pipeline_id, step + 1, changes FROM windowing.state_log;
+DELETE FROM windowing.state_log;
 UPDATE windowing.pipeline SET aggregates = 'sum(ts)';
 UPDATE windowing.pipeline SET key_columns = '{ts}', source = 'alice_events';
 INSERT INTO windowing.pipeline (id, name, owner, source, time_column, time_type, key_columns,

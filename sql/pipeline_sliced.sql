@@ -35,17 +35,7 @@ FROM s7_results;
 SELECT reason, count(*) AS late_rows FROM s7_late GROUP BY reason ORDER BY reason;
 
 -- every pair of result tables and late tables holds the same rows
-CREATE FUNCTION pg_temp.differences(a text, b text, cols text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    n bigint;
-BEGIN
-    EXECUTE format('SELECT count(*) FROM ((SELECT %3$s FROM %1$I EXCEPT ALL SELECT %3$s FROM %2$I) '
-                   'UNION ALL (SELECT %3$s FROM %2$I EXCEPT ALL SELECT %3$s FROM %1$I)) d', a, b, cols)
-    INTO n;
-    RETURN n;
-END
-$$;
+\i sql/include/differences.sql
 SELECT a, b,
        pg_temp.differences(a || '_results', b || '_results',
            'k, window_start, window_end, n, total, min, max, avg, fire_count, is_final') AS results,

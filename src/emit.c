@@ -206,27 +206,31 @@ run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
 }
 
-/* Deletes the stored state of the windows that left during the step. */
+/* Deletes the window_state rows of the windows that left during the step. */
 static void
 delete_dropped(const EmitTarget *t, Operator *op)
 {
-	int			n = list_length(op->dropped);
-	Datum	   *keys = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
+	int			n = 0;
+	Datum	   *keys = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
+	Datum	   *starts = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
+	Datum	   *ends = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
 	Oid			types[4] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
 	Datum		args[4];
+	ListCell   *lc;
 
+	foreach(lc, op->dropped)
+	{
+		WindowRef  *w = lfirst(lc);
+
+		if (!w->stored)
+			continue;
+		keys[n] = PointerGetDatum(w->k.key);
+		starts[n] = Int64GetDatum(w->k.start);
+		ends[n] = Int64GetDatum(w->k.end);
+		n++;
+	}
 	if (n == 0)
 		return;
-	for (int i = 0; i < n; i++)
-	{
-		WindowRef  *w = list_nth(op->dropped, i);
-
-		keys[i] = PointerGetDatum(w->k.key);
-		starts[i] = Int64GetDatum(w->k.start);
-		ends[i] = Int64GetDatum(w->k.end);
-	}
 	args[0] = Int32GetDatum(t->pipeline_id);
 	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
 	args[2] = PointerGetDatum(int8_array(starts, n));
@@ -241,12 +245,12 @@ delete_dropped(const EmitTarget *t, Operator *op)
 }
 
 /*
- * Deletes the stored windows the step dropped, then stores the ones it
- * changed: in that order, since a session window can leave and come back
- * with the same bounds.
+ * Brings window_state up to date: upserts every window whose newest state
+ * is not there (changed by this step or logged by earlier ones), then
+ * empties the pipeline's state_log.
  */
-void
-emit_state(const EmitTarget *t, Operator *op)
+static void
+store_windows(const EmitTarget *t, Operator *op)
 {
 	long		n = hash_get_num_entries(op->windows);
 	Datum	   *keys = palloc(sizeof(Datum) * Max(n, 1));
@@ -261,23 +265,27 @@ emit_state(const EmitTarget *t, Operator *op)
 	INT4ARRAYOID, BYTEAARRAYOID};
 	Datum		args[6];
 
-	delete_dropped(t, op);
 	hash_seq_init(&seq, op->windows);
 	while ((e = hash_seq_search(&seq)) != NULL)
 	{
-		if (e->gone || !e->dirty)
+		if (e->gone || !(e->dirty || e->logged))
 			continue;
 		keys[nput] = PointerGetDatum(e->k.key);
 		starts[nput] = Int64GetDatum(e->k.start);
 		ends[nput] = Int64GetDatum(e->k.end);
-		e->saved = agg_serialize(op->agg, e->states);
 		fires[nput] = Int32GetDatum(e->fire_count);
 		states[nput] = PointerGetDatum(e->saved);
+		e->stored = true;
+		e->logged = false;
 		nput++;
 	}
+	args[0] = Int32GetDatum(t->pipeline_id);
+	if (op->log_steps > 0)
+		run("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+			1, types, args, SPI_OK_DELETE);
+	op->log_steps = 0;
 	if (nput == 0)
 		return;
-	args[0] = Int32GetDatum(t->pipeline_id);
 	args[1] = PointerGetDatum(construct_array(keys, nput, BYTEAOID, -1, false, TYPALIGN_INT));
 	args[2] = PointerGetDatum(int8_array(starts, nput));
 	args[3] = PointerGetDatum(int8_array(ends, nput));
@@ -291,6 +299,61 @@ emit_state(const EmitTarget *t, Operator *op)
 		"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
 		"SET fire_count = excluded.fire_count, state = excluded.state",
 		6, types, args, SPI_OK_INSERT);
+}
+
+/* Writes the step's changes as one state_log row. */
+static void
+log_changes(const EmitTarget *t, Operator *op)
+{
+	Size		size;
+	char	   *changes = op_changes(op, &size);
+	bytea	   *row;
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+	Oid			types[3] = {INT4OID, INT8OID, BYTEAOID};
+	Datum		args[3];
+
+	if (changes == NULL)
+		return;
+	row = palloc(size + VARHDRSZ);
+	SET_VARSIZE(row, size + VARHDRSZ);
+	memcpy(VARDATA(row), changes, size);
+	args[0] = Int32GetDatum(t->pipeline_id);
+	args[1] = Int64GetDatum(t->step);
+	args[2] = PointerGetDatum(row);
+	run("INSERT INTO windowing.state_log (pipeline_id, step, changes) VALUES ($1, $2, $3)",
+		3, types, args, SPI_OK_INSERT);
+	hash_seq_init(&seq, op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (!e->gone && e->dirty)
+			e->logged = true;
+	op->log_steps++;
+}
+
+/*
+ * Writes the step's window state: the rows of windows that left go from
+ * window_state (first, since a session window can leave and come back
+ * with the same bounds), then the windows the step changed go into one
+ * state_log row, or (store) window_state takes every change logged so far.
+ * One row per step instead of one per changed window is what lets small
+ * steps keep up with a busy queue; folding the log into window_state
+ * every few steps keeps reading state back from the heap short.
+ */
+void
+emit_state(const EmitTarget *t, Operator *op, bool store)
+{
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+
+	hash_seq_init(&seq, op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (!e->gone && e->dirty)
+			e->saved = agg_serialize(op->agg, e->states);
+	delete_dropped(t, op);
+	if (store)
+		store_windows(t, op);
+	else
+		log_changes(t, op);
 }
 
 static void

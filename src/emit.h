@@ -27,6 +27,7 @@ typedef struct KeyColumns
 typedef struct EmitTarget
 {
 	int32		pipeline_id;
+	int64		step;			/* the step's number, from 1 */
 	char	   *source;			/* qualified, quoted names */
 	char	   *result_table;
 	char	   *late_table;		/* NULL: late rows are dropped */
@@ -43,7 +44,7 @@ extern void keys_init(KeyColumns *k, Oid source, int n, char **names);
 extern bytea *keys_encode(const KeyColumns *k, Datum *values, bool *nulls);
 extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
-extern void emit_state(const EmitTarget *t, Operator *op);
+extern void emit_state(const EmitTarget *t, Operator *op, bool store);
 extern void emit_superseded(const EmitTarget *t, Operator *op);
 extern void emit_firings(const EmitTarget *t, Operator *op);
 extern int64 emit_late(const EmitTarget *t, Operator *op);

@@ -59,6 +59,21 @@ window_match(const void *a, const void *b, Size keysize)
 	return !(x->start == y->start && x->end == y->end && op_key_cmp(x->key, y->key) == 0);
 }
 
+/* A table of windows (entries led by their WindowKey) in the current context. */
+static HTAB *
+windows_table(const char *name, Size entrysize)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(WindowKey);
+	ctl.entrysize = entrysize;
+	ctl.hash = window_hash;
+	ctl.match = window_match;
+	ctl.hcxt = CurrentMemoryContext;
+	return hash_create(name, 1024, &ctl,
+					   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+}
+
 /* Flink's firing order: window end, then key, then window start. */
 static int
 firing_order(const WindowEntry *a, const WindowEntry *b)
@@ -145,19 +160,12 @@ Operator *
 op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice)
 {
 	Operator   *op = palloc0(sizeof(Operator));
-	HASHCTL		ctl;
 
 	op->cxt = CurrentMemoryContext;
 	op->spec = spec;
 	op->agg = agg;
 	op->lateness = lateness;
-	ctl.keysize = sizeof(WindowKey);
-	ctl.entrysize = sizeof(WindowEntry);
-	ctl.hash = window_hash;
-	ctl.match = window_match;
-	ctl.hcxt = CurrentMemoryContext;
-	op->windows = hash_create("windowing windows", 1024, &ctl,
-							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	op->windows = windows_table("windowing windows", sizeof(WindowEntry));
 	op->counting = spec->kind == WK_COUNT;
 	op->sliced = can_slice(spec, agg, lateness, may_slice);
 	if (op->sliced)
@@ -205,6 +213,7 @@ op_entry(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 	{
 		e->k.key = DatumGetByteaPCopy(PointerGetDatum(key));
 		e->stored = false;
+		e->logged = false;
 		e->states = palloc(sizeof(AggValue) * op->agg->naggs);
 	}
 	if (*created)
@@ -225,8 +234,8 @@ op_entry(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 	return e;
 }
 
-/* A window as stored by an earlier step. */
-void
+/* A window as stored by an earlier step, in window_state. */
+WindowEntry *
 op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 		bytea *state)
 {
@@ -245,6 +254,7 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 	if (op->keyed && !op->sliced)
 		key_track(op, e);
 	MemoryContextSwitchTo(old);
+	return e;
 }
 
 void
@@ -277,8 +287,11 @@ void
 op_leave(Operator *op, WindowEntry *e)
 {
 	e->gone = true;
-	if (e->stored)
+	if (e->stored || e->logged)
+	{
+		e->ref->stored = e->stored;
 		op->dropped = lappend(op->dropped, e->ref);
+	}
 	op->leaving = lappend(op->leaving, e);
 }
 
@@ -541,35 +554,6 @@ put_bytes(StringInfo buf, const void *p, int len)
 	appendBinaryStringInfo(buf, p, len);
 }
 
-/*
- * The live windows as one image for the shared-memory store: per window
- * the key, bounds, fire count and stored states.  Call after the states
- * were stored (emit_state), which leaves each live entry's "saved" current.
- */
-char *
-op_image(Operator *op, Size *size)
-{
-	StringInfoData buf;
-	HASH_SEQ_STATUS seq;
-	WindowEntry *e;
-
-	initStringInfo(&buf);
-	hash_seq_init(&seq, op->windows);
-	while ((e = hash_seq_search(&seq)) != NULL)
-	{
-		if (e->gone)
-			continue;
-		Assert(e->saved != NULL);
-		put_bytes(&buf, VARDATA_ANY(e->k.key), VARSIZE_ANY_EXHDR(e->k.key));
-		appendBinaryStringInfo(&buf, (char *) &e->k.start, sizeof(int64));
-		appendBinaryStringInfo(&buf, (char *) &e->k.end, sizeof(int64));
-		appendBinaryStringInfo(&buf, (char *) &e->fire_count, sizeof(int));
-		put_bytes(&buf, VARDATA_ANY(e->saved), VARSIZE_ANY_EXHDR(e->saved));
-	}
-	*size = buf.len;
-	return buf.data;
-}
-
 /* A varlena copy of length-prefixed bytes at *p, advancing *p. */
 static bytea *
 get_bytes(const char **p)
@@ -586,23 +570,233 @@ get_bytes(const char **p)
 	return b;
 }
 
+static void
+put_bounds(StringInfo buf, const WindowKey *k)
+{
+	put_bytes(buf, VARDATA_ANY(k->key), VARSIZE_ANY_EXHDR(k->key));
+	appendBinaryStringInfo(buf, (const char *) &k->start, sizeof(int64));
+	appendBinaryStringInfo(buf, (const char *) &k->end, sizeof(int64));
+}
+
+static void
+get_bounds(const char **p, WindowKey *k)
+{
+	k->key = get_bytes(p);
+	memcpy(&k->start, *p, sizeof(int64));
+	memcpy(&k->end, *p + sizeof(int64), sizeof(int64));
+	*p += 2 * sizeof(int64);
+}
+
+/* A window as images and state_log changes hold it. */
+typedef struct SavedWindow
+{
+	WindowKey	k;				/* hash key, must be first */
+	int			fire_count;
+	bool		stored;
+	bool		logged;
+	bytea	   *state;
+} SavedWindow;
+
+/* A live window's bounds, fire count, where its state is, and its state. */
+static void
+put_window(StringInfo buf, const WindowEntry *e)
+{
+	char		logged = e->logged;
+
+	Assert(e->saved != NULL);
+	put_bounds(buf, &e->k);
+	appendBinaryStringInfo(buf, (const char *) &e->fire_count, sizeof(int));
+	appendBinaryStringInfo(buf, &logged, 1);
+	put_bytes(buf, VARDATA_ANY(e->saved), VARSIZE_ANY_EXHDR(e->saved));
+}
+
+static void
+get_window(const char **p, SavedWindow *w)
+{
+	get_bounds(p, &w->k);
+	memcpy(&w->fire_count, *p, sizeof(int));
+	w->logged = (*p)[sizeof(int)];
+	*p += sizeof(int) + 1;
+	w->state = get_bytes(p);
+}
+
+/*
+ * Images start with their format's mark, so that a backend never reads an
+ * image another build of the library made (until the server restarts,
+ * old backends may run beside new ones): it reads the heap instead.
+ */
+#define IMAGE_MARK 0x57494E04
+#define IMAGE_HEADER (sizeof(uint32) + sizeof(int) + sizeof(int64))
+
+/*
+ * The live windows as one image for the shared-memory store: its mark, the
+ * steps state_log holds and the number of windows, then per window its bounds,
+ * fire count, whether state_log has it and its stored states.  Call after
+ * the states were stored (emit_state), which leaves each live entry's
+ * "saved" current.
+ */
+char *
+op_image(Operator *op, Size *size)
+{
+	StringInfoData buf;
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+	int64		n = 0;
+
+	uint32		mark = IMAGE_MARK;
+
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (const char *) &mark, sizeof(uint32));
+	appendBinaryStringInfo(&buf, (const char *) &op->log_steps, sizeof(int));
+	appendBinaryStringInfo(&buf, (const char *) &n, sizeof(int64));
+	hash_seq_init(&seq, op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		if (e->gone)
+			continue;
+		put_window(&buf, e);
+		n++;
+	}
+	memcpy(buf.data + IMAGE_HEADER - sizeof(int64), &n, sizeof(int64));
+	*size = buf.len;
+	return buf.data;
+}
+
+/* Whether an image is one op_image made. */
+bool
+op_image_valid(const char *image, Size size)
+{
+	uint32		mark;
+
+	if (size < IMAGE_HEADER)
+		return false;
+	memcpy(&mark, image, sizeof(uint32));
+	return mark == IMAGE_MARK;
+}
+
+/* The number of windows of an image made by op_image. */
+int64
+op_image_windows(const char *image)
+{
+	int64		n;
+
+	memcpy(&n, image + IMAGE_HEADER - sizeof(int64), sizeof(int64));
+	return n;
+}
+
 /* Loads the windows of an image made by op_image. */
 void
 op_load_image(Operator *op, const char *image, Size size)
 {
-	const char *p = image;
+	const char *p = image + IMAGE_HEADER;
 
+	memcpy(&op->log_steps, image + sizeof(uint32), sizeof(int));
 	while (p < image + size)
 	{
-		bytea	   *key = get_bytes(&p);
-		int64		start;
-		int64		end;
-		int			fire_count;
+		SavedWindow w;
 
-		memcpy(&start, p, sizeof(int64));
-		memcpy(&end, p + sizeof(int64), sizeof(int64));
-		memcpy(&fire_count, p + 2 * sizeof(int64), sizeof(int));
-		p += 2 * sizeof(int64) + sizeof(int);
-		op_load(op, key, start, end, fire_count, get_bytes(&p));
+		get_window(&p, &w);
+		op_load(op, w.k.key, w.k.start, w.k.end, w.fire_count, w.state)->logged = w.logged;
+	}
+}
+
+/*
+ * What the step changed, as a state_log row: the number of windows that
+ * left and their bounds, then the windows it changed as images hold them.
+ * NULL if it changed nothing.  Call after their states were serialized
+ * (emit_state).
+ */
+char *
+op_changes(Operator *op, Size *size)
+{
+	StringInfoData buf;
+	HASH_SEQ_STATUS seq;
+	WindowEntry *e;
+	int			ndropped = list_length(op->dropped);
+	ListCell   *lc;
+	bool		changed = ndropped > 0;
+
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (const char *) &ndropped, sizeof(int));
+	foreach(lc, op->dropped)
+		put_bounds(&buf, &((WindowRef *) lfirst(lc))->k);
+	hash_seq_init(&seq, op->windows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		if (e->gone || !e->dirty)
+			continue;
+		put_window(&buf, e);
+		changed = true;
+	}
+	*size = buf.len;
+	return changed ? buf.data : NULL;
+}
+
+/*
+ * Window state read back from the heap: window_state's rows, then
+ * state_log's changes over them in step order, gathered in a table before
+ * they are loaded so that each window is loaded once, as it is now.
+ */
+HTAB *
+op_stored_begin(void)
+{
+	return windows_table("windowing stored windows", sizeof(SavedWindow));
+}
+
+void
+op_stored_row(HTAB *stored, bytea *key, int64 start, int64 end, int fire_count,
+			  bytea *state)
+{
+	WindowKey	k = {key, start, end};
+	SavedWindow *w = hash_search(stored, &k, HASH_ENTER, NULL);
+
+	w->k.key = DatumGetByteaPCopy(PointerGetDatum(key));
+	w->fire_count = fire_count;
+	w->stored = true;
+	w->logged = false;
+	w->state = DatumGetByteaPCopy(PointerGetDatum(state));
+}
+
+void
+op_stored_changes(HTAB *stored, const char *changes, Size size)
+{
+	const char *p = changes + sizeof(int);
+	int			ndropped;
+
+	memcpy(&ndropped, changes, sizeof(int));
+	for (int i = 0; i < ndropped; i++)
+	{
+		WindowKey	k;
+
+		get_bounds(&p, &k);
+		hash_search(stored, &k, HASH_REMOVE, NULL);
+	}
+	while (p < changes + size)
+	{
+		SavedWindow w;
+		bool		found;
+		SavedWindow *to;
+
+		get_window(&p, &w);
+		to = hash_search(stored, &w.k, HASH_ENTER, &found);
+		w.stored = found && to->stored;
+		w.logged = true;
+		*to = w;
+	}
+}
+
+void
+op_stored_load(Operator *op, HTAB *stored)
+{
+	HASH_SEQ_STATUS seq;
+	SavedWindow *w;
+
+	hash_seq_init(&seq, stored);
+	while ((w = hash_seq_search(&seq)) != NULL)
+	{
+		WindowEntry *e = op_load(op, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
+
+		e->stored = w->stored;
+		e->logged = w->logged;
 	}
 }

@@ -33,6 +33,7 @@ typedef struct WindowRef
 {
 	WindowKey	k;
 	bool		merged_away;	/* gone into a bigger session window */
+	bool		stored;			/* gone, with a row in window_state */
 } WindowRef;
 
 typedef struct WindowEntry
@@ -43,6 +44,7 @@ typedef struct WindowEntry
 	pairingheap_node cleanup_node;
 	int			fire_count;
 	bool		stored;			/* a row exists in window_state */
+	bool		logged;			/* newer states in state_log than that row */
 	bool		dirty;			/* changed since loaded */
 	bool		gone;			/* cleaned up or merged away */
 	bool		in_fire_heap;
@@ -86,7 +88,7 @@ typedef struct Operator
 	List	   *firings;		/* Firing *, in firing order */
 	List	   *late;			/* LateRow * */
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
-	List	   *dropped;		/* WindowRef *, stored, then gone */
+	List	   *dropped;		/* WindowRef *, stored or logged, then gone */
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
 	bool		counting;		/* count windows: entries are panes of rows */
@@ -94,12 +96,13 @@ typedef struct Operator
 	int64		slice;			/* sliced: the slices' length */
 	pairingheap *key_timers;	/* sliced: keys by the end of their next window */
 	int64		windows_fired;
+	int			log_steps;		/* steps whose changes state_log holds */
 } Operator;
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   int64 lateness, bool may_slice);
-extern void op_load(Operator *op, bytea *key, int64 start, int64 end,
-					int fire_count, bytea *state);
+extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
+							int fire_count, bytea *state);
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   int64 gap, bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
@@ -108,5 +111,13 @@ extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),
 							void *arg);
 extern char *op_image(Operator *op, Size *size);
 extern void op_load_image(Operator *op, const char *image, Size size);
+extern bool op_image_valid(const char *image, Size size);
+extern int64 op_image_windows(const char *image);
+extern char *op_changes(Operator *op, Size *size);
+extern HTAB *op_stored_begin(void);
+extern void op_stored_row(HTAB *stored, bytea *key, int64 start, int64 end,
+						  int fire_count, bytea *state);
+extern void op_stored_changes(HTAB *stored, const char *changes, Size size);
+extern void op_stored_load(Operator *op, HTAB *stored);
 
 #endif							/* WINDOWING_OPERATOR_H */

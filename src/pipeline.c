@@ -50,6 +50,14 @@
 /* Rows read from the queue per query within a step. */
 #define CHUNK_ROWS 10000
 
+/*
+ * Steps that write their changes to state_log before one folds them into
+ * window_state: few enough that reading state back from the heap (after a
+ * restart) replays little, many enough that a busy window is stored once
+ * for many steps that changed it.
+ */
+#define STATE_LOG_STEPS 100
+
 char	   *pipeline_clock_setting = NULL;
 
 typedef struct Step
@@ -64,6 +72,7 @@ typedef struct Step
 	Aggregator *agg;
 	EmitTarget	target;
 	Operator   *op;
+	bool		state_in_memory;	/* loaded from the shared-memory image */
 	char	   *tick_lo;		/* NULL: nothing consumed yet */
 	char	   *tick_hi;		/* NULL: no tick open */
 	int64		last_seq;
@@ -285,6 +294,7 @@ load_step(Step *s, const char *name)
 	if (isnull)
 		wm->max_seen = INT64_MIN;
 	s->steps = DatumGetInt64(col(18, &isnull));
+	s->target.step = s->steps + 1;
 	delay = col(19, &isnull);
 	s->idle_timeout = isnull ? -1 : interval_span(DatumGetIntervalP(delay), "idle_timeout", false).usecs;
 	s->last_row_at = DatumGetTimestampTz(col(20, &isnull));
@@ -298,7 +308,8 @@ load_step(Step *s, const char *name)
 
 /*
  * Window state left by the previous step: from shared memory if it holds
- * the image of that step, else from the heap table, read with a fresh
+ * the image of that step, else from the heap tables (window_state, then
+ * the changes state_log holds over it, in step order), read with a fresh
  * snapshot: the previous step may be of this very statement (its image is
  * published only at commit).
  */
@@ -309,13 +320,15 @@ load_state(Step *s)
 	Datum		arg = Int32GetDatum(s->id);
 	Size		size;
 	char	   *image = state_store_get(s->id, s->steps, &size);
+	HTAB	   *stored;
 
-	if (image != NULL)
+	s->state_in_memory = image != NULL && op_image_valid(image, size);
+	if (s->state_in_memory)
 	{
 		op_load_image(s->op, image, size);
 		return;
 	}
-
+	stored = op_stored_begin();
 	if (SPI_execute_with_args("SELECT key, window_start, window_end, fire_count, state "
 							  "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
@@ -326,14 +339,29 @@ load_state(Step *s)
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
 
-		op_load(s->op,
-				DatumGetByteaPP(SPI_getbinval(tup, desc, 1, &isnull)),
-				DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull)),
-				DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull)),
-				DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull)),
-				DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
+		op_stored_row(stored,
+					  DatumGetByteaPP(SPI_getbinval(tup, desc, 1, &isnull)),
+					  DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull)),
+					  DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull)),
+					  DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull)),
+					  DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
 	}
 	SPI_freetuptable(SPI_tuptable);
+	if (SPI_execute_with_args("SELECT changes FROM windowing.state_log "
+							  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read window state");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
+															SPI_tuptable->tupdesc, 1, &isnull));
+
+		op_stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes));
+	}
+	s->op->log_steps = SPI_processed;
+	SPI_freetuptable(SPI_tuptable);
+	op_stored_load(s->op, stored);
 }
 
 /*
@@ -654,7 +682,13 @@ finish_step(Step *s)
 	char	   *image;
 	Size		size;
 
-	emit_state(&s->target, s->op);
+	/*
+	 * A step that read its state from the heap brings window_state up to
+	 * date, so that a pipeline whose state does not fit in memory never
+	 * logs; others log, up to STATE_LOG_STEPS steps.
+	 */
+	emit_state(&s->target, s->op,
+			   !s->state_in_memory || s->op->log_steps >= STATE_LOG_STEPS);
 	image = op_image(s->op, &size);
 	state_store_put(s->id, s->steps + 1, image, size);
 	emit_superseded(&s->target, s->op);
@@ -938,8 +972,24 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	PG_RETURN_NULL();
 }
 
+PG_FUNCTION_INFO_V1(windowing_state_windows);
 PG_FUNCTION_INFO_V1(windowing_state_memory_bytes);
 PG_FUNCTION_INFO_V1(windowing_forget_state);
+
+/*
+ * _state_windows(id, steps): the pipeline's open windows as its image in
+ * shared memory holds them, or NULL if it is not there.
+ */
+Datum
+windowing_state_windows(PG_FUNCTION_ARGS)
+{
+	Size		size;
+	char	   *image = state_store_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), &size);
+
+	if (image == NULL || !op_image_valid(image, size))
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(op_image_windows(image));
+}
 
 /* _state_memory_bytes(id, steps): the pipeline's state held in shared memory. */
 Datum

@@ -31,18 +31,18 @@ supersede(Operator *op, WindowEntry *e)
 }
 
 /*
- * A session window that grows and has neither fired nor been stored takes
- * its new bounds in place: nothing outside the step has seen it, so there
- * is nothing to supersede and no states to combine.  That is every row of
- * a busy session after its first in a step.  False if it cannot (another
- * entry, gone, holds those bounds).
+ * A session window that grows and has neither fired nor been stored (in
+ * window_state or state_log) takes its new bounds in place: nothing outside
+ * the step has seen it, so there is nothing to supersede and no states to
+ * combine.  That is every row of a busy session after its first in a step.
+ * False if it cannot (another entry, gone, holds those bounds).
  */
 static bool
 regrow(Operator *op, WindowEntry *x, const WmWindow *w)
 {
 	WindowKey	k = {x->k.key, w->start, w->end};
 
-	if (x->fire_count > 0 || x->stored ||
+	if (x->fire_count > 0 || x->stored || x->logged ||
 		(x->k.start == w->start && x->k.end == w->end))
 		return false;
 	Assert(x->in_fire_heap && x->in_cleanup_heap);

@@ -1,0 +1,94 @@
+-- Steps that find their state in shared memory write their changes as one
+-- state_log row each; every 100 such steps, and at each step that reads
+-- its state from the heap, window_state takes them all and the log empties.
+-- Whatever the steps and wherever the state is read from, the results are
+-- those of one step over every row.
+CREATE TABLE taps (k int, ts bigint, v int);
+INSERT INTO taps
+  SELECT i % 7, (i * 7919) % 300 + i * 4, i % 23 FROM generate_series(1, 4000) i;
+SELECT windowing.create_pipeline(name || kind, 'taps', 'ts', '{k}', assigner,
+    'count(*) AS n, sum(v) AS total, max(v)',
+    max_out_of_orderness => '50 milliseconds', allowed_lateness => lateness,
+    emit => emit, start => false)
+FROM (VALUES ('t', windowing.tumbling('100 milliseconds'), interval '200 milliseconds', 'upsert'),
+             ('s', windowing.session('40 milliseconds'), interval '0', 'upsert'),
+             ('h', windowing.hopping('100 milliseconds', '25 milliseconds'), interval '0', 'append'))
+       a(kind, assigner, lateness, emit),
+     unnest(ARRAY['one_', 'small_', 'reread_']) name;
+
+-- Each step of its own (a step's image is published at commit); the
+-- reread_ pipelines lose their image every few steps, as after a restart,
+-- and read window_state and the log back.
+CREATE PROCEDURE pg_temp.drain(p_name text, step_rows int, forget_every int,
+                               max_steps int DEFAULT NULL, flush boolean DEFAULT true)
+LANGUAGE plpgsql AS $$
+DECLARE
+    i int := 0;
+BEGIN
+    LOOP
+        EXIT WHEN i = max_steps;
+        IF forget_every > 0 AND i % forget_every = forget_every - 1 THEN
+            PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = p_name;
+        END IF;
+        EXIT WHEN windowing.process(p_name, step_rows) = 0;
+        COMMIT;
+        i := i + 1;
+    END LOOP;
+    IF flush THEN
+        PERFORM windowing.flush(p_name);
+    END IF;
+    COMMIT;
+END
+$$;
+CREATE FUNCTION pg_temp.log_rows(p_name text) RETURNS bigint
+LANGUAGE sql AS $$
+    SELECT count(*) FROM windowing.state_log l
+    JOIN windowing.pipeline p ON p.id = l.pipeline_id WHERE p.name = p_name
+$$;
+
+-- the first step reads the heap and stores; the next ones log, until 100
+CALL pg_temp.drain('small_t', 5, 0, 1, false);
+SELECT pg_temp.log_rows('small_t');
+CALL pg_temp.drain('small_t', 5, 0, 10, false);
+SELECT pg_temp.log_rows('small_t');
+-- what pipeline_stats counts is in memory, not yet in window_state
+SELECT s.open_windows, (SELECT count(*) FROM windowing.window_state) AS stored
+FROM windowing.pipeline_stats s WHERE name = 'small_t';
+CALL pg_temp.drain('small_t', 5, 0, 95, false);
+SELECT pg_temp.log_rows('small_t');
+-- a step that reads its state back from the heap stores it
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'small_t';
+CALL pg_temp.drain('small_t', 5, 0, 1, false);
+SELECT pg_temp.log_rows('small_t');
+
+CALL pg_temp.drain('one_t', 100000, 0);
+CALL pg_temp.drain('small_t', 9, 0);
+CALL pg_temp.drain('reread_t', 9, 13);
+CALL pg_temp.drain('one_s', 100000, 0);
+CALL pg_temp.drain('small_s', 9, 0);
+CALL pg_temp.drain('reread_s', 9, 13);
+CALL pg_temp.drain('one_h', 100000, 0);
+CALL pg_temp.drain('small_h', 9, 0);
+CALL pg_temp.drain('reread_h', 9, 13);
+
+\i sql/include/differences.sql
+CREATE FUNCTION pg_temp.summary(results text) RETURNS TABLE (windows bigint, rows_in_windows numeric, refired bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE format('SELECT count(*), sum(n), count(*) FILTER (WHERE fire_count > 1) FROM %I',
+                                results);
+END
+$$;
+SELECT kind, other, a.*,
+       pg_temp.differences('one_' || kind || '_results', other || kind || '_results',
+           'k, window_start, window_end, n, total, max, fire_count, is_final') AS results,
+       pg_temp.differences('one_' || kind || '_late', other || kind || '_late',
+           'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
+FROM unnest(ARRAY['t', 's', 'h']) kind, unnest(ARRAY['small_', 'reread_']) other,
+     LATERAL pg_temp.summary('one_' || kind || '_results') a
+ORDER BY kind, other;
+SELECT count(*) AS log_rows_left FROM windowing.state_log;
+
+SELECT count(*) FROM (SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines) d;
+SELECT count(*) AS log_rows_after_drop FROM windowing.state_log;
+DROP TABLE taps;
