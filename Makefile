@@ -9,6 +9,7 @@ OBJS = \
 	src/launcher.o \
 	src/operator.o \
 	src/pipeline.o \
+	src/plans.o \
 	src/queue.o \
 	src/session_merge.o \
 	src/sessions.o \

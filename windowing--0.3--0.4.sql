@@ -12,7 +12,10 @@ CREATE TABLE windowing.state_log (
     step         bigint NOT NULL,
     changes      bytea NOT NULL,
     PRIMARY KEY (pipeline_id, step)
-);
+) WITH (toast_tuple_target = 8160);
+-- written once, read back only after a restart: not worth compressing, and
+-- kept in the row up to a page
+ALTER TABLE windowing.state_log ALTER COLUMN changes SET STORAGE EXTERNAL;
 SELECT pg_catalog.pg_extension_config_dump('windowing.state_log', '');
 ALTER TABLE windowing.state_log ENABLE ROW LEVEL SECURITY;
 CREATE POLICY owner_only ON windowing.state_log

@@ -29,6 +29,7 @@
 #include "utils/memutils.h"
 
 #include "emit.h"
+#include "plans.h"
 #include "queue.h"
 
 /* The qualified name of a table of the pipeline, which must still exist. */
@@ -199,11 +200,11 @@ run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	GetUserIdAndSecContext(&user, &sec);
 	SetUserIdAndSecContext(owner, sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+	rc = execute_cached(sql, nargs, types, values, NULL, false, 0);
 	SetUserIdAndSecContext(user, sec);
 	AtEOXact_GUC(false, nestlevel);
 	if (rc != expected)
-		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+		elog(ERROR, "could not run a statement on window state: %s", SPI_result_code_string(rc));
 }
 
 /* Deletes the window_state rows of the windows that left during the step. */
@@ -373,7 +374,6 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 	StringInfoData sql;
 	int			nargs = 0;
 	Oid			time_type = t->window_type;
-	SPIPlanPtr	plan;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "INSERT INTO %s AS r (", t->result_table);
@@ -408,10 +408,7 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 							 quote_identifier(t->agg->aggs[i].name));
 		appendStringInfoString(&sql, "fire_count = excluded.fire_count, is_final = excluded.is_final, fired_at = excluded.fired_at");
 	}
-	plan = SPI_prepare(sql.data, nargs, types);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	return plan;
+	return plan_cached(sql.data, nargs, types);
 }
 
 /*
@@ -424,7 +421,6 @@ prepare_on_window(const EmitTarget *t, const char *head, Oid *types)
 	StringInfoData sql;
 	Oid			time_type = t->window_type;
 	int			n = t->keys->n;
-	SPIPlanPtr	plan;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, head, t->result_table);
@@ -438,10 +434,7 @@ prepare_on_window(const EmitTarget *t, const char *head, Oid *types)
 	types[n + 1] = time_type;
 	appendStringInfo(&sql, "r.window_start OPERATOR(pg_catalog.=) $%d AND r.window_end OPERATOR(pg_catalog.=) $%d",
 					 n + 1, n + 2);
-	plan = SPI_prepare(sql.data, n + 2, types);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	return plan;
+	return plan_cached(sql.data, n + 2, types);
 }
 
 /* Marks the latest result of a cleaned-up window final. */
@@ -749,11 +742,7 @@ prepare_late_insert(const EmitTarget *t)
 							   t->is_timestamp ? "'1 microsecond'::pg_catalog.interval" : "1::pg_catalog.int8",
 							   t->is_timestamp ? "time_window" : "bigint_window",
 							   t->source);
-	SPIPlanPtr	plan = SPI_prepare(sql, 6, types);
-
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	return plan;
+	return plan_cached(sql, 6, types);
 }
 
 /*

@@ -43,6 +43,7 @@
 
 #include "emit.h"
 #include "pipeline.h"
+#include "plans.h"
 #include "sql_pipeline.h"
 #include "datatype/timestamp.h"
 #include "state_store.h"
@@ -115,7 +116,7 @@ check_owner(const char *name)
 	bool		isnull = true;
 	Oid			owner = InvalidOid;
 
-	if (SPI_execute_with_args("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
+	if (execute_cached("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
 							  1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 		owner = DatumGetObjectId(col(1, &isnull));
@@ -234,7 +235,7 @@ load_step(Step *s, const char *name)
 	Datum		delay;
 	Watermark  *wm;
 
-	if (SPI_execute_with_args(
+	if (execute_cached(
 							  "SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
 							  "time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype, "
 							  "key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
@@ -329,7 +330,7 @@ load_state(Step *s)
 		return;
 	}
 	stored = op_stored_begin();
-	if (SPI_execute_with_args("SELECT key, window_start, window_end, fire_count, state "
+	if (execute_cached("SELECT key, window_start, window_end, fire_count, state "
 							  "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
@@ -347,7 +348,7 @@ load_state(Step *s)
 					  DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
 	}
 	SPI_freetuptable(SPI_tuptable);
-	if (SPI_execute_with_args("SELECT changes FROM windowing.state_log "
+	if (execute_cached("SELECT changes FROM windowing.state_log "
 							  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
 							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
@@ -482,7 +483,7 @@ query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool
 		args[0] = CStringGetTextDatum(arg1);
 	if (nargs > 1)
 		args[1] = CStringGetTextDatum(arg2);
-	if (SPI_execute_with_args(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
+	if (execute_cached(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not run: %s", sql);
 	return col(1, isnull);
@@ -609,7 +610,7 @@ save_progress(Step *s)
 	args[12] = Int64GetDatum(s->scan_next);
 	args[13] = s->scan_next_xid ? CStringGetTextDatum(s->scan_next_xid) : (Datum) 0;
 	flags[13] = s->scan_next_xid ? ' ' : 'n';
-	if (SPI_execute_with_args("UPDATE windowing.pipeline SET "
+	if (execute_cached("UPDATE windowing.pipeline SET "
 							  "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 							  "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
 							  "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $7, "
@@ -767,7 +768,7 @@ has_timestamptz_time(const char *name)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	(void) check_owner(name);
-	if (SPI_execute_with_args("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
+	if (execute_cached("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
 							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 							  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)

@@ -32,6 +32,7 @@
 #include "catalog/pg_class.h"
 
 #include "pipeline.h"
+#include "plans.h"
 #include "queue.h"
 
 int			queue_truncate_size = 16384;	/* kB */
@@ -53,7 +54,7 @@ running_readers(Oid source, List **readers)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT name, owner::pg_catalog.oid, state OPERATOR(pg_catalog.=) 'running' "
+	if (execute_cached("SELECT name, owner::pg_catalog.oid, state OPERATOR(pg_catalog.=) 'running' "
 							  "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
 							  "ORDER BY name",
 							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
@@ -162,7 +163,7 @@ all_consumed(Oid source, const char *qualified)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args(psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
+	if (execute_cached(psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
 									   "WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
 									   "AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
 									   "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo)))",
@@ -219,7 +220,7 @@ queue_needs_reclaim(Oid source)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
+	if (execute_cached("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
 							  "OPERATOR(pg_catalog.>=) ($2 OPERATOR(pg_catalog.*) 1024)",
 							  2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)

@@ -63,6 +63,7 @@
 
 #include "launcher.h"
 #include "pipeline.h"
+#include "plans.h"
 #include "queue.h"
 #include "worker.h"
 
@@ -202,7 +203,7 @@ record_failure(const char *name, const char *message)
 
 	begin_catalog_transaction("recording a pipeline failure");
 	SPI_connect();
-	if (SPI_execute_with_args("UPDATE windowing.pipeline"
+	if (execute_cached("UPDATE windowing.pipeline"
 							  " SET last_error = $2,"
 							  " failures = failures OPERATOR(pg_catalog.+) 1,"
 							  " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
@@ -255,7 +256,7 @@ clear_failures(const char *name)
 	Datum		value = CStringGetTextDatum(name);
 
 	SPI_connect();
-	if (SPI_execute_with_args("UPDATE windowing.pipeline SET failures = 0"
+	if (execute_cached("UPDATE windowing.pipeline SET failures = 0"
 							  " WHERE name OPERATOR(pg_catalog.=) $1"
 							  " AND failures OPERATOR(pg_catalog.<>) 0",
 							  1, &type, &value, NULL, false, 0) != SPI_OK_UPDATE)
@@ -284,7 +285,7 @@ lock_if_running(const char *name)
 
 	pipeline_lock(name);
 	SPI_connect();
-	if (SPI_execute_with_args("SELECT owner FROM windowing.pipeline"
+	if (execute_cached("SELECT owner FROM windowing.pipeline"
 							  " WHERE name OPERATOR(pg_catalog.=) $1"
 							  " AND state OPERATOR(pg_catalog.=) 'running'",
 							  1, &type, &value, NULL, false, 0) != SPI_OK_SELECT)

@@ -1,0 +1,16 @@
+/*
+ * plans.h
+ *		Statements prepared once per backend, kept by their text.
+ */
+#ifndef WINDOWING_PLANS_H
+#define WINDOWING_PLANS_H
+
+#include "postgres.h"
+
+#include "executor/spi.h"
+
+extern SPIPlanPtr plan_cached(const char *sql, int nargs, Oid *types);
+extern int	execute_cached(const char *sql, int nargs, Oid *types, Datum *values,
+						   const char *nulls, bool read_only, long count);
+
+#endif							/* WINDOWING_PLANS_H */
