@@ -117,7 +117,7 @@ check_owner(const char *name)
 	Oid			owner = InvalidOid;
 
 	if (execute_cached("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
-							  1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
+					   1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 		owner = DatumGetObjectId(col(1, &isnull));
 	if (isnull)
@@ -236,15 +236,15 @@ load_step(Step *s, const char *name)
 	Watermark  *wm;
 
 	if (execute_cached(
-							  "SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
-							  "time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype, "
-							  "key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
-							  "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
-							  "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
-							  "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
-							  "idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced "
-							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
-							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
+					   "SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
+					   "time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype, "
+					   "key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
+					   "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
+					   "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
+					   "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
+					   "idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced "
+					   "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
+					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -331,8 +331,8 @@ load_state(Step *s)
 	}
 	stored = op_stored_begin();
 	if (execute_cached("SELECT key, window_start, window_end, fire_count, state "
-							  "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+					   "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -349,8 +349,8 @@ load_state(Step *s)
 	}
 	SPI_freetuptable(SPI_tuptable);
 	if (execute_cached("SELECT changes FROM windowing.state_log "
-							  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
-							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+					   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
+					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -611,16 +611,16 @@ save_progress(Step *s)
 	args[13] = s->scan_next_xid ? CStringGetTextDatum(s->scan_next_xid) : (Datum) 0;
 	flags[13] = s->scan_next_xid ? ' ' : 'n';
 	if (execute_cached("UPDATE windowing.pipeline SET "
-							  "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
-							  "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
-							  "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $7, "
-							  "windows_fired = windows_fired OPERATOR(pg_catalog.+) $8, "
-							  "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
-							  "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
-							  "last_step_at = pg_catalog.now(), last_row_at = $11, "
-							  "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8 "
-							  "WHERE id OPERATOR(pg_catalog.=) $1",
-							  14, types, args, flags, false, 0) != SPI_OK_UPDATE)
+					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
+					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
+					   "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $7, "
+					   "windows_fired = windows_fired OPERATOR(pg_catalog.+) $8, "
+					   "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
+					   "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
+					   "last_step_at = pg_catalog.now(), last_row_at = $11, "
+					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8 "
+					   "WHERE id OPERATOR(pg_catalog.=) $1",
+					   14, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", s->name);
 }
 
@@ -769,8 +769,8 @@ has_timestamptz_time(const char *name)
 		elog(ERROR, "SPI_connect failed");
 	(void) check_owner(name);
 	if (execute_cached("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
-							  "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
-							  1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
+					   "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
+					   1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

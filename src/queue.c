@@ -55,9 +55,9 @@ running_readers(Oid source, List **readers)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (execute_cached("SELECT name, owner::pg_catalog.oid, state OPERATOR(pg_catalog.=) 'running' "
-							  "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-							  "ORDER BY name",
-							  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+					   "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+					   "ORDER BY name",
+					   1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the pipelines of a queue");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -164,11 +164,11 @@ all_consumed(Oid source, const char *qualified)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (execute_cached(psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
-									   "WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-									   "AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
-									   "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo)))",
-									   qualified),
-							  1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+								"WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+								"AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
+								"OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo)))",
+								qualified),
+					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not check queue %s", qualified);
 	done = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
@@ -221,8 +221,8 @@ queue_needs_reclaim(Oid source)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (execute_cached("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
-							  "OPERATOR(pg_catalog.>=) ($2 OPERATOR(pg_catalog.*) 1024)",
-							  2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
+					   "OPERATOR(pg_catalog.>=) ($2 OPERATOR(pg_catalog.*) 1024)",
+					   2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 		big = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();

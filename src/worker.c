@@ -204,13 +204,13 @@ record_failure(const char *name, const char *message)
 	begin_catalog_transaction("recording a pipeline failure");
 	SPI_connect();
 	if (execute_cached("UPDATE windowing.pipeline"
-							  " SET last_error = $2,"
-							  " failures = failures OPERATOR(pg_catalog.+) 1,"
-							  " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
-							  " OPERATOR(pg_catalog.>=) $3 THEN 'failed' ELSE state END"
-							  " WHERE name OPERATOR(pg_catalog.=) $1"
-							  " RETURNING state OPERATOR(pg_catalog.=) 'failed'",
-							  3, types, values, NULL, false, 0)
+					   " SET last_error = $2,"
+					   " failures = failures OPERATOR(pg_catalog.+) 1,"
+					   " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
+					   " OPERATOR(pg_catalog.>=) $3 THEN 'failed' ELSE state END"
+					   " WHERE name OPERATOR(pg_catalog.=) $1"
+					   " RETURNING state OPERATOR(pg_catalog.=) 'failed'",
+					   3, types, values, NULL, false, 0)
 		!= SPI_OK_UPDATE_RETURNING)
 		elog(ERROR, "could not record the failure of pipeline \"%s\"", name);
 	if (SPI_processed == 1 &&
@@ -257,9 +257,9 @@ clear_failures(const char *name)
 
 	SPI_connect();
 	if (execute_cached("UPDATE windowing.pipeline SET failures = 0"
-							  " WHERE name OPERATOR(pg_catalog.=) $1"
-							  " AND failures OPERATOR(pg_catalog.<>) 0",
-							  1, &type, &value, NULL, false, 0) != SPI_OK_UPDATE)
+					   " WHERE name OPERATOR(pg_catalog.=) $1"
+					   " AND failures OPERATOR(pg_catalog.<>) 0",
+					   1, &type, &value, NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not reset the failures of pipeline \"%s\"", name);
 	SPI_finish();
 }
@@ -286,9 +286,9 @@ lock_if_running(const char *name)
 	pipeline_lock(name);
 	SPI_connect();
 	if (execute_cached("SELECT owner FROM windowing.pipeline"
-							  " WHERE name OPERATOR(pg_catalog.=) $1"
-							  " AND state OPERATOR(pg_catalog.=) 'running'",
-							  1, &type, &value, NULL, false, 0) != SPI_OK_SELECT)
+					   " WHERE name OPERATOR(pg_catalog.=) $1"
+					   " AND state OPERATOR(pg_catalog.=) 'running'",
+					   1, &type, &value, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not lock pipeline \"%s\"", name);
 	if (SPI_processed == 1)
 		owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
