@@ -3,6 +3,7 @@
 MODULE_big = windowing
 OBJS = \
 	src/aggregates.o \
+	src/bulk_insert.o \
 	src/calendar.o \
 	src/count_windows.o \
 	src/emit.o \
@@ -34,7 +35,7 @@ PGFILEDESC = "windowing - Flink-style event-time windows"
 PG_CPPFLAGS = -I$(srcdir)/src
 
 REGRESS = upgrade assign calendar session count_window errors pipeline pipeline_errors pipeline_security pipeline_session pipeline_clock pipeline_count \
-	pipeline_sliced pipeline_bad_input pipeline_ddl pipeline_state_log
+	pipeline_sliced pipeline_bad_input pipeline_ddl pipeline_state_log pipeline_results
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 

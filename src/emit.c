@@ -17,6 +17,7 @@
  */
 #include "compat.h"
 
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -28,6 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "bulk_insert.h"
 #include "emit.h"
 #include "plans.h"
 #include "queue.h"
@@ -598,7 +600,63 @@ insert_batch(const EmitTarget *t, SPIPlanPtr plan, Oid *types, List *firings,
 		elog(ERROR, "could not write the fired windows");
 }
 
-/* Writes firings in batches if it can, else one each. */
+typedef struct FiringRows
+{
+	const EmitTarget *t;
+	List	   *firings;
+	TimestampTz fired_at;
+} FiringRows;
+
+static void
+fill_firing(void *arg, int i, Datum *values, bool *nulls)
+{
+	FiringRows *rows = arg;
+	int			n = rows->t->keys->n + 3 + rows->t->agg->naggs + 2;
+
+	firing_row(rows->t, list_nth(rows->firings, i), values, nulls);
+	values[n] = TimestampTzGetDatum(rows->fired_at);
+}
+
+/*
+ * New result rows the way COPY writes them, if the result table allows
+ * (bulk_insert.c): the result columns by name and type, fired_at last.
+ */
+static bool
+bulk_insert_firings(const EmitTarget *t, List *firings)
+{
+	int			ncols = t->keys->n + 3 + t->agg->naggs + 3;
+	char	  **names = palloc(sizeof(char *) * ncols);
+	Oid		   *types = palloc(sizeof(Oid) * ncols);
+	int			c = 0;
+	FiringRows	rows = {t, firings, GetCurrentTransactionStartTimestamp()};
+	const char *bounds[3] = {"window_start", "window_end", "window_time"};
+
+	for (int i = 0; i < t->keys->n; i++, c++)
+	{
+		names[c] = t->keys->names[i];
+		types[c] = t->keys->types[i];
+	}
+	for (int i = 0; i < 3; i++, c++)
+	{
+		names[c] = (char *) bounds[i];
+		types[c] = t->window_type;
+	}
+	for (int i = 0; i < t->agg->naggs; i++, c++)
+	{
+		names[c] = t->agg->aggs[i].name;
+		types[c] = t->agg->aggs[i].resulttype;
+	}
+	names[c] = "fire_count";
+	types[c++] = INT4OID;
+	names[c] = "is_final";
+	types[c++] = BOOLOID;
+	names[c] = "fired_at";
+	types[c] = TIMESTAMPTZOID;
+	return bulk_insert(t->result_relid, ncols, names, types, list_length(firings),
+					   fill_firing, &rows);
+}
+
+/* Writes firings in bulk or in batches if it can, else one each. */
 static void
 insert_firings(const EmitTarget *t, List *firings, bool upsert)
 {
@@ -610,7 +668,7 @@ insert_firings(const EmitTarget *t, List *firings, bool upsert)
 	SPIPlanPtr	insert;
 	ListCell   *lc;
 
-	if (firings == NIL)
+	if (firings == NIL || (!upsert && bulk_insert_firings(t, firings)))
 		return;
 	insert = prepare_result_insert(t, types, batch, upsert);
 	if (batch)

@@ -30,6 +30,7 @@ typedef struct EmitTarget
 	int64		step;			/* the step's number, from 1 */
 	char	   *source;			/* qualified, quoted names */
 	char	   *result_table;
+	Oid			result_relid;
 	char	   *late_table;		/* NULL: late rows are dropped */
 	bool		append;			/* keep every firing, not the latest */
 	bool		fixed_windows;	/* a window's first firing has no row yet */

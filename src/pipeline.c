@@ -275,6 +275,7 @@ load_step(Step *s, const char *name)
 	wmk_init(wm, delay_null ? 0 : duration(delay, s->is_ts, "max_out_of_orderness"), !delay_null);
 	s->target.pipeline_id = s->id;
 	s->target.result_table = relation_name(result, "result table");
+	s->target.result_relid = result;
 	s->target.late_table = NULL;
 	if (OidIsValid(late))
 		s->target.late_table = relation_name(late, "late table");
