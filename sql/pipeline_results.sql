@@ -33,3 +33,19 @@ SELECT windowing.flush('bulk');
 SELECT k, window_start, n, total, note FROM bulk_results ORDER BY 2, 1;
 SELECT windowing.drop_pipeline('bulk', drop_tables => true);
 DROP TABLE bulk_src;
+
+-- a result table attached as a partition: INSERT's path checks its bounds
+CREATE TABLE part_src (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('part', 'part_src', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false);
+CREATE TABLE all_results (LIKE part_results) PARTITION BY RANGE (k);
+ALTER TABLE all_results ATTACH PARTITION part_results FOR VALUES FROM (0) TO (10);
+INSERT INTO part_src VALUES (1, 1, 1), (20, 2, 1), (1, 15, 1);
+\set VERBOSITY terse
+SELECT windowing.process('part');
+\set VERBOSITY default
+DELETE FROM part_src WHERE k = 20;
+SELECT windowing.process('part');
+SELECT k, window_start, n FROM all_results;
+SELECT windowing.drop_pipeline('part', drop_tables => true);
+DROP TABLE all_results, part_src;

@@ -8,11 +8,12 @@
  * (table_multi_insert, as COPY does) and then into the table's indexes.
  * That is only the same as an INSERT for a plain table that the current
  * user may insert into, whose columns are exactly the ones given, of
- * exactly those types, with no triggers, no row security, no generated
- * columns and no deferred unique checks; for any other table the caller
- * takes the executor's path, which does everything (and raises the errors)
- * an INSERT would.  NOT NULL and CHECK constraints and unique indexes are
- * enforced here as INSERT does.
+ * exactly those types, not a partition (whose bounds INSERT checks), with
+ * no triggers, no row security, no generated columns and no deferred
+ * unique checks; for any other table the caller takes the executor's
+ * path, which does everything (and raises the errors) an INSERT would.
+ * NOT NULL and CHECK constraints and unique indexes are enforced here as
+ * INSERT does.
  */
 #include "compat.h"
 
@@ -42,7 +43,8 @@ plain_target(Relation rel, int ncols, char **names, Oid *types, int *attidx)
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			live = 0;
 
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->trigdesc != NULL ||
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relispartition ||
+		rel->trigdesc != NULL ||
 		check_enable_rls(RelationGetRelid(rel), InvalidOid, true) != RLS_NONE ||
 		(desc->constr && desc->constr->has_generated_stored))
 		return false;

@@ -7,14 +7,18 @@
  * plans are kept (SPI_keepplan) under their text; PostgreSQL's plan cache
  * revalidates a kept plan after DDL on what it reads, a change of
  * search_path, or a change of user where row security applies, so a kept
- * plan is never staler than a new one.  The texts are few: fixed ones, and
- * per pipeline the ones naming its tables; past MAX_PLANS (pipelines come
- * and go in a long-lived worker) all are freed and prepared again.
+ * plan is never staler than a new one.  A statement given arrays (a step's
+ * windows or results, one array per column) is still planned at each run,
+ * as it was before plans were kept: its best plan depends on how long they
+ * are, which a generic plan does not know.  The texts are few: fixed ones,
+ * and per pipeline the ones naming its tables; past MAX_PLANS (pipelines
+ * come and go in a long-lived worker) all are freed and prepared again.
  */
 #include "compat.h"
 
 #include "common/hashfn.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "plans.h"
@@ -73,6 +77,15 @@ create_table(void)
 						HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 }
 
+static bool
+any_array(int nargs, const Oid *types)
+{
+	for (int i = 0; i < nargs; i++)
+		if (type_is_array(types[i]))
+			return true;
+	return false;
+}
+
 /* The kept plan of a statement, prepared on first use. */
 SPIPlanPtr
 plan_cached(const char *sql, int nargs, Oid *types)
@@ -87,7 +100,8 @@ plan_cached(const char *sql, int nargs, Oid *types)
 	e = hash_search(plans, &sql, HASH_FIND, NULL);
 	if (e != NULL)
 		return e->plan;
-	plan = SPI_prepare(sql, nargs, types);
+	plan = SPI_prepare_cursor(sql, nargs, types,
+							  any_array(nargs, types) ? CURSOR_OPT_CUSTOM_PLAN : 0);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	if (SPI_keepplan(plan) != 0)
