@@ -38,7 +38,7 @@
  * table is not one this path can write as INSERT would.
  */
 static bool
-plain_target(Relation rel, int ncols, char **names, Oid *types, int *attidx)
+plain_target(Relation rel, int ncols, const char **names, Oid *types, int *attidx)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			live = 0;
@@ -102,12 +102,11 @@ flush(Relation rel, ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
 {
 	table_multi_insert(rel, slots, n, GetCurrentCommandId(true), 0, bistate);
 	for (int i = 0; i < n; i++)
-		if (rri->ri_NumIndices > 0)
-			(void) ExecInsertIndexTuples(rri, slots[i], estate, false, false, NULL, NIL);
+		(void) ExecInsertIndexTuples(rri, slots[i], estate, false, false, NULL, NIL);
 }
 
 bool
-bulk_insert(Oid relid, int ncols, char **names, Oid *types, int nrows,
+bulk_insert(Oid relid, int ncols, const char **names, Oid *types, int nrows,
 			BulkRowFiller fill, void *arg)
 {
 	Relation	rel = table_open(relid, RowExclusiveLock);

@@ -10,7 +10,7 @@
 /* Fills row i's values of the given columns (nulls start false). */
 typedef void (*BulkRowFiller) (void *arg, int i, Datum *values, bool *nulls);
 
-extern bool bulk_insert(Oid relid, int ncols, char **names, Oid *types,
+extern bool bulk_insert(Oid relid, int ncols, const char **names, Oid *types,
 						int nrows, BulkRowFiller fill, void *arg);
 
 #endif							/* WINDOWING_BULK_INSERT_H */

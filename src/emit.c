@@ -311,8 +311,6 @@ log_changes(const EmitTarget *t, Operator *op)
 	Size		size;
 	char	   *changes = op_changes(op, &size);
 	bytea	   *row;
-	HASH_SEQ_STATUS seq;
-	WindowEntry *e;
 	Oid			types[3] = {INT4OID, INT8OID, BYTEAOID};
 	Datum		args[3];
 
@@ -326,10 +324,6 @@ log_changes(const EmitTarget *t, Operator *op)
 	args[2] = PointerGetDatum(row);
 	run("INSERT INTO windowing.state_log (pipeline_id, step, changes) VALUES ($1, $2, $3)",
 		3, types, args, SPI_OK_INSERT);
-	hash_seq_init(&seq, op->windows);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		if (!e->gone && e->dirty)
-			e->logged = true;
 	op->log_steps++;
 }
 
@@ -351,7 +345,10 @@ emit_state(const EmitTarget *t, Operator *op, bool store)
 	hash_seq_init(&seq, op->windows);
 	while ((e = hash_seq_search(&seq)) != NULL)
 		if (!e->gone && e->dirty)
+		{
 			e->saved = agg_serialize(op->agg, e->states);
+			e->logged = !store;
+		}
 	delete_dropped(t, op);
 	if (store)
 		store_windows(t, op);
@@ -367,31 +364,62 @@ append_key_list(StringInfo sql, const KeyColumns *k, const char *prefix)
 }
 
 /*
+ * The result columns a step writes, in order: the keys, the window's
+ * bounds and time, the aggregates, fire_count, is_final and fired_at.
+ * firing_row fills all but the last.
+ */
+static int
+result_ncols(const EmitTarget *t)
+{
+	return t->keys->n + 3 + t->agg->naggs + 3;
+}
+
+static void
+result_columns(const EmitTarget *t, const char **names, Oid *types)
+{
+	const char *bounds[3] = {"window_start", "window_end", "window_time"};
+	int			c = 0;
+
+	for (int i = 0; i < t->keys->n; i++, c++)
+	{
+		names[c] = t->keys->names[i];
+		types[c] = t->keys->types[i];
+	}
+	for (int i = 0; i < 3; i++, c++)
+	{
+		names[c] = bounds[i];
+		types[c] = t->window_type;
+	}
+	for (int i = 0; i < t->agg->naggs; i++, c++)
+	{
+		names[c] = t->agg->aggs[i].name;
+		types[c] = t->agg->aggs[i].resulttype;
+	}
+	names[c] = "fire_count";
+	types[c++] = INT4OID;
+	names[c] = "is_final";
+	types[c++] = BOOLOID;
+	names[c] = "fired_at";
+	types[c] = TIMESTAMPTZOID;
+}
+
+/*
  * INSERT (or upsert) of firings into the result table: one firing from
- * parameters, or (batch) many from one array parameter per column.
+ * parameters, or (batch) many from one array parameter per column;
+ * fired_at is now().  types gets the parameters' types.
  */
 static SPIPlanPtr
 prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 {
 	StringInfoData sql;
-	int			nargs = 0;
-	Oid			time_type = t->window_type;
+	int			nargs = result_ncols(t) - 1;
+	const char **names = palloc(sizeof(char *) * (nargs + 1));
 
+	result_columns(t, names, types);
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "INSERT INTO %s AS r (", t->result_table);
-	append_key_list(&sql, t->keys, "");
-	appendStringInfoString(&sql, "window_start, window_end, window_time, ");
-	for (int i = 0; i < t->agg->naggs; i++)
-		appendStringInfo(&sql, "%s, ", quote_identifier(t->agg->aggs[i].name));
-	appendStringInfoString(&sql, "fire_count, is_final, fired_at) ");
-	for (int i = 0; i < t->keys->n; i++)
-		types[nargs++] = t->keys->types[i];
-	for (int i = 0; i < 3; i++)
-		types[nargs++] = time_type;
-	for (int i = 0; i < t->agg->naggs; i++)
-		types[nargs++] = t->agg->aggs[i].resulttype;
-	types[nargs++] = INT4OID;
-	types[nargs++] = BOOLOID;
+	for (int i = 0; i <= nargs; i++)
+		appendStringInfo(&sql, "%s%s", quote_identifier(names[i]), i < nargs ? ", " : ") ");
 	appendStringInfoString(&sql, batch ? "SELECT u.*, pg_catalog.now() FROM ROWS FROM (" : "VALUES (");
 	for (int i = 1; i <= nargs; i++)
 		appendStringInfo(&sql, batch ? "pg_catalog.unnest($%d)%s" : "$%d%s", i,
@@ -611,47 +639,24 @@ static void
 fill_firing(void *arg, int i, Datum *values, bool *nulls)
 {
 	FiringRows *rows = arg;
-	int			n = rows->t->keys->n + 3 + rows->t->agg->naggs + 2;
 
 	firing_row(rows->t, list_nth(rows->firings, i), values, nulls);
-	values[n] = TimestampTzGetDatum(rows->fired_at);
+	values[result_ncols(rows->t) - 1] = TimestampTzGetDatum(rows->fired_at);
 }
 
 /*
  * New result rows the way COPY writes them, if the result table allows
- * (bulk_insert.c): the result columns by name and type, fired_at last.
+ * (bulk_insert.c); fired_at is now(), the transaction's start.
  */
 static bool
 bulk_insert_firings(const EmitTarget *t, List *firings)
 {
-	int			ncols = t->keys->n + 3 + t->agg->naggs + 3;
-	char	  **names = palloc(sizeof(char *) * ncols);
+	int			ncols = result_ncols(t);
+	const char **names = palloc(sizeof(char *) * ncols);
 	Oid		   *types = palloc(sizeof(Oid) * ncols);
-	int			c = 0;
 	FiringRows	rows = {t, firings, GetCurrentTransactionStartTimestamp()};
-	const char *bounds[3] = {"window_start", "window_end", "window_time"};
 
-	for (int i = 0; i < t->keys->n; i++, c++)
-	{
-		names[c] = t->keys->names[i];
-		types[c] = t->keys->types[i];
-	}
-	for (int i = 0; i < 3; i++, c++)
-	{
-		names[c] = (char *) bounds[i];
-		types[c] = t->window_type;
-	}
-	for (int i = 0; i < t->agg->naggs; i++, c++)
-	{
-		names[c] = t->agg->aggs[i].name;
-		types[c] = t->agg->aggs[i].resulttype;
-	}
-	names[c] = "fire_count";
-	types[c++] = INT4OID;
-	names[c] = "is_final";
-	types[c++] = BOOLOID;
-	names[c] = "fired_at";
-	types[c] = TIMESTAMPTZOID;
+	result_columns(t, names, types);
 	return bulk_insert(t->result_relid, ncols, names, types, list_length(firings),
 					   fill_firing, &rows);
 }
@@ -660,8 +665,8 @@ bulk_insert_firings(const EmitTarget *t, List *firings)
 static void
 insert_firings(const EmitTarget *t, List *firings, bool upsert)
 {
-	int			nargs = t->keys->n + 3 + t->agg->naggs + 2;
-	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	int			nargs = result_ncols(t) - 1;
+	Oid		   *types = palloc(sizeof(Oid) * (nargs + 1));
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	bool	   *nulls = palloc0(sizeof(bool) * nargs);
 	bool		batch = batchable(t);
