@@ -28,6 +28,7 @@
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "parser/parse_agg.h"
 #include "parser/parser.h"
@@ -212,7 +213,7 @@ setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
 
 static void
 setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
-		  StringInfo args_sql)
+		  StringInfo args_sql, List **arg_exprs)
 {
 	Aggref	   *ref = checked_aggref(te);
 	Oid			argtypes[FUNC_MAX_ARGS];
@@ -235,6 +236,7 @@ setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
 						 deparse_expression((Node *) arg->expr, dpcontext,
 											false, false),
 						 format_type_be_qualified(argtypes[i]));
+		*arg_exprs = lappend(*arg_exprs, expression_planner(arg->expr));
 		i++;
 	}
 	setup_functions(d, ref, argtypes);
@@ -263,7 +265,8 @@ agg_prepare(Oid source, const char *aggregates)
 			if (strcmp(a->aggs[i].name, te->resname) == 0)
 				AGG_ERROR(errmsg("aggregate output name \"%s\" is used twice", te->resname),
 						  errhint("Name the outputs with AS."));
-		setup_agg(&a->aggs[a->naggs], te, a->nargs, dpcontext, &args_sql);
+		setup_agg(&a->aggs[a->naggs], te, a->nargs, dpcontext, &args_sql,
+				  &a->arg_exprs);
 		a->nargs += a->aggs[a->naggs++].nargs;
 	}
 	a->args_sql = args_sql.data;

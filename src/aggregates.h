@@ -51,6 +51,7 @@ typedef struct Aggregator
 	AggDef	   *aggs;
 	int			nargs;			/* all aggregates' inputs */
 	char	   *args_sql;		/* those inputs as a SQL select list */
+	List	   *arg_exprs;		/* and as planned expressions over the source */
 	MemoryContext statecxt;		/* where states live */
 	AggState   *context;		/* what transition functions see */
 } Aggregator;

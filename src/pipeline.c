@@ -11,6 +11,8 @@
  * ever skipped, and any number of pipelines keep their own cursor on one
  * queue.  Within a tick rows go in arrival-number order, in chunks, and
  * last_seq records how far a tick was consumed when max_rows stopped it.
+ * Rows are read from the heap through the arrival-number index
+ * (queue_reader.c), or by a query where that scan would read otherwise.
  *
  * A step loads the pipeline's stored window state, feeds the rows through
  * the operator (operator.c), then writes state, results, late rows and the
@@ -44,6 +46,7 @@
 #include "emit.h"
 #include "pipeline.h"
 #include "plans.h"
+#include "queue_reader.h"
 #include "sql_pipeline.h"
 #include "datatype/timestamp.h"
 #include "state_store.h"
@@ -533,49 +536,130 @@ snapshot_datum(const char *text)
 	return OidInputFunctionCall(F_PG_SNAPSHOT_IN, (char *) text, InvalidOid, -1);
 }
 
+/*
+ * The columns the reader gives before the aggregates' inputs, in the order
+ * prepare_reader's query selects them; 0 for the NULL time of processing
+ * time.
+ */
+static AttrNumber *
+reader_columns(Step *s, int *n)
+{
+	AttrNumber *cols = palloc(sizeof(AttrNumber) * (3 + s->keys.n));
+
+	*n = 0;
+	cols[(*n)++] = get_attnum(s->source, "windowing_seq");
+	cols[(*n)++] = s->time_column ? get_attnum(s->source, s->time_column) : 0;
+	for (int i = 0; i < s->keys.n; i++)
+		cols[(*n)++] = get_attnum(s->source, s->keys.names[i]);
+	if (s->spec.gap_column)
+		cols[(*n)++] = get_attnum(s->source, s->spec.gap_column);
+	return cols;
+}
+
+/* Where a step reads its tick: the queue's heap, or the query as fallback. */
+typedef struct Reader
+{
+	QueueScan  *scan;
+	Datum	   *vals;
+	bool	   *nulls;
+	SPIPlanPtr	plan;
+	ParamListInfo params;
+	RowFeeder	feeder;
+} Reader;
+
+static void
+reader_open(Step *s, Reader *r)
+{
+	Datum		tick_hi = snapshot_datum(s->tick_hi);
+	Datum		tick_lo = s->tick_lo ? snapshot_datum(s->tick_lo) : (Datum) 0;
+	int			ncols;
+	AttrNumber *cols = reader_columns(s, &ncols);
+
+	r->feeder = (RowFeeder) {{feeder_receive, feeder_startup, feeder_shutdown,
+		feeder_shutdown, DestNone}, s, NULL, 0};
+	r->feeder.rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+											 "windowing row", ALLOCSET_SMALL_SIZES);
+	r->scan = queue_scan_begin(s->source, cols, ncols, s->agg->arg_exprs,
+							   tick_hi, tick_lo, s->last_seq);
+	if (r->scan)
+	{
+		r->vals = palloc(sizeof(Datum) * (ncols + s->agg->nargs));
+		r->nulls = palloc(sizeof(bool) * (ncols + s->agg->nargs));
+		return;
+	}
+	r->plan = prepare_reader(s);
+	r->params = makeParamList(4);
+	for (int i = 0; i < 4; i++)
+	{
+		r->params->params[i].pflags = PARAM_FLAG_CONST;
+		r->params->params[i].ptype = i < 2 ? PG_SNAPSHOTOID : INT8OID;
+		r->params->params[i].isnull = false;
+	}
+	r->params->params[0].value = tick_hi;
+	r->params->params[1].isnull = s->tick_lo == NULL;
+	r->params->params[1].value = tick_lo;
+}
+
+/* Feeds the operator up to "want" more rows of the tick; returns how many. */
+static uint64
+reader_feed(Step *s, Reader *r, int64 want)
+{
+	SPIExecuteOptions options = {0};
+
+	r->feeder.rows = 0;
+	if (r->scan)
+	{
+		while (r->feeder.rows < (uint64) want && queue_scan_next(r->scan, r->vals, r->nulls))
+		{
+			MemoryContext old = MemoryContextSwitchTo(r->feeder.rowcxt);
+
+			feed_row(s, r->vals, r->nulls);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(r->feeder.rowcxt);
+			r->feeder.rows++;
+		}
+		return r->feeder.rows;
+	}
+	options.params = r->params;
+	options.dest = &r->feeder.pub;
+	r->params->params[2].value = Int64GetDatum(s->last_seq);
+	r->params->params[3].value = Int64GetDatum(want);
+	/* read with a snapshot no older than tick_hi */
+	if (SPI_execute_plan_extended(r->plan, &options) < 0)
+		elog(ERROR, "could not read the queue");
+	return r->feeder.rows;
+}
+
 /* Consumes up to max_rows (<= 0: all) rows of the current tick. */
 static void
 consume(Step *s, int64 max_rows)
 {
-	SPIPlanPtr	plan = prepare_reader(s);
-	RowFeeder	feeder = {{feeder_receive, feeder_startup, feeder_shutdown,
-		feeder_shutdown, DestNone}, s, NULL, 0};
-	ParamListInfo params = makeParamList(4);
-	SPIExecuteOptions options = {0};
+	Reader		r = {0};
+	bool		done = false;
 
-	feeder.rowcxt = AllocSetContextCreate(CurrentMemoryContext,
-										  "windowing row", ALLOCSET_SMALL_SIZES);
-	options.params = params;
-	options.dest = &feeder.pub;
 	if (s->tick_hi == NULL)
 		open_tick(s);
-	for (int i = 0; i < 4; i++)
-	{
-		params->params[i].pflags = PARAM_FLAG_CONST;
-		params->params[i].ptype = i < 2 ? PG_SNAPSHOTOID : INT8OID;
-		params->params[i].isnull = false;
-	}
-	params->params[0].value = snapshot_datum(s->tick_hi);
-	params->params[1].isnull = s->tick_lo == NULL;
-	if (s->tick_lo)
-		params->params[1].value = snapshot_datum(s->tick_lo);
+	reader_open(s, &r);
 	for (;;)
 	{
 		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->rows) : CHUNK_ROWS;
+		uint64		n;
 
 		if (want <= 0)
-			return;				/* stopped by max_rows inside the tick */
-		params->params[2].value = Int64GetDatum(s->last_seq);
-		params->params[3].value = Int64GetDatum(want);
-		feeder.rows = 0;
-		/* read with a snapshot no older than tick_hi */
-		if (SPI_execute_plan_extended(plan, &options) < 0)
-			elog(ERROR, "could not read the queue");
+			break;				/* stopped by max_rows inside the tick */
+		n = reader_feed(s, &r, want);
 		op_compact(s->op);
-		s->rows += feeder.rows;
-		if (feeder.rows < (uint64) want)
+		s->rows += n;
+		if (n < (uint64) want)
+		{
+			done = true;
 			break;
+		}
 	}
+	if (r.scan)
+		queue_scan_end(r.scan);
+	if (!done)
+		return;
 	/* the tick is consumed: the next one starts where it ended */
 	s->tick_lo = s->tick_hi;
 	s->tick_hi = NULL;

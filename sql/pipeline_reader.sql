@@ -1,0 +1,95 @@
+-- A step reads its queue straight from the heap through the arrival-number
+-- index, unless the queue is one the direct scan would read differently
+-- from SQL (inheritance children, row security, no usable index).  Either
+-- way every row counts once, in arrival order, with the aggregates' inputs
+-- evaluated as SQL evaluates them.
+\i sql/include/differences.sql
+CREATE TABLE rd_direct (k int, ts bigint, v int, note text);
+CREATE TABLE rd_child_parent (k int, ts bigint, v int, note text);
+CREATE TABLE rd_rls (k int, ts bigint, v int, note text);
+CREATE TABLE rd_desc (k int, ts bigint, v int, note text);
+SELECT windowing.create_pipeline(q, q, 'ts', '{k}', windowing.tumbling('10 milliseconds'),
+    'count(*) AS n, sum(v) AS total, max(v * 2 + length(note)) AS expr, '
+    'windowing.collect(upper(note)) AS notes',
+    max_out_of_orderness => '2 milliseconds', allowed_lateness => '5 milliseconds',
+    start => false)
+FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc']) q;
+-- what the direct scan leaves to SQL
+CREATE TABLE rd_child () INHERITS (rd_child_parent);
+ALTER TABLE rd_rls ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY everything ON rd_rls USING (true);
+DROP INDEX rd_desc_windowing_seq_idx;
+CREATE INDEX ON rd_desc (windowing_seq DESC);
+
+CREATE FUNCTION pg_temp.produce(round int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    q text;
+BEGIN
+    FOREACH q IN ARRAY ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc'] LOOP
+        EXECUTE format('INSERT INTO %I (k, ts, v, note) '
+                       'SELECT i %% 3, (i * 7919) %% 23 + i * 2 + $1 * 100, i, '
+                       'CASE WHEN i %% 5 <> 0 THEN ''n'' || i END '
+                       'FROM generate_series(1, 50) i', q) USING round;
+    END LOOP;
+END
+$$;
+CREATE FUNCTION pg_temp.step(max_rows int) RETURNS SETOF bigint LANGUAGE sql AS $$
+    SELECT windowing.process(q, NULLIF(max_rows, 0))
+    FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc']) q;
+$$;
+-- several ticks, some cut short by max_rows, one with rows rolled back
+SELECT pg_temp.produce(0);
+SELECT pg_temp.step(17);
+SELECT pg_temp.step(0);
+SELECT pg_temp.produce(1);
+BEGIN;
+SELECT pg_temp.produce(2);
+ROLLBACK;
+SELECT pg_temp.step(30);
+SELECT pg_temp.produce(3);
+SELECT pg_temp.step(0);
+SELECT pg_temp.produce(0);
+SELECT pg_temp.step(0);
+SELECT windowing.flush(q)
+FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc']) q;
+
+SELECT name, rows_consumed, windows_fired, late_routed FROM windowing.pipeline_stats
+WHERE name LIKE 'rd\_%' ORDER BY name;
+SELECT k, window_start, n, total, expr, notes, fire_count FROM rd_direct_results
+WHERE window_start IN (100, 110) ORDER BY 2, 1;
+SELECT pg_temp.differences('rd_direct_results', q || '_results',
+       'k, window_start, window_end, n, total, expr, notes, fire_count, is_final') AS differences
+FROM unnest(ARRAY['rd_child_parent', 'rd_rls', 'rd_desc']) q;
+SELECT pg_temp.differences('rd_direct_late', q || '_late',
+       'event_time, watermark, reason, missed_windows') AS differences
+FROM unnest(ARRAY['rd_child_parent', 'rd_rls', 'rd_desc']) q;
+
+-- the same rows from one big step
+CREATE TABLE rd_once (k int, ts bigint, v int, note text);
+SELECT windowing.create_pipeline('rd_once', 'rd_once', 'ts', '{k}', windowing.tumbling('10 milliseconds'),
+    'count(*) AS n, sum(v) AS total, max(v * 2 + length(note)) AS expr, '
+    'windowing.collect(upper(note)) AS notes',
+    max_out_of_orderness => '2 milliseconds', allowed_lateness => '5 milliseconds',
+    start => false);
+INSERT INTO rd_once (k, ts, v, note)
+    SELECT k, ts, v, note FROM rd_direct ORDER BY windowing_seq;
+SELECT windowing.process('rd_once');
+SELECT windowing.flush('rd_once');
+SELECT pg_temp.differences('rd_direct_results', 'rd_once_results',
+       'k, window_start, window_end, n, total, expr, notes, fire_count, is_final') AS differences;
+
+-- a whole-row input
+CREATE TABLE rd_whole (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('rd_whole', 'rd_whole', 'ts', '{k}', windowing.tumbling('10 milliseconds'),
+    'windowing.collect(rd_whole) AS rows', start => false);
+INSERT INTO rd_whole VALUES (1, 1, 10), (1, 4, 11), (2, 5, 12), (1, 12, 13);
+SELECT windowing.process('rd_whole');
+SELECT windowing.flush('rd_whole');
+SELECT k, window_start, (SELECT string_agg(format('%s/%s/%s', r.k, r.ts, r.v), ' ')
+                         FROM unnest(rows) r) AS rows
+FROM rd_whole_results ORDER BY 2, 1;
+
+SELECT windowing.drop_pipeline(q, drop_tables => true)
+FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc', 'rd_once', 'rd_whole']) q;
+DROP TABLE rd_direct, rd_child_parent CASCADE;
+DROP TABLE rd_rls, rd_desc, rd_once, rd_whole;

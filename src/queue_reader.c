@@ -1,0 +1,210 @@
+/*
+ * queue_reader.c
+ *		Reading a tick's rows from the queue's heap, in arrival order.
+ *
+ * The reader is the index scan of the query pipeline.c would run (rows of
+ * the tick, windowing_seq past a point, in windowing_seq order) without the
+ * executor around it.  Through SQL, every row also pays for a qual of two
+ * pg_visible_in_snapshot calls, a projection and a LIMIT node, which cost a
+ * good part of what reading the row itself does.  Here a row's transaction
+ * is judged against the tick's snapshots once per run of rows of the same
+ * transaction (producers insert in batches), and the aggregates' inputs are
+ * evaluated as the executor would, with the same permission checks on the
+ * functions they call.
+ *
+ * The scan is taken only where it reads exactly what the query reads: a
+ * plain table without inheritance children or row security, that the
+ * current user may read as a whole, with a valid B-tree index led by
+ * windowing_seq.  Anything else is read through SQL.
+ */
+#include "compat.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_opfamily_d.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+
+#include "queue_reader.h"
+
+struct QueueScan
+{
+	Relation	heap;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	AttrNumber	xid_column;
+	const AttrNumber *columns;	/* 0: a NULL */
+	int			ncolumns;
+	AttrNumber	last_column;	/* the highest of xid_column and columns */
+	ExprState **inputs;
+	int			ninputs;
+	ExprContext *econtext;		/* the inputs' per-row memory */
+	Datum		tick_hi;
+	Datum		tick_lo;		/* (Datum) 0: none */
+	Datum		last_xid;		/* the transaction judged last, and its verdict */
+	bool		last_in_tick;
+	bool		judged;
+};
+
+/* Does the SQL reader read this table as the scan would? */
+static bool
+plainly_readable(Relation heap)
+{
+	Oid			relid = RelationGetRelid(heap);
+
+	return heap->rd_rel->relkind == RELKIND_RELATION &&
+		!has_subclass(relid) &&
+		check_enable_rls(relid, InvalidOid, true) == RLS_NONE &&
+		pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+}
+
+/* A valid, ascending, whole-table B-tree index led by windowing_seq. */
+static Relation
+seq_index(Relation heap, AttrNumber seq_column)
+{
+	List	   *indexes = RelationGetIndexList(heap);
+	ListCell   *lc;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		Form_pg_index form = index->rd_index;
+
+		if (form->indisvalid && form->indkey.values[0] == seq_column &&
+			index->rd_rel->relam == BTREE_AM_OID &&
+			index->rd_opfamily[0] == INTEGER_BTREE_FAM_OID &&
+			(index->rd_indoption[0] & INDOPTION_DESC) == 0 &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
+			return index;
+		index_close(index, AccessShareLock);
+	}
+	return NULL;
+}
+
+/*
+ * Starts reading the rows of queue "source" visible in snapshot tick_hi and
+ * not in tick_lo ((Datum) 0 for none), whose windowing_seq is past
+ * after_seq.  Each row gives the given columns, then the given expressions
+ * over the row.  NULL if the queue must be read through SQL.
+ */
+QueueScan *
+queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
+				 List *inputs, Datum tick_hi, Datum tick_lo, int64 after_seq)
+{
+	Relation	heap = table_open(source, AccessShareLock);
+	AttrNumber	seq_column = get_attnum(source, "windowing_seq");
+	QueueScan  *qs;
+	ScanKeyData key;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (!plainly_readable(heap))
+	{
+		table_close(heap, NoLock);
+		return NULL;
+	}
+	qs = palloc0(sizeof(QueueScan));
+	qs->index = seq_index(heap, seq_column);
+	if (qs->index == NULL)
+	{
+		table_close(heap, NoLock);
+		return NULL;
+	}
+	qs->heap = heap;
+	qs->xid_column = get_attnum(source, "windowing_xid");
+	qs->columns = columns;
+	qs->ncolumns = ncolumns;
+	qs->last_column = qs->xid_column;
+	for (int c = 0; c < ncolumns; c++)
+		qs->last_column = Max(qs->last_column, columns[c]);
+	qs->ninputs = list_length(inputs);
+	qs->inputs = palloc(sizeof(ExprState *) * Max(qs->ninputs, 1));
+	foreach(lc, inputs)
+		qs->inputs[i++] = ExecInitExpr(lfirst(lc), NULL);
+	qs->econtext = CreateStandaloneExprContext();
+	qs->tick_hi = tick_hi;
+	qs->tick_lo = tick_lo;
+	qs->slot = table_slot_create(heap, NULL);
+	qs->econtext->ecxt_scantuple = qs->slot;
+	/* a snapshot taken now, as a statement run now would have */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	qs->scan = index_beginscan(heap, qs->index, GetActiveSnapshot(), 1, 0);
+	ScanKeyInit(&key, 1, BTGreaterStrategyNumber, F_INT8GT, Int64GetDatum(after_seq));
+	index_rescan(qs->scan, &key, 1, NULL, 0);
+	return qs;
+}
+
+/* Committed in tick_hi, not in tick_lo: pg_visible_in_snapshot's rule. */
+static bool
+in_tick(QueueScan *qs, Datum xid)
+{
+	if (qs->judged && xid == qs->last_xid)
+		return qs->last_in_tick;
+	qs->last_xid = xid;
+	qs->judged = true;
+	qs->last_in_tick =
+		DatumGetBool(DirectFunctionCall2(pg_visible_in_snapshot, xid, qs->tick_hi)) &&
+		(qs->tick_lo == (Datum) 0 ||
+		 !DatumGetBool(DirectFunctionCall2(pg_visible_in_snapshot, xid, qs->tick_lo)));
+	return qs->last_in_tick;
+}
+
+/*
+ * The next row of the tick into vals/nulls (the columns, then the
+ * expressions); false when there is none.  The values last until the next
+ * call.
+ */
+bool
+queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
+{
+	ResetExprContext(qs->econtext);
+	while (index_getnext_slot(qs->scan, ForwardScanDirection, qs->slot))
+	{
+		bool		isnull;
+		Datum		xid = slot_getattr(qs->slot, qs->xid_column, &isnull);
+
+		if (isnull || !in_tick(qs, xid))
+			continue;
+		slot_getsomeattrs(qs->slot, qs->last_column);
+		for (int i = 0; i < qs->ncolumns; i++)
+		{
+			AttrNumber	c = qs->columns[i];
+
+			nulls[i] = c == 0 || qs->slot->tts_isnull[c - 1];
+			vals[i] = nulls[i] ? (Datum) 0 : qs->slot->tts_values[c - 1];
+		}
+		for (int i = 0; i < qs->ninputs; i++)
+			vals[qs->ncolumns + i] = ExecEvalExprSwitchContext(qs->inputs[i], qs->econtext,
+															   &nulls[qs->ncolumns + i]);
+		return true;
+	}
+	return false;
+}
+
+void
+queue_scan_end(QueueScan *qs)
+{
+	index_endscan(qs->scan);
+	PopActiveSnapshot();
+	ExecDropSingleTupleTableSlot(qs->slot);
+	FreeExprContext(qs->econtext, true);
+	index_close(qs->index, NoLock);
+	table_close(qs->heap, NoLock);
+}
