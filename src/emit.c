@@ -99,38 +99,28 @@ value_bytes(const KeyColumns *k, int i, Datum *value, int32 *len)
  * The key of a row: per column a length (-1 for NULL), then the value's
  * own bytes (detoasted).  Equal keys give equal bytes whatever the session,
  * unlike the types' send functions (text follows client_encoding), and
- * the bytes are cheap to make on the per-row path.
+ * the bytes are cheap to make on the per-row path: they are made in buf,
+ * whose memory is reused from row to row (the operator copies the keys it
+ * keeps).
  */
 bytea *
-keys_encode(const KeyColumns *k, Datum *values, bool *nulls)
+keys_encode(const KeyColumns *k, Datum *values, bool *nulls, StringInfo buf)
 {
-	const char **bytes = palloc(sizeof(char *) * Max(k->n, 1));
-	int32	   *lens = palloc(sizeof(int32) * Max(k->n, 1));
-	Size		size = VARHDRSZ;
-	bytea	   *key;
-	char	   *p;
+	const int32 header = 0;
 
-	/* sized exactly: this runs for every row */
+	resetStringInfo(buf);
+	appendBinaryStringInfoNT(buf, (const char *) &header, VARHDRSZ);
 	for (int i = 0; i < k->n; i++)
 	{
-		lens[i] = -1;
-		bytes[i] = nulls[i] ? NULL : value_bytes(k, i, &values[i], &lens[i]);
-		size += sizeof(int32) + Max(lens[i], 0);
+		int32		len = -1;
+		const char *bytes = nulls[i] ? NULL : value_bytes(k, i, &values[i], &len);
+
+		appendBinaryStringInfoNT(buf, (const char *) &len, sizeof(int32));
+		if (bytes)
+			appendBinaryStringInfoNT(buf, bytes, len);
 	}
-	key = palloc(size);
-	SET_VARSIZE(key, size);
-	p = VARDATA(key);
-	for (int i = 0; i < k->n; i++)
-	{
-		memcpy(p, &lens[i], sizeof(int32));
-		p += sizeof(int32);
-		if (bytes[i])
-		{
-			memcpy(p, bytes[i], lens[i]);
-			p += lens[i];
-		}
-	}
-	return key;
+	SET_VARSIZE(buf->data, buf->len);
+	return (bytea *) buf->data;
 }
 
 /* The typed key values back from keys_encode's bytes. */
@@ -255,21 +245,21 @@ delete_dropped(const EmitTarget *t, Operator *op)
 static void
 store_windows(const EmitTarget *t, Operator *op)
 {
-	long		n = hash_get_num_entries(op->windows);
+	long		n = op->windows->members;
 	Datum	   *keys = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *fires = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *states = palloc(sizeof(Datum) * Max(n, 1));
 	int			nput = 0;
-	HASH_SEQ_STATUS seq;
+	wintab_iterator it;
 	WindowEntry *e;
 	Oid			types[6] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT4ARRAYOID, BYTEAARRAYOID};
 	Datum		args[6];
 
-	hash_seq_init(&seq, op->windows);
-	while ((e = hash_seq_search(&seq)) != NULL)
+	wintab_start_iterate(op->windows, &it);
+	while ((e = op_next_window(op, &it)) != NULL)
 	{
 		if (e->gone || !(e->dirty || e->logged))
 			continue;
@@ -339,11 +329,11 @@ log_changes(const EmitTarget *t, Operator *op)
 void
 emit_state(const EmitTarget *t, Operator *op, bool store)
 {
-	HASH_SEQ_STATUS seq;
+	wintab_iterator it;
 	WindowEntry *e;
 
-	hash_seq_init(&seq, op->windows);
-	while ((e = hash_seq_search(&seq)) != NULL)
+	wintab_start_iterate(op->windows, &it);
+	while ((e = op_next_window(op, &it)) != NULL)
 		if (!e->gone && e->dirty)
 		{
 			e->saved = agg_serialize(op->agg, e->states);

@@ -53,6 +53,27 @@ typedef struct WindowEntry
 	bytea	   *saved;			/* states as last stored, if not dirty */
 } WindowEntry;
 
+/*
+ * The operator's windows, by WindowKey: a table of pointers, so that entries
+ * never move (the timer heaps and the keys' lists hold them).  "key" points
+ * at the entry's own WindowKey, its first member.
+ */
+typedef struct WindowSlot
+{
+	WindowKey  *key;
+	uint32		hash;
+	char		status;
+} WindowSlot;
+
+#define SH_PREFIX wintab
+#define SH_ELEMENT_TYPE WindowSlot
+#define SH_KEY_TYPE WindowKey *
+#define SH_SCOPE extern
+#define SH_DECLARE
+#include "lib/simplehash.h"
+
+#define slot_entry(slot) ((WindowEntry *) (slot)->key)
+
 /* One firing of a window, with its results at that moment. */
 typedef struct Firing
 {
@@ -81,7 +102,7 @@ typedef struct Operator
 	int64		lateness;
 	Watermark	wm;
 	MemoryContext cxt;			/* entries, firings and late rows */
-	HTAB	   *windows;
+	wintab_hash *windows;
 	pairingheap *fire_timers;	/* entries not fired yet, by end, key, start */
 	pairingheap *cleanup_timers;	/* every live entry, by cleanup time */
 	WmWindow   *scratch;		/* spec->max_windows */
@@ -107,6 +128,7 @@ extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   int64 gap, bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
 extern void op_compact(Operator *op);
+extern WindowEntry *op_next_window(Operator *op, wintab_iterator *it);
 extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),
 							void *arg);
 extern char *op_image(Operator *op, Size *size);

@@ -28,6 +28,7 @@ extern int	op_key_cmp(const bytea *a, const bytea *b);
 extern KeyEntries *op_key_entries(Operator *op, bytea *key);
 extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);
+extern bool op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end);
 extern void op_add_fire_timer(Operator *op, WindowEntry *e);
 extern void op_fire(Operator *op, WindowEntry *e);
 extern void op_leave(Operator *op, WindowEntry *e);

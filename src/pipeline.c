@@ -72,6 +72,7 @@ typedef struct Step
 	char	   *time_column;
 	bool		is_ts;
 	KeyColumns	keys;
+	StringInfoData keybuf;		/* the key of the row being read */
 	WindowSpec	spec;
 	Aggregator *agg;
 	EmitTarget	target;
@@ -265,6 +266,7 @@ load_step(Step *s, const char *name)
 	check_tables(name, s->source, result, late, s->time_column, s->is_ts, nkeys, keys_names);
 	s->target.source = relation_name(s->source, "source table");
 	keys_init(&s->keys, s->source, nkeys, keys_names);
+	initStringInfo(&s->keybuf);
 	spec_from_assigner(&s->spec, DatumGetHeapTupleHeader(col(6, &isnull)), s->is_ts);
 	if (s->spec.gap_column)
 		check_pipeline_column(name, s->source, s->spec.gap_column, "gap column",
@@ -435,7 +437,7 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 		   s->time_column ? DatumGetInt64(vals[1]) : s->now,
 		   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
 		   s->spec.gap,
-		   keys_encode(&s->keys, vals + 2, nulls + 2),
+		   keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf),
 		   vals + args, nulls + args);
 	s->last_seq = DatumGetInt64(vals[0]);
 }
