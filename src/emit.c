@@ -106,18 +106,19 @@ value_bytes(const KeyColumns *k, int i, Datum *value, int32 *len)
 bytea *
 keys_encode(const KeyColumns *k, Datum *values, bool *nulls, StringInfo buf)
 {
-	const int32 header = 0;
-
-	resetStringInfo(buf);
-	appendBinaryStringInfoNT(buf, (const char *) &header, VARHDRSZ);
+	buf->len = VARHDRSZ;
 	for (int i = 0; i < k->n; i++)
 	{
 		int32		len = -1;
 		const char *bytes = nulls[i] ? NULL : value_bytes(k, i, &values[i], &len);
+		int			need = sizeof(int32) + Max(len, 0);
 
-		appendBinaryStringInfoNT(buf, (const char *) &len, sizeof(int32));
+		if (buf->maxlen - buf->len <= need)
+			enlargeStringInfo(buf, need);
+		memcpy(buf->data + buf->len, &len, sizeof(int32));
 		if (bytes)
-			appendBinaryStringInfoNT(buf, bytes, len);
+			memcpy(buf->data + buf->len + sizeof(int32), bytes, len);
+		buf->len += need;
 	}
 	SET_VARSIZE(buf->data, buf->len);
 	return (bytea *) buf->data;

@@ -56,7 +56,9 @@ window_match(const void *a, const void *b, Size keysize)
 	const WindowKey *x = a;
 	const WindowKey *y = b;
 
-	return !(x->start == y->start && x->end == y->end && op_key_cmp(x->key, y->key) == 0);
+	return !(x->start == y->start && x->end == y->end &&
+			 VARSIZE_ANY_EXHDR(x->key) == VARSIZE_ANY_EXHDR(y->key) &&
+			 memcmp(VARDATA_ANY(x->key), VARDATA_ANY(y->key), VARSIZE_ANY_EXHDR(x->key)) == 0);
 }
 
 #define SH_PREFIX wintab
