@@ -10,16 +10,19 @@
  * is judged against the tick's snapshots once per run of rows of the same
  * transaction (producers insert in batches), and the aggregates' inputs are
  * evaluated as the executor would, with the same permission checks on the
- * functions they call.
+ * functions they call.  The index's entries are taken in runs that point
+ * into one heap page, and the page is locked once per run rather than once
+ * per row.
  *
  * The scan is taken only where it reads exactly what the query reads: a
- * plain table without inheritance children or row security, that the
+ * plain heap table without inheritance children or row security, that the
  * current user may read as a whole, with a valid B-tree index led by
  * windowing_seq.  Anything else is read through SQL.
  */
 #include "compat.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/stratnum.h"
@@ -32,6 +35,7 @@
 #include "catalog/pg_opfamily_d.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
@@ -47,6 +51,14 @@ struct QueueScan
 	Relation	heap;
 	Relation	index;
 	IndexScanDesc scan;
+	Snapshot	snapshot;
+	Buffer		page;			/* pinned: the page of the current run */
+	HeapTupleData run[MaxHeapTuplesPerPage];	/* its rows, in index order */
+	int			nrun;
+	int			next;			/* the next row of the run to give */
+	ItemPointerData ahead;		/* read from the index past the run */
+	bool		has_ahead;
+	bool		index_done;		/* asking again would start it over */
 	TupleTableSlot *slot;
 	AttrNumber	xid_column;
 	const AttrNumber *columns;	/* 0: a NULL */
@@ -69,6 +81,7 @@ plainly_readable(Relation heap)
 	Oid			relid = RelationGetRelid(heap);
 
 	return heap->rd_rel->relkind == RELKIND_RELATION &&
+		heap->rd_tableam == GetHeapamTableAmRoutine() &&
 		!has_subclass(relid) &&
 		check_enable_rls(relid, InvalidOid, true) == RLS_NONE &&
 		pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
@@ -140,12 +153,14 @@ queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
 	qs->econtext = CreateStandaloneExprContext();
 	qs->tick_hi = tick_hi;
 	qs->tick_lo = tick_lo;
-	qs->slot = table_slot_create(heap, NULL);
+	qs->slot = MakeSingleTupleTableSlot(RelationGetDescr(heap), &TTSOpsHeapTuple);
 	qs->econtext->ecxt_scantuple = qs->slot;
+	qs->page = InvalidBuffer;
 	/* a snapshot taken now, as a statement run now would have */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	qs->scan = index_beginscan(heap, qs->index, GetActiveSnapshot(), 1, 0);
+	qs->snapshot = GetActiveSnapshot();
+	qs->scan = index_beginscan(heap, qs->index, qs->snapshot, 1, 0);
 	ScanKeyInit(&key, 1, BTGreaterStrategyNumber, F_INT8GT, Int64GetDatum(after_seq));
 	index_rescan(qs->scan, &key, 1, NULL, 0);
 	return qs;
@@ -167,6 +182,65 @@ in_tick(QueueScan *qs, Datum xid)
 }
 
 /*
+ * The index's next entries that point into one heap page, up to the first
+ * pointing elsewhere (kept for the next run); 0 when the index has no more.
+ */
+static int
+next_tids(QueueScan *qs, ItemPointerData *tids)
+{
+	int			n = 0;
+	ItemPointer tid;
+
+	if (qs->has_ahead)
+		tids[n++] = qs->ahead;
+	qs->has_ahead = false;
+	while (n < MaxHeapTuplesPerPage && !qs->index_done)
+	{
+		tid = index_getnext_tid(qs->scan, ForwardScanDirection);
+		qs->index_done = tid == NULL;
+		if (tid == NULL)
+			break;
+		if (n > 0 && ItemPointerGetBlockNumber(tid) != ItemPointerGetBlockNumber(&tids[0]))
+		{
+			qs->ahead = *tid;
+			qs->has_ahead = true;
+			break;
+		}
+		tids[n++] = *tid;
+	}
+	return n;
+}
+
+/*
+ * The next run of rows visible to the snapshot that the index puts on one
+ * heap page; false when there are none.  The page is locked once for the
+ * run, as a sequential scan locks it once for all its rows, instead of once
+ * per row; the rows stay readable under the pin alone, since nothing moves
+ * a tuple on a page others hold pinned.
+ */
+static bool
+next_run(QueueScan *qs)
+{
+	ItemPointerData tids[MaxHeapTuplesPerPage];
+	int			n;
+
+	qs->nrun = qs->next = 0;
+	while (qs->nrun == 0 && (n = next_tids(qs, tids)) > 0)
+	{
+		qs->page = ReleaseAndReadBuffer(qs->page, qs->heap,
+										ItemPointerGetBlockNumber(&tids[0]));
+		heap_page_prune_opt(qs->heap, qs->page);
+		LockBuffer(qs->page, BUFFER_LOCK_SHARE);
+		for (int i = 0; i < n; i++)
+			if (heap_hot_search_buffer(&tids[i], qs->heap, qs->page, qs->snapshot,
+									   &qs->run[qs->nrun], NULL, true))
+				qs->nrun++;
+		LockBuffer(qs->page, BUFFER_LOCK_UNLOCK);
+	}
+	return qs->nrun > 0;
+}
+
+/*
  * The next row of the tick into vals/nulls (the columns, then the
  * expressions); false when there is none.  The values last until the next
  * call.
@@ -175,10 +249,13 @@ bool
 queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
 {
 	ResetExprContext(qs->econtext);
-	while (index_getnext_slot(qs->scan, ForwardScanDirection, qs->slot))
+	while (qs->next < qs->nrun || next_run(qs))
 	{
 		bool		isnull;
-		Datum		xid = slot_getattr(qs->slot, qs->xid_column, &isnull);
+		Datum		xid;
+
+		ExecStoreHeapTuple(&qs->run[qs->next++], qs->slot, false);
+		xid = slot_getattr(qs->slot, qs->xid_column, &isnull);
 
 		if (isnull || !in_tick(qs, xid))
 			continue;
@@ -202,6 +279,8 @@ void
 queue_scan_end(QueueScan *qs)
 {
 	index_endscan(qs->scan);
+	if (BufferIsValid(qs->page))
+		ReleaseBuffer(qs->page);
 	PopActiveSnapshot();
 	ExecDropSingleTupleTableSlot(qs->slot);
 	FreeExprContext(qs->econtext, true);
