@@ -78,6 +78,27 @@ SELECT windowing.flush('rd_once');
 SELECT pg_temp.differences('rd_direct_results', 'rd_once_results',
        'k, window_start, window_end, n, total, expr, notes, fire_count, is_final') AS differences;
 
+-- a queue bigger than a quarter of shared buffers is read through a ring of
+-- buffers, as a sequential scan reads it
+CREATE TABLE rd_big (k int, ts bigint, v int, note text);
+CREATE TABLE rd_big_rls (k int, ts bigint, v int, note text);
+SELECT windowing.create_pipeline(q, q, 'ts', '{k}', windowing.tumbling('100 milliseconds'),
+    'count(*) AS n, sum(v) AS total', max_out_of_orderness => '5 milliseconds', start => false)
+FROM unnest(ARRAY['rd_big', 'rd_big_rls']) q;
+ALTER TABLE rd_big_rls ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY everything ON rd_big_rls USING (true);
+INSERT INTO rd_big (k, ts, v, note)
+    SELECT i % 7, i + (i * 7) % 13, i, repeat('x', i % 50) FROM generate_series(1, 30000) i;
+INSERT INTO rd_big_rls (k, ts, v, note) SELECT k, ts, v, note FROM rd_big ORDER BY windowing_seq;
+SELECT pg_relation_size('rd_big') / 8192 > setting::int / 4 AS bigger_than_a_quarter
+FROM pg_settings WHERE name = 'shared_buffers';
+SELECT windowing.process(q), windowing.flush(q) FROM unnest(ARRAY['rd_big', 'rd_big_rls']) q;
+SELECT count(*), sum(n), sum(total) FROM rd_big_results;
+SELECT pg_temp.differences('rd_big_results', 'rd_big_rls_results',
+       'k, window_start, n, total, fire_count') AS differences;
+SELECT count(*) AS late, pg_temp.differences('rd_big_late', 'rd_big_rls_late', 'event_time, watermark, reason') AS differences
+FROM rd_big_late;
+
 -- a whole-row input
 CREATE TABLE rd_whole (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('rd_whole', 'rd_whole', 'ts', '{k}', windowing.tumbling('10 milliseconds'),
@@ -90,6 +111,7 @@ SELECT k, window_start, (SELECT string_agg(format('%s/%s/%s', r.k, r.ts, r.v), '
 FROM rd_whole_results ORDER BY 2, 1;
 
 SELECT windowing.drop_pipeline(q, drop_tables => true)
-FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc', 'rd_once', 'rd_whole']) q;
+FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc', 'rd_once', 'rd_big',
+                  'rd_big_rls', 'rd_whole']) q;
 DROP TABLE rd_direct, rd_child_parent CASCADE;
-DROP TABLE rd_rls, rd_desc, rd_once, rd_whole;
+DROP TABLE rd_rls, rd_desc, rd_once, rd_big, rd_big_rls, rd_whole;

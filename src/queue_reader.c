@@ -52,6 +52,7 @@ struct QueueScan
 	Relation	index;
 	IndexScanDesc scan;
 	Snapshot	snapshot;
+	BufferAccessStrategy strategy;	/* NULL: none */
 	Buffer		page;			/* pinned: the page of the current run */
 	HeapTupleData run[MaxHeapTuplesPerPage];	/* its rows, in index order */
 	int			nrun;
@@ -156,6 +157,9 @@ queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
 	qs->slot = MakeSingleTupleTableSlot(RelationGetDescr(heap), &TTSOpsHeapTuple);
 	qs->econtext->ecxt_scantuple = qs->slot;
 	qs->page = InvalidBuffer;
+	/* a big queue goes through a ring of buffers, as a sequential scan would */
+	if (RelationGetNumberOfBlocks(heap) > (BlockNumber) NBuffers / 4)
+		qs->strategy = GetAccessStrategy(BAS_BULKREAD);
 	/* a snapshot taken now, as a statement run now would have */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -227,8 +231,15 @@ next_run(QueueScan *qs)
 	qs->nrun = qs->next = 0;
 	while (qs->nrun == 0 && (n = next_tids(qs, tids)) > 0)
 	{
-		qs->page = ReleaseAndReadBuffer(qs->page, qs->heap,
-										ItemPointerGetBlockNumber(&tids[0]));
+		BlockNumber block = ItemPointerGetBlockNumber(&tids[0]);
+
+		if (!BufferIsValid(qs->page) || BufferGetBlockNumber(qs->page) != block)
+		{
+			if (BufferIsValid(qs->page))
+				ReleaseBuffer(qs->page);
+			qs->page = ReadBufferExtended(qs->heap, MAIN_FORKNUM, block, RBM_NORMAL,
+										  qs->strategy);
+		}
 		heap_page_prune_opt(qs->heap, qs->page);
 		LockBuffer(qs->page, BUFFER_LOCK_SHARE);
 		for (int i = 0; i < n; i++)
@@ -281,6 +292,8 @@ queue_scan_end(QueueScan *qs)
 	index_endscan(qs->scan);
 	if (BufferIsValid(qs->page))
 		ReleaseBuffer(qs->page);
+	if (qs->strategy)
+		FreeAccessStrategy(qs->strategy);
 	PopActiveSnapshot();
 	ExecDropSingleTupleTableSlot(qs->slot);
 	FreeExprContext(qs->econtext, true);
