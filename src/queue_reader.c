@@ -12,7 +12,9 @@
  * evaluated as the executor would, with the same permission checks on the
  * functions they call.  The index's entries are taken in runs that point
  * into one heap page, and the page is locked once per run rather than once
- * per row.
+ * per row.  A queue bigger than a quarter of shared buffers is read through
+ * a ring of buffers, as a sequential scan reads one, rather than through
+ * all of them.
  *
  * The scan is taken only where it reads exactly what the query reads: a
  * plain heap table without inheritance children or row security, that the
