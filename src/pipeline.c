@@ -454,17 +454,23 @@ typedef struct RowFeeder
 	uint64		rows;
 } RowFeeder;
 
-static bool
-feeder_receive(TupleTableSlot *slot, DestReceiver *self)
+/* One row to the operator, whatever it allocates freed right after. */
+static void
+feed_one(RowFeeder *f, Datum *vals, bool *nulls)
 {
-	RowFeeder  *f = (RowFeeder *) self;
 	MemoryContext old = MemoryContextSwitchTo(f->rowcxt);
 
-	slot_getallattrs(slot);
-	feed_row(f->step, slot->tts_values, slot->tts_isnull);
+	feed_row(f->step, vals, nulls);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(f->rowcxt);
 	f->rows++;
+}
+
+static bool
+feeder_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	slot_getallattrs(slot);
+	feed_one((RowFeeder *) self, slot->tts_values, slot->tts_isnull);
 	return true;
 }
 
@@ -612,14 +618,7 @@ reader_feed(Step *s, Reader *r, int64 want)
 	if (r->scan)
 	{
 		while (r->feeder.rows < (uint64) want && queue_scan_next(r->scan, r->vals, r->nulls))
-		{
-			MemoryContext old = MemoryContextSwitchTo(r->feeder.rowcxt);
-
-			feed_row(s, r->vals, r->nulls);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(r->feeder.rowcxt);
-			r->feeder.rows++;
-		}
+			feed_one(&r->feeder, r->vals, r->nulls);
 		return r->feeder.rows;
 	}
 	options.params = r->params;
