@@ -462,7 +462,9 @@ feed_one(RowFeeder *f, Datum *vals, bool *nulls)
 
 	feed_row(f->step, vals, nulls);
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(f->rowcxt);
+	/* most rows allocate nothing here: skip the call then */
+	if (!f->rowcxt->isReset || f->rowcxt->firstchild != NULL)
+		MemoryContextReset(f->rowcxt);
 	f->rows++;
 }
 

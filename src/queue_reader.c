@@ -261,7 +261,10 @@ next_run(QueueScan *qs)
 bool
 queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
 {
-	ResetExprContext(qs->econtext);
+	/* most rows' inputs allocate nothing: skip the call then */
+	if (!qs->econtext->ecxt_per_tuple_memory->isReset ||
+		qs->econtext->ecxt_per_tuple_memory->firstchild != NULL)
+		ResetExprContext(qs->econtext);
 	while (qs->next < qs->nrun || next_run(qs))
 	{
 		bool		isnull;
