@@ -63,6 +63,42 @@ SELECT count(*) AS windows, sum(n) AS rows_in_windows,
            'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
 FROM g_results;
 
+-- A step of more than one chunk of rows (10,000) writes each chunk's windows
+-- as it goes, when nothing is allowed late: the same rows as steps of one
+-- chunk, for sliding, session and tumbling windows, upsert and append.
+CREATE TABLE long_ticks (k int, ts bigint, v int);
+INSERT INTO long_ticks
+  SELECT i % 50, i * 2 + (i * 7919) % 37, i % 17 FROM generate_series(1, 25000) i;
 SELECT count(*) FROM (
-  SELECT windowing.drop_pipeline(name, true) FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000', 'g', 'h']) name) d;
-DROP TABLE ticks;
+  SELECT windowing.create_pipeline(p.name || s.suffix, 'long_ticks', 'ts', '{k}', p.assigner,
+      'count(*) AS n, sum(v) AS total', max_out_of_orderness => '20 milliseconds',
+      emit => p.emit, start => false)
+  FROM (VALUES ('lh', windowing.hopping('1 second', '250 milliseconds'), 'upsert'),
+               ('ls', windowing.session('90 milliseconds'), 'upsert'),
+               ('lt', windowing.tumbling('1 second'), 'append')) p(name, assigner, emit),
+       (VALUES ('_one'), ('_steps')) s(suffix)) c;
+DO $$
+BEGIN
+    PERFORM windowing.process(name || '_one') FROM unnest(ARRAY['lh', 'ls', 'lt']) name;
+    WHILE windowing.process('lh_steps', 9000) > 0 LOOP END LOOP;
+    WHILE windowing.process('ls_steps', 9000) > 0 LOOP END LOOP;
+    WHILE windowing.process('lt_steps', 9000) > 0 LOOP END LOOP;
+    PERFORM windowing.flush(name || suffix) FROM unnest(ARRAY['lh', 'ls', 'lt']) name,
+        unnest(ARRAY['_one', '_steps']) suffix;
+END $$;
+SELECT name, pg_temp.differences(name || '_one_results', name || '_steps_results',
+           'k, window_start, window_end, n, total, fire_count, is_final') AS results,
+       pg_temp.differences(name || '_one_late', name || '_steps_late',
+           'event_time, watermark, reason, missed_windows') AS late_rows
+FROM unnest(ARRAY['lh', 'ls', 'lt']) name;
+SELECT 'lh' AS name, count(*) AS windows, sum(n) AS rows_in_windows FROM lh_one_results
+UNION ALL SELECT 'ls', count(*), sum(n) FROM ls_one_results
+UNION ALL SELECT 'lt', count(*), sum(n) FROM lt_one_results;
+SELECT (SELECT count(*) FROM lh_one_late) AS lh_late, (SELECT count(*) FROM ls_one_late) AS ls_late,
+       (SELECT count(*) FROM lt_one_late) AS lt_late;
+
+SELECT count(*) FROM (
+  SELECT windowing.drop_pipeline(name, true)
+  FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000', 'g', 'h', 'lh_one', 'lh_steps',
+                    'ls_one', 'ls_steps', 'lt_one', 'lt_steps']) name) d;
+DROP TABLE ticks, long_ticks;

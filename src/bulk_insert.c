@@ -120,6 +120,7 @@ bulk_insert(Oid relid, int ncols, const char **names, Oid *types, int nrows,
 	BulkInsertState bistate;
 	MemoryContext batchcxt;
 	MemoryContext old;
+	int			nslots = Min(nrows, BATCH_ROWS);
 	int			n = 0;
 
 	if (!plain_target(rel, ncols, names, types, attidx) ||
@@ -140,7 +141,8 @@ bulk_insert(Oid relid, int ncols, const char **names, Oid *types, int nrows,
 		table_close(rel, NoLock);
 		return false;
 	}
-	for (int i = 0; i < BATCH_ROWS; i++)
+	/* steps write a chunk's few windows at a time: make only the slots needed */
+	for (int i = 0; i < nslots; i++)
 		slots[i] = table_slot_create(rel, NULL);
 	bistate = GetBulkInsertState();
 	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "windowing bulk insert",
@@ -173,7 +175,7 @@ bulk_insert(Oid relid, int ncols, const char **names, Oid *types, int nrows,
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(batchcxt);
 	FreeBulkInsertState(bistate);
-	for (int i = 0; i < BATCH_ROWS; i++)
+	for (int i = 0; i < nslots; i++)
 		ExecDropSingleTupleTableSlot(slots[i]);
 	ExecCloseIndices(rri);
 	FreeExecutorState(estate);

@@ -45,14 +45,14 @@ fire_count_window(Operator *op, KeyEntries *sk, WindowEntry *last)
 {
 	int64		panes = op->spec->rows / op->spec->rows_slide;
 	int64		first = Max(last->k.start - panes + 1, 0);
-	WindowEntry *w = op_part_window(last->k.key, first * op->spec->rows_slide + 1,
-								 last->k.start * op->spec->rows_slide + last->fire_count + 1);
+	WindowEntry *w = op_part_window(op, last->k.key, first * op->spec->rows_slide + 1,
+									last->k.start * op->spec->rows_slide + last->fire_count + 1);
 	ListCell   *lc;
 
-	w->states = last->states;	/* one pane: the window is the pane */
-	if (panes > 1)
+	if (panes == 1)
+		w->states = last->states;	/* one pane: the window is the pane */
+	else
 	{
-		w->states = palloc(sizeof(AggValue) * op->agg->naggs);
 		agg_init(op->agg, w->states);
 		list_sort(sk->live, pane_order);
 		foreach(lc, sk->live)

@@ -692,12 +692,12 @@ insert_firings(const EmitTarget *t, List *firings, bool upsert)
 }
 
 /*
- * Writes every firing of the step, in firing order, then finalities.  The
- * first firing of a fixed window is a plain INSERT: no row can exist for
- * it, and most windows fire once, so most rows skip ON CONFLICT's check.
+ * Upsert mode: the firings, then finalities.  The first firing of a fixed
+ * window is a plain INSERT: no row can exist for it, and most windows fire
+ * once, so most rows skip ON CONFLICT's check.
  */
-void
-emit_firings(const EmitTarget *t, Operator *op)
+static void
+upsert_firings(const EmitTarget *t, Operator *op)
 {
 	int			nargs = t->keys->n + 2;
 	Oid		   *types = palloc(sizeof(Oid) * nargs);
@@ -709,11 +709,6 @@ emit_firings(const EmitTarget *t, Operator *op)
 	SPIPlanPtr	finalize = NULL;
 	ListCell   *lc;
 
-	if (t->append)
-	{
-		insert_firings(t, firings, false);
-		return;
-	}
 	foreach(lc, firings)
 	{
 		Firing	   *f = lfirst(lc);
@@ -739,6 +734,27 @@ emit_firings(const EmitTarget *t, Operator *op)
 		values[t->keys->n + 1] = Int64GetDatum(f->win->k.end);
 		exec_plan(finalize, values, nulls, t->keys->n + 2);
 	}
+}
+
+/*
+ * Writes the firings not written yet, in firing order, and forgets them:
+ * a step calls it at its end, and (with no allowed lateness) between
+ * chunks of rows too.
+ */
+void
+emit_firings(const EmitTarget *t, Operator *op)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing emit",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+
+	if (t->append)
+		insert_firings(t, firings_to_write(t, op), false);
+	else
+		upsert_firings(t, op);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	op_forget_firings(op);
 }
 
 /*

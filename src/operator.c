@@ -176,6 +176,8 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	Operator   *op = palloc0(sizeof(Operator));
 
 	op->cxt = CurrentMemoryContext;
+	op->firing_cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing firings",
+										   ALLOCSET_DEFAULT_SIZES);
 	op->spec = spec;
 	op->agg = agg;
 	op->lateness = lateness;
@@ -310,6 +312,7 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 void
 op_fire(Operator *op, WindowEntry *e)
 {
+	MemoryContext old = MemoryContextSwitchTo(op->firing_cxt);
 	Firing	   *f = palloc(sizeof(Firing));
 
 	f->win = e->ref;
@@ -326,6 +329,20 @@ op_fire(Operator *op, WindowEntry *e)
 	e->dirty = true;
 	op->firings = lappend(op->firings, f);
 	op->windows_fired++;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The firings are written: their memory goes, and with it the windows made
+ * only to fire (op_part_window).  A step with no allowed lateness writes
+ * them chunk by chunk, so that a long step's memory does not grow with the
+ * windows it fires.
+ */
+void
+op_forget_firings(Operator *op)
+{
+	op->firings = NIL;
+	MemoryContextReset(op->firing_cxt);
 }
 
 /*
@@ -349,16 +366,19 @@ op_leave(Operator *op, WindowEntry *e)
 static void
 finalize(Operator *op, WindowEntry *e)
 {
+	MemoryContext old;
 	Firing	   *f;
 
 	op_leave(op, e);
 	if (op->lateness == 0)
 		return;					/* fired and cleaned at once: already final */
+	old = MemoryContextSwitchTo(op->firing_cxt);
 	f = palloc0(sizeof(Firing));
 	f->win = e->ref;
 	f->fire_count = e->fire_count;
 	f->is_final = true;
 	op->firings = lappend(op->firings, f);
+	MemoryContextSwitchTo(old);
 }
 
 /* Runs the timers the watermark has passed. */
@@ -456,15 +476,16 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
  * entry, no timers, no stored state.
  */
 WindowEntry *
-op_part_window(bytea *key, int64 start, int64 end)
+op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 {
-	WindowEntry *w = palloc0(sizeof(WindowEntry));
+	WindowEntry *w = MemoryContextAllocZero(op->firing_cxt, sizeof(WindowEntry));
 
 	w->k.key = key;
 	w->k.start = start;
 	w->k.end = end;
-	w->ref = palloc0(sizeof(WindowRef));
+	w->ref = MemoryContextAllocZero(op->firing_cxt, sizeof(WindowRef));
 	w->ref->k = w->k;
+	w->states = MemoryContextAlloc(op->firing_cxt, sizeof(AggValue) * op->agg->naggs);
 	return w;
 }
 
@@ -542,13 +563,28 @@ prune_live(KeyEntries *sk)
 }
 
 /*
- * Takes the windows gone since the last call out of the table.  Called
- * between chunks of rows: a table of every window a long step went
- * through would make each lookup a walk through memory.
+ * Whether nothing but the table refers to a gone entry: it was never
+ * stored or logged (op->dropped), nor merged away (op->superseded), and
+ * its firings, if any, are written (their WindowRef is the entry's).
+ */
+static bool
+unreferenced(const Operator *op, const WindowEntry *e)
+{
+	return !e->stored && !e->logged && !e->ref->merged_away &&
+		(e->fire_count == 0 || op->firings == NIL);
+}
+
+/*
+ * Takes the windows gone since the last call out of the table, and frees
+ * those nothing else refers to.  Called between chunks of rows: a table of
+ * every window a long step went through would make each lookup a walk
+ * through memory, and keeping them all would make a step's memory grow
+ * with its rows.
  */
 void
 op_compact(Operator *op)
 {
+	List	   *spent = NIL;
 	ListCell   *lc;
 
 	if (op->leaving == NIL)
@@ -566,17 +602,30 @@ op_compact(Operator *op)
 	{
 		WindowEntry *e = lfirst(lc);
 
+		WindowSlot *slot;
+
 		/*
 		 * A session window may have come back (then it is not gone), or left
 		 * twice (then the second removal finds nothing).
 		 */
-		if (e->gone)
-		{
-			Assert(!e->in_fire_heap && !e->in_cleanup_heap);
-			wintab_delete(op->windows, &e->k);
-		}
+		if (!e->gone || (slot = wintab_lookup(op->windows, &e->k)) == NULL)
+			continue;
+		Assert(!e->in_fire_heap && !e->in_cleanup_heap && slot_entry(slot) == e);
+		wintab_delete_item(op->windows, slot);
+		if (unreferenced(op, e))
+			spent = lappend(spent, e);
 	}
+	list_free(op->leaving);
 	op->leaving = NIL;
+	/* freed last: an entry may be twice in the list */
+	foreach(lc, spent)
+	{
+		WindowEntry *e = lfirst(lc);
+
+		pfree(e->ref);
+		pfree(e);
+	}
+	list_free(spent);
 }
 
 /* The next window of a walk begun by wintab_start_iterate, or NULL. */

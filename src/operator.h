@@ -101,12 +101,13 @@ typedef struct Operator
 	Aggregator *agg;
 	int64		lateness;
 	Watermark	wm;
-	MemoryContext cxt;			/* entries, firings and late rows */
+	MemoryContext cxt;			/* entries and late rows */
+	MemoryContext firing_cxt;	/* the firings not written yet (op_forget_firings) */
 	wintab_hash *windows;
 	pairingheap *fire_timers;	/* entries not fired yet, by end, key, start */
 	pairingheap *cleanup_timers;	/* every live entry, by cleanup time */
 	WmWindow   *scratch;		/* spec->max_windows */
-	List	   *firings;		/* Firing *, in firing order */
+	List	   *firings;		/* Firing *, in firing order, not written yet */
 	List	   *late;			/* LateRow * */
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
 	List	   *dropped;		/* WindowRef *, stored or logged, then gone */
@@ -122,6 +123,7 @@ typedef struct Operator
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   int64 lateness, bool may_slice);
+extern void op_forget_firings(Operator *op);
 extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
 							int fire_count, bytea *state);
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,

@@ -34,7 +34,7 @@ extern void op_fire(Operator *op, WindowEntry *e);
 extern void op_leave(Operator *op, WindowEntry *e);
 extern void op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts,
 						const char *reason, List *missed);
-extern WindowEntry *op_part_window(bytea *key, int64 start, int64 end);
+extern WindowEntry *op_part_window(Operator *op, bytea *key, int64 start, int64 end);
 
 /* sessions.c */
 extern bool session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,

@@ -651,6 +651,9 @@ consume(Step *s, int64 max_rows)
 		if (want <= 0)
 			break;				/* stopped by max_rows inside the tick */
 		n = reader_feed(s, &r, want);
+		/* a window fires once: write it now, not all at the step's end */
+		if (s->op->lateness == 0)
+			emit_firings(&s->target, s->op);
 		op_compact(s->op);
 		s->rows += n;
 		if (n < (uint64) want)

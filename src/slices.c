@@ -300,10 +300,9 @@ swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
 static WindowEntry *
 sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 {
-	WindowEntry *w = op_part_window(sk->key, end - op->spec->size, end);
+	WindowEntry *w = op_part_window(op, sk->key, end - op->spec->size, end);
 	Swag	   *sw = swag_slide(op, sk, w->k.start, end);
 
-	w->states = palloc(sizeof(AggValue) * op->agg->naggs);
 	agg_init(op->agg, w->states);
 	if (sw->head < sw->nfront)
 		agg_combine(op->agg, w->states, &sw->front[sw->head * op->agg->naggs]);
