@@ -601,7 +601,6 @@ op_compact(Operator *op)
 	foreach(lc, op->leaving)
 	{
 		WindowEntry *e = lfirst(lc);
-
 		WindowSlot *slot;
 
 		/*
