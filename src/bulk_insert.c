@@ -116,6 +116,7 @@ bulk_insert(Oid relid, int ncols, const char **names, Oid *types, int nrows,
 	EState	   *estate;
 	ResultRelInfo *rri;
 	RangeTblEntry *rte;
+	TupleDesc	desc;
 	TupleTableSlot *slots[BATCH_ROWS];
 	BulkInsertState bistate;
 	MemoryContext batchcxt;
@@ -141,9 +142,16 @@ bulk_insert(Oid relid, int ncols, const char **names, Oid *types, int nrows,
 		table_close(rel, NoLock);
 		return false;
 	}
-	/* steps write a chunk's few windows at a time: make only the slots needed */
+	/*
+	 * Steps write a chunk's few windows at a time: make only the slots
+	 * needed.  They share a copy of the descriptor that is not reference
+	 * counted, since each pin of the relation's own is remembered by the
+	 * resource owner, and a thousand pins of one descriptor cost more there
+	 * than writing the rows.
+	 */
+	desc = CreateTupleDescCopy(RelationGetDescr(rel));
 	for (int i = 0; i < nslots; i++)
-		slots[i] = table_slot_create(rel, NULL);
+		slots[i] = MakeSingleTupleTableSlot(desc, table_slot_callbacks(rel));
 	bistate = GetBulkInsertState();
 	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "windowing bulk insert",
 									 ALLOCSET_DEFAULT_SIZES);
