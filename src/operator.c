@@ -213,21 +213,22 @@ op_add_fire_timer(Operator *op, WindowEntry *e)
 }
 
 /*
- * A new entry, with its states and its copy of the key in the same chunk:
- * a row's lookup then touches one place in memory, not three.
+ * A new entry in one chunk: its states, its copy of the key, then the entry,
+ * so that a row's lookup and update touch one stretch of memory, not three.
+ * The chunk starts at the states.
  */
 static WindowEntry *
 new_entry(Operator *op, const WindowKey *k)
 {
-	Size		head = MAXALIGN(sizeof(WindowEntry));
 	Size		states = MAXALIGN(sizeof(AggValue) * op->agg->naggs);
 	Size		len = VARSIZE_ANY_EXHDR(k->key);
-	char	   *chunk = palloc(head + states + VARHDRSZ + len);
-	WindowEntry *e = (WindowEntry *) chunk;
+	Size		keyspace = MAXALIGN(VARHDRSZ + len);
+	char	   *chunk = palloc(states + keyspace + sizeof(WindowEntry));
+	WindowEntry *e = (WindowEntry *) (chunk + states + keyspace);
 
 	e->k = *k;
-	e->states = (AggValue *) (chunk + head);
-	e->k.key = (bytea *) (chunk + head + states);
+	e->states = (AggValue *) chunk;
+	e->k.key = (bytea *) (chunk + states);
 	SET_VARSIZE(e->k.key, VARHDRSZ + len);
 	memcpy(VARDATA(e->k.key), VARDATA_ANY(k->key), len);
 	e->stored = false;
@@ -468,10 +469,6 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
 }
 
 /*
- * Fires the window ending with pane "last" (full or, at flush, not),
- * combining its panes in order, so that collected rows keep arrival order.
- */
-/*
  * A window made of parts (count panes, slices) only to fire it: no table
  * entry, no timers, no stored state.
  */
@@ -622,7 +619,7 @@ op_compact(Operator *op)
 		WindowEntry *e = lfirst(lc);
 
 		pfree(e->ref);
-		pfree(e);
+		pfree(e->states);		/* the entry's chunk */
 	}
 	list_free(spent);
 }

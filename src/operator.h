@@ -36,12 +36,11 @@ typedef struct WindowRef
 	bool		stored;			/* gone, with a row in window_state */
 } WindowRef;
 
+/* What a row's lookup and update touch leads, in one cache line. */
 typedef struct WindowEntry
 {
 	WindowKey	k;				/* hash key, must be first */
-	WindowRef  *ref;
-	pairingheap_node fire_node;
-	pairingheap_node cleanup_node;
+	AggValue   *states;
 	int			fire_count;
 	bool		stored;			/* a row exists in window_state */
 	bool		logged;			/* newer states in state_log than that row */
@@ -49,8 +48,10 @@ typedef struct WindowEntry
 	bool		gone;			/* cleaned up or merged away */
 	bool		in_fire_heap;
 	bool		in_cleanup_heap;
-	AggValue   *states;
+	WindowRef  *ref;
 	bytea	   *saved;			/* states as last stored, if not dirty */
+	pairingheap_node fire_node;
+	pairingheap_node cleanup_node;
 } WindowEntry;
 
 /*
