@@ -64,41 +64,54 @@ SELECT count(*) AS windows, sum(n) AS rows_in_windows,
 FROM g_results;
 
 -- A step of more than one chunk of rows (10,000) writes each chunk's windows
--- as it goes, when nothing is allowed late: the same rows as steps of one
--- chunk, for sliding, session and tumbling windows, upsert and append.
+-- as it goes where that writes the same rows as writing them at its end:
+-- when nothing is allowed late (a window fires once), and in append mode
+-- (every firing is a row).  The same rows as steps of one chunk, for
+-- sliding, session and tumbling windows, upsert and append, and windows
+-- that re-fire on allowed-late rows.
 CREATE TABLE long_ticks (k int, ts bigint, v int);
 INSERT INTO long_ticks
   SELECT i % 50, i * 2 + (i * 7919) % 37, i % 17 FROM generate_series(1, 25000) i;
 SELECT count(*) FROM (
   SELECT windowing.create_pipeline(p.name || s.suffix, 'long_ticks', 'ts', '{k}', p.assigner,
       'count(*) AS n, sum(v) AS total', max_out_of_orderness => '20 milliseconds',
-      emit => p.emit, start => false)
-  FROM (VALUES ('lh', windowing.hopping('1 second', '250 milliseconds'), 'upsert'),
-               ('ls', windowing.session('90 milliseconds'), 'upsert'),
-               ('lt', windowing.tumbling('1 second'), 'append')) p(name, assigner, emit),
+      allowed_lateness => p.lateness::interval, emit => p.emit, start => false)
+  FROM (VALUES ('lh', windowing.hopping('1 second', '250 milliseconds'), 'upsert', '0'),
+               ('ls', windowing.session('90 milliseconds'), 'upsert', '0'),
+               ('lt', windowing.tumbling('1 second'), 'append', '0'),
+               ('la', windowing.tumbling('1 second'), 'append', '30 milliseconds'))
+         p(name, assigner, emit, lateness),
        (VALUES ('_one'), ('_steps')) s(suffix)) c;
 DO $$
 BEGIN
-    PERFORM windowing.process(name || '_one') FROM unnest(ARRAY['lh', 'ls', 'lt']) name;
+    PERFORM windowing.process(name || '_one') FROM unnest(ARRAY['lh', 'ls', 'lt', 'la']) name;
     WHILE windowing.process('lh_steps', 9000) > 0 LOOP END LOOP;
     WHILE windowing.process('ls_steps', 9000) > 0 LOOP END LOOP;
     WHILE windowing.process('lt_steps', 9000) > 0 LOOP END LOOP;
-    PERFORM windowing.flush(name || suffix) FROM unnest(ARRAY['lh', 'ls', 'lt']) name,
+    WHILE windowing.process('la_steps', 9000) > 0 LOOP END LOOP;
+    PERFORM windowing.flush(name || suffix) FROM unnest(ARRAY['lh', 'ls', 'lt', 'la']) name,
         unnest(ARRAY['_one', '_steps']) suffix;
 END $$;
 SELECT name, pg_temp.differences(name || '_one_results', name || '_steps_results',
            'k, window_start, window_end, n, total, fire_count, is_final') AS results,
        pg_temp.differences(name || '_one_late', name || '_steps_late',
            'event_time, watermark, reason, missed_windows') AS late_rows
-FROM unnest(ARRAY['lh', 'ls', 'lt']) name;
+FROM unnest(ARRAY['lh', 'ls', 'lt', 'la']) name;
 SELECT 'lh' AS name, count(*) AS windows, sum(n) AS rows_in_windows FROM lh_one_results
 UNION ALL SELECT 'ls', count(*), sum(n) FROM ls_one_results
 UNION ALL SELECT 'lt', count(*), sum(n) FROM lt_one_results;
 SELECT (SELECT count(*) FROM lh_one_late) AS lh_late, (SELECT count(*) FROM ls_one_late) AS ls_late,
        (SELECT count(*) FROM lt_one_late) AS lt_late;
+-- the append pipeline with allowed lateness: first firings and re-fires
+SELECT count(*) AS firings, count(*) FILTER (WHERE fire_count > 1) AS refires,
+       count(DISTINCT (k, window_start, window_end)) AS windows,
+       (SELECT sum(n) FROM (SELECT DISTINCT ON (k, window_start) n FROM la_one_results
+                            ORDER BY k, window_start, fire_count DESC) last) AS rows_in_windows,
+       (SELECT count(*) FROM la_one_late) AS late
+FROM la_one_results;
 
 SELECT count(*) FROM (
   SELECT windowing.drop_pipeline(name, true)
   FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000', 'g', 'h', 'lh_one', 'lh_steps',
-                    'ls_one', 'ls_steps', 'lt_one', 'lt_steps']) name) d;
+                    'ls_one', 'ls_steps', 'lt_one', 'lt_steps', 'la_one', 'la_steps']) name) d;
 DROP TABLE ticks, long_ticks;

@@ -651,8 +651,12 @@ consume(Step *s, int64 max_rows)
 		if (want <= 0)
 			break;				/* stopped by max_rows inside the tick */
 		n = reader_feed(s, &r, want);
-		/* a window fires once: write it now, not all at the step's end */
-		if (s->op->lateness == 0)
+		/*
+		 * Write the chunk's firings now, not all at the step's end, where
+		 * that writes the same rows: in append mode (every firing is a row)
+		 * and where a window fires once (no allowed lateness).
+		 */
+		if (s->target.append || s->op->lateness == 0)
 			emit_firings(&s->target, s->op);
 		op_compact(s->op);
 		s->rows += n;
