@@ -12,6 +12,7 @@ OBJS = \
 	src/pipeline.o \
 	src/plans.o \
 	src/queue.o \
+	src/queue_helper.o \
 	src/queue_reader.o \
 	src/session_merge.o \
 	src/sessions.o \

@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "postmaster/bgworker.h"
 
 /* Why a worker left; the launcher picks the restart delay from it. */
 typedef enum WorkerExit
@@ -25,6 +26,8 @@ typedef enum WorkerExit
 extern PGDLLIMPORT int windowing_max_workers;
 
 extern void launcher_request_shmem(void);
+extern void windowing_bgworker_init(BackgroundWorker *bgw, const char *function,
+									const char *type, int restart_time);
 extern void launcher_register(void);
 extern bool launcher_attach_worker(void);
 extern void launcher_set_worker_exit(WorkerExit how);

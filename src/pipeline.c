@@ -578,7 +578,7 @@ typedef struct Reader
 } Reader;
 
 static void
-reader_open(Step *s, Reader *r)
+reader_open(Step *s, Reader *r, int64 max_rows)
 {
 	Datum		tick_hi = snapshot_datum(s->tick_hi);
 	Datum		tick_lo = s->tick_lo ? snapshot_datum(s->tick_lo) : (Datum) 0;
@@ -590,7 +590,7 @@ reader_open(Step *s, Reader *r)
 	r->feeder.rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 											 "windowing row", ALLOCSET_SMALL_SIZES);
 	r->scan = queue_scan_begin(s->source, cols, ncols, s->agg->arg_exprs,
-							   tick_hi, tick_lo, s->last_seq);
+							   tick_hi, tick_lo, s->last_seq, max_rows);
 	if (r->scan)
 	{
 		r->vals = palloc(sizeof(Datum) * (ncols + s->agg->nargs));
@@ -642,7 +642,7 @@ consume(Step *s, int64 max_rows)
 
 	if (s->tick_hi == NULL)
 		open_tick(s);
-	reader_open(s, &r);
+	reader_open(s, &r, max_rows);
 	for (;;)
 	{
 		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->rows) : CHUNK_ROWS;

@@ -19,7 +19,9 @@
  * The scan is taken only where it reads exactly what the query reads: a
  * plain heap table without inheritance children or row security, that the
  * current user may read as a whole, with a valid B-tree index led by
- * windowing_seq.  Anything else is read through SQL.
+ * windowing_seq.  Anything else is read through SQL.  A tick of many rows
+ * is read by a helper process running this scan (queue_helper.c), and the
+ * rows it passes on are given the same way.
  */
 #include "compat.h"
 
@@ -46,6 +48,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
+#include "queue_helper.h"
 #include "queue_reader.h"
 
 struct QueueScan
@@ -75,6 +78,8 @@ struct QueueScan
 	Datum		last_xid;		/* the transaction judged last, and its verdict */
 	bool		last_in_tick;
 	bool		judged;
+	QueueHelper *helper;		/* NULL: the scan reads the heap itself */
+	HeapTupleData received;		/* the helper's last row */
 };
 
 /* Does the SQL reader read this table as the scan would? */
@@ -114,45 +119,18 @@ seq_index(Relation heap, AttrNumber seq_column)
 }
 
 /*
- * Starts reading the rows of queue "source" visible in snapshot tick_hi and
- * not in tick_lo ((Datum) 0 for none), whose windowing_seq is past
- * after_seq.  Each row gives the given columns, then the given expressions
- * over the row.  NULL if the queue must be read through SQL.
+ * A scan of the given queue heap and index, ready to read the rows visible
+ * in snapshot tick_hi and not in tick_lo ((Datum) 0 for none).
  */
-QueueScan *
-queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
-				 List *inputs, Datum tick_hi, Datum tick_lo, int64 after_seq)
+static QueueScan *
+scan_of(Relation heap, Relation index, Datum tick_hi, Datum tick_lo)
 {
-	Relation	heap = table_open(source, AccessShareLock);
-	AttrNumber	seq_column = get_attnum(source, "windowing_seq");
-	QueueScan  *qs;
-	ScanKeyData key;
-	ListCell   *lc;
-	int			i = 0;
+	QueueScan  *qs = palloc0(sizeof(QueueScan));
 
-	if (!plainly_readable(heap))
-	{
-		table_close(heap, NoLock);
-		return NULL;
-	}
-	qs = palloc0(sizeof(QueueScan));
-	qs->index = seq_index(heap, seq_column);
-	if (qs->index == NULL)
-	{
-		table_close(heap, NoLock);
-		return NULL;
-	}
 	qs->heap = heap;
-	qs->xid_column = get_attnum(source, "windowing_xid");
-	qs->columns = columns;
-	qs->ncolumns = ncolumns;
+	qs->index = index;
+	qs->xid_column = get_attnum(RelationGetRelid(heap), "windowing_xid");
 	qs->last_column = qs->xid_column;
-	for (int c = 0; c < ncolumns; c++)
-		qs->last_column = Max(qs->last_column, columns[c]);
-	qs->ninputs = list_length(inputs);
-	qs->inputs = palloc(sizeof(ExprState *) * Max(qs->ninputs, 1));
-	foreach(lc, inputs)
-		qs->inputs[i++] = ExecInitExpr(lfirst(lc), NULL);
 	qs->econtext = CreateStandaloneExprContext();
 	qs->tick_hi = tick_hi;
 	qs->tick_lo = tick_lo;
@@ -166,9 +144,131 @@ queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	qs->snapshot = GetActiveSnapshot();
-	qs->scan = index_beginscan(heap, qs->index, qs->snapshot, 1, 0);
+	return qs;
+}
+
+/* Starts the index scan at the first row past after_seq. */
+static void
+start_index_scan(QueueScan *qs, int64 after_seq)
+{
+	ScanKeyData key;
+
+	qs->scan = index_beginscan(qs->heap, qs->index, qs->snapshot, 1, 0);
 	ScanKeyInit(&key, 1, BTGreaterStrategyNumber, F_INT8GT, Int64GetDatum(after_seq));
 	index_rescan(qs->scan, &key, 1, NULL, 0);
+}
+
+/*
+ * At most how many rows past after_seq the tick has: the index's last
+ * arrival number, less after_seq.  One descent of the index.
+ */
+static int64
+rows_past(QueueScan *qs, int64 after_seq)
+{
+	IndexScanDesc scan = index_beginscan(qs->heap, qs->index, qs->snapshot, 0, 0);
+	int64		last = after_seq;
+	bool		isnull;
+
+	scan->xs_want_itup = true;
+	index_rescan(scan, NULL, 0, NULL, 0);
+	if (index_getnext_tid(scan, BackwardScanDirection) != NULL)
+	{
+		Datum		seq = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
+
+		if (!isnull)
+			last = DatumGetInt64(seq);
+	}
+	index_endscan(scan);
+	return last - after_seq;
+}
+
+/* Created or emptied (given a new file) in this transaction. */
+static bool
+new_here(Relation rel)
+{
+	return rel->rd_createSubid != InvalidSubTransactionId ||
+		rel->rd_firstRelfilenodeSubid != InvalidSubTransactionId;
+}
+
+/*
+ * Whether a helper process reads what this transaction would: not from a
+ * queue or index new in it, whose rows the helper cannot see.  (Steps run
+ * in READ COMMITTED only, and the locks the transaction holds do not stop
+ * the helper: see queue_helper.c.)
+ */
+static bool
+helper_reads_the_same(QueueScan *qs)
+{
+	return !new_here(qs->heap) && !new_here(qs->index);
+}
+
+/*
+ * Starts reading the rows of queue "source" visible in snapshot tick_hi and
+ * not in tick_lo ((Datum) 0 for none), whose windowing_seq is past
+ * after_seq, at most max_rows of them (<= 0: all).  Each row gives the
+ * given columns, then the given expressions over the row.  NULL if the
+ * queue must be read through SQL.
+ */
+QueueScan *
+queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
+				 List *inputs, Datum tick_hi, Datum tick_lo, int64 after_seq,
+				 int64 max_rows)
+{
+	Relation	heap = table_open(source, AccessShareLock);
+	Relation	index;
+	QueueScan  *qs;
+	ListCell   *lc;
+	int			i = 0;
+	int64		expected;
+
+	if (!plainly_readable(heap) ||
+		(index = seq_index(heap, get_attnum(source, "windowing_seq"))) == NULL)
+	{
+		table_close(heap, NoLock);
+		return NULL;
+	}
+	qs = scan_of(heap, index, tick_hi, tick_lo);
+	qs->columns = columns;
+	qs->ncolumns = ncolumns;
+	for (int c = 0; c < ncolumns; c++)
+		qs->last_column = Max(qs->last_column, columns[c]);
+	qs->ninputs = list_length(inputs);
+	qs->inputs = palloc(sizeof(ExprState *) * Max(qs->ninputs, 1));
+	foreach(lc, inputs)
+		qs->inputs[i++] = ExecInitExpr(lfirst(lc), NULL);
+	if (read_helper_rows > 0 && helper_reads_the_same(qs))
+	{
+		expected = rows_past(qs, after_seq);
+		if (max_rows > 0)
+			expected = Min(expected, max_rows);
+		if (expected >= read_helper_rows)
+		{
+			qs->helper = queue_helper_start(source, RelationGetRelid(index),
+											tick_hi, tick_lo, after_seq);
+			ereport(DEBUG1,
+					(errmsg_internal(qs->helper ? "a helper process reads the tick of queue \"%s\"" :
+									 "no helper process could start to read the tick of queue \"%s\"",
+									 RelationGetRelationName(heap))));
+		}
+	}
+	if (qs->helper == NULL)
+		start_index_scan(qs, after_seq);
+	return qs;
+}
+
+/*
+ * The same rows, whole, through the given index, for a helper process (see
+ * queue_scan_next_tuple).  The step that started the helper checked the
+ * queue and chose the index, in its transaction.
+ */
+QueueScan *
+queue_scan_begin_rows(Oid source, Oid index, Datum tick_hi, Datum tick_lo,
+					  int64 after_seq)
+{
+	QueueScan  *qs = scan_of(table_open(source, AccessShareLock),
+							 index_open(index, AccessShareLock), tick_hi, tick_lo);
+
+	start_index_scan(qs, after_seq);
 	return qs;
 }
 
@@ -254,6 +354,29 @@ next_run(QueueScan *qs)
 }
 
 /*
+ * The tick's next row, whole, or NULL when there is none.  It lasts until
+ * the next call.
+ */
+HeapTuple
+queue_scan_next_tuple(QueueScan *qs)
+{
+	if (qs->helper)
+		return queue_helper_next(qs->helper, &qs->received) ? &qs->received : NULL;
+	while (qs->next < qs->nrun || next_run(qs))
+	{
+		HeapTuple	tuple = &qs->run[qs->next++];
+		bool		isnull;
+		Datum		xid;
+
+		ExecStoreHeapTuple(tuple, qs->slot, false);
+		xid = slot_getattr(qs->slot, qs->xid_column, &isnull);
+		if (!isnull && in_tick(qs, xid))
+			return tuple;
+	}
+	return NULL;
+}
+
+/*
  * The next row of the tick into vals/nulls (the columns, then the
  * expressions); false when there is none.  The values last until the next
  * call.
@@ -261,40 +384,39 @@ next_run(QueueScan *qs)
 bool
 queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
 {
+	HeapTuple	tuple;
+
 	/* most rows' inputs allocate nothing: skip the call then */
 	if (!qs->econtext->ecxt_per_tuple_memory->isReset ||
 		qs->econtext->ecxt_per_tuple_memory->firstchild != NULL)
 		ResetExprContext(qs->econtext);
-	while (qs->next < qs->nrun || next_run(qs))
+	tuple = queue_scan_next_tuple(qs);
+	if (tuple == NULL)
+		return false;
+	/* the scan's own rows are in the slot already */
+	if (qs->helper)
+		ExecStoreHeapTuple(tuple, qs->slot, false);
+	slot_getsomeattrs(qs->slot, qs->last_column);
+	for (int i = 0; i < qs->ncolumns; i++)
 	{
-		bool		isnull;
-		Datum		xid;
+		AttrNumber	c = qs->columns[i];
 
-		ExecStoreHeapTuple(&qs->run[qs->next++], qs->slot, false);
-		xid = slot_getattr(qs->slot, qs->xid_column, &isnull);
-
-		if (isnull || !in_tick(qs, xid))
-			continue;
-		slot_getsomeattrs(qs->slot, qs->last_column);
-		for (int i = 0; i < qs->ncolumns; i++)
-		{
-			AttrNumber	c = qs->columns[i];
-
-			nulls[i] = c == 0 || qs->slot->tts_isnull[c - 1];
-			vals[i] = nulls[i] ? (Datum) 0 : qs->slot->tts_values[c - 1];
-		}
-		for (int i = 0; i < qs->ninputs; i++)
-			vals[qs->ncolumns + i] = ExecEvalExprSwitchContext(qs->inputs[i], qs->econtext,
-															   &nulls[qs->ncolumns + i]);
-		return true;
+		nulls[i] = c == 0 || qs->slot->tts_isnull[c - 1];
+		vals[i] = nulls[i] ? (Datum) 0 : qs->slot->tts_values[c - 1];
 	}
-	return false;
+	for (int i = 0; i < qs->ninputs; i++)
+		vals[qs->ncolumns + i] = ExecEvalExprSwitchContext(qs->inputs[i], qs->econtext,
+														   &nulls[qs->ncolumns + i]);
+	return true;
 }
 
 void
 queue_scan_end(QueueScan *qs)
 {
-	index_endscan(qs->scan);
+	if (qs->helper)
+		queue_helper_end(qs->helper);
+	else
+		index_endscan(qs->scan);
 	if (BufferIsValid(qs->page))
 		ReleaseBuffer(qs->page);
 	if (qs->strategy)

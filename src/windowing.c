@@ -22,6 +22,7 @@
 #include "launcher.h"
 #include "pipeline.h"
 #include "queue.h"
+#include "queue_helper.h"
 #include "state_store.h"
 #include "worker.h"
 
@@ -60,6 +61,15 @@ _PG_init(void)
 							&queue_lock_timeout,
 							100, 1, 60000,
 							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("windowing.read_helper_rows",
+							"Rows a step must expect to read them in a helper process.",
+							"The helper reads the queue while the step works on the rows; "
+							"0 never starts one.",
+							&read_helper_rows,
+							1000000, 0, INT_MAX,
+							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
 	DefineCustomStringVariable("windowing.clock",

@@ -1,0 +1,106 @@
+# The helper process that reads a big tick for a step (queue_helper.c), on
+# a server without the library preloaded: it reads what the step would
+# read itself; without a free worker slot the step reads for itself; and if
+# the helper is killed in the middle of a tick, the step fails and rolls
+# back, and the next step consumes the tick from where the last committed
+# step left it, each row counted once.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use Windowing qw(differences);
+
+my $node = PostgreSQL::Test::Cluster->new('helper');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION windowing;
+CREATE TABLE events (k int, ts bigint, v int, note text);
+SELECT windowing.create_pipeline(p, 'events', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
+    'count(*) AS n, sum(v) AS total, max(note) AS note', max_out_of_orderness => '5 milliseconds',
+    start => false)
+FROM unnest(ARRAY['self', 'helped', 'no_slot']) p;
+INSERT INTO events (k, ts, v, note)
+    SELECT i % 13, i + (i * 7) % 11, i, repeat('z', i % 90) || i FROM generate_series(1, 50000) i;
+});
+
+# Runs a step with the helper on for ticks of at least 1000 rows; the
+# step's result and its messages.
+sub helped_step
+{
+	my ($pipeline) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', qq{
+SET windowing.read_helper_rows = 1000;
+SET client_min_messages = debug1;
+SELECT windowing.process('$pipeline');
+});
+	return ($ret, $out, $err);
+}
+
+my $fields = 'k, window_start, n, total, note, fire_count';
+
+$node->safe_psql('postgres', q{SELECT windowing.process('self'), windowing.flush('self')});
+my ($ret, $out, $err) = helped_step('helped');
+is($out, '50000', 'a helped step consumes the tick');
+like($err, qr/a helper process reads the tick of queue "events"/, 'a helper read it');
+$node->safe_psql('postgres', q{SELECT windowing.flush('helped')});
+is(differences($node, 'postgres', "SELECT $fields FROM helped_results",
+		"SELECT $fields FROM self_results"), '0', 'the same results as the step reading itself');
+
+# No worker slot: the step reads for itself.
+$node->append_conf('postgresql.conf', 'max_worker_processes = 0');
+$node->restart;
+($ret, $out, $err) = helped_step('no_slot');
+is($out, '50000', 'without a worker slot the step consumes the tick');
+like($err, qr/no helper process could start to read the tick of queue "events"/,
+	'and says no helper could start');
+$node->safe_psql('postgres', q{SELECT windowing.flush('no_slot')});
+is(differences($node, 'postgres', "SELECT $fields FROM no_slot_results",
+		"SELECT $fields FROM self_results"), '0', 'the same results');
+
+# A helper killed in the middle of a tick.  The step's inputs sleep a
+# little per row, so that the helper, ahead of it, waits on a full queue
+# of rows; those rows are wide, so that the step soon finds the helper gone.
+$node->append_conf('postgresql.conf', 'max_worker_processes = 8');
+$node->restart;
+$node->safe_psql('postgres', q{
+CREATE TABLE slow (k int, ts bigint, v int, note text);
+SELECT windowing.create_pipeline(p, 'slow', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
+    'count(*) AS n, ' || total || ' AS total', max_out_of_orderness => '5 milliseconds',
+    start => false)
+FROM (VALUES ('slow_self', 'sum(v)'),
+             ('slow_helped', 'sum(v + length(pg_sleep(0.0002)::text))')) p(p, total);
+INSERT INTO slow (k, ts, v, note)
+    SELECT i % 13, i + (i * 7) % 11, i,
+           (SELECT string_agg(md5(i::text || j), '') FROM generate_series(1, 50) j)
+    FROM generate_series(1, 5000) i;
+});
+my $step = $node->background_psql('postgres', on_error_stop => 0);
+$step->query_until(qr/started/, q{
+SET windowing.read_helper_rows = 1000;
+\echo started
+SELECT windowing.process('slow_helped');
+});
+$node->poll_query_until('postgres', q{
+SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+WHERE backend_type = 'windowing queue helper'}) or die 'no helper to kill';
+$step->query(q{SELECT 'after the step'});
+$step->quit;
+like($step->{stderr}, qr/queue helper process stopped before the end of the tick/,
+	'the step fails when its helper stops');
+is($node->safe_psql('postgres', q{SELECT rows_consumed FROM windowing.pipeline_stats WHERE name = 'slow_helped'}),
+	'0', 'and consumes nothing');
+$node->safe_psql('postgres', q{
+SELECT windowing.process(p), windowing.flush(p) FROM unnest(ARRAY['slow_self', 'slow_helped']) p});
+is(differences($node, 'postgres', 'SELECT k, window_start, n, total FROM slow_helped_results',
+		'SELECT k, window_start, n, total FROM slow_self_results'), '0',
+	'a later step gives the results of one that read for itself');
+is($node->safe_psql('postgres', q{
+SELECT (SELECT sum(n) FROM slow_helped_results) + (SELECT count(*) FROM slow_helped_late)}),
+	'5000', 'each row counted once, in a window or late');
+
+$node->stop;
+done_testing();
