@@ -113,18 +113,21 @@ FROM rd_whole_results ORDER BY 2, 1;
 -- A tick of at least windowing.read_helper_rows rows is read by a helper
 -- process while the step works on the rows: the same results as the step
 -- reading for itself, also when a step's max_rows stops it before the
--- helper's end, and when the step holds the queue's strongest lock.
+-- helper's end, and when the step holds the queue's strongest lock.  The
+-- helper sends the columns a step reads where the aggregates' inputs are
+-- columns (rd_help), else the rows (rd_help_rows, whose input is an
+-- expression).  test/t/080_queue_helper.pl checks that helpers run.
 CREATE TABLE rd_help (k int, ts bigint, v int, note text);
 SELECT windowing.create_pipeline(p, 'rd_help', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
-    'count(*) AS n, sum(v) AS total, max(note) AS note', max_out_of_orderness => '5 milliseconds',
-    start => false)
-FROM unnest(ARRAY['rd_help_self', 'rd_help']) p;
+    'count(*) AS n, sum(v) AS total, max(' || note || ') AS note',
+    max_out_of_orderness => '5 milliseconds', start => false)
+FROM (VALUES ('rd_help_self', 'note'), ('rd_help', 'note'),
+             ('rd_help_rows', 'note || ''''')) p(p, note);
 INSERT INTO rd_help (k, ts, v, note)
     SELECT i % 7, i + (i * 7) % 13, i, CASE WHEN i % 11 > 0 THEN repeat('y', i % 70) || i END
     FROM generate_series(1, 30000) i;
 SELECT windowing.process('rd_help_self');
 SET windowing.read_helper_rows = 1000;
-SET client_min_messages = debug1;
 BEGIN;
 LOCK TABLE rd_help IN ACCESS EXCLUSIVE MODE;
 SELECT windowing.process('rd_help', 12000);
@@ -132,15 +135,16 @@ COMMIT;
 SELECT windowing.process('rd_help', 12000);
 SELECT windowing.process('rd_help', 12000);
 SELECT windowing.process('rd_help');
-RESET client_min_messages;
+SELECT windowing.process('rd_help_rows');
 RESET windowing.read_helper_rows;
-SELECT windowing.flush(p) FROM unnest(ARRAY['rd_help_self', 'rd_help']) p;
+SELECT windowing.flush(p) FROM unnest(ARRAY['rd_help_self', 'rd_help', 'rd_help_rows']) p;
 SELECT count(*), sum(n), sum(total), count(note) FROM rd_help_results;
-SELECT pg_temp.differences('rd_help_self_results', 'rd_help_results',
-       'k, window_start, n, total, note, fire_count') AS differences;
-SELECT count(*) AS late, pg_temp.differences('rd_help_self_late', 'rd_help_late',
-       'event_time, watermark, reason') AS differences
-FROM rd_help_late;
+SELECT p, pg_temp.differences('rd_help_self_results', p || '_results',
+          'k, window_start, n, total, note, fire_count') AS differences,
+       pg_temp.differences('rd_help_self_late', p || '_late',
+          'event_time, watermark, reason') AS late_differences
+FROM unnest(ARRAY['rd_help', 'rd_help_rows']) p;
+SELECT count(*) AS late FROM rd_help_late;
 -- nor for a queue new in the transaction, whose rows the helper cannot see
 BEGIN;
 CREATE TABLE rd_new (k int, ts bigint, v int);
@@ -148,12 +152,11 @@ SELECT windowing.create_pipeline('rd_new', 'rd_new', 'ts', '{k}', windowing.tumb
     'count(*) AS n', start => false);
 INSERT INTO rd_new SELECT i % 7, i, i FROM generate_series(1, 3000) i;
 SET LOCAL windowing.read_helper_rows = 1;
-SET LOCAL client_min_messages = debug1;
 SELECT windowing.process('rd_new');
 ROLLBACK;
 
 SELECT windowing.drop_pipeline(q, drop_tables => true)
 FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc', 'rd_once', 'rd_big',
-                  'rd_big_rls', 'rd_whole', 'rd_help_self', 'rd_help']) q;
+                  'rd_big_rls', 'rd_whole', 'rd_help_self', 'rd_help', 'rd_help_rows']) q;
 DROP TABLE rd_direct, rd_child_parent CASCADE;
 DROP TABLE rd_rls, rd_desc, rd_once, rd_big, rd_big_rls, rd_whole, rd_help;

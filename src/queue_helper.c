@@ -13,6 +13,11 @@
  * has workers for this, but a process in parallel mode may not write, and a
  * step writes fired windows as it goes.
  *
+ * Where the aggregates' inputs are columns of the queue, the helper sends
+ * the columns the step reads, and the step takes them as they come; else
+ * it sends the rows, and the step takes their columns and computes the
+ * inputs itself.
+ *
  * The helper runs in the step's database as the step's user, and joins the
  * step's lock group, as parallel workers do: the step's own locks never
  * hold it up, and a lock someone waits for behind the step does not either
@@ -35,7 +40,10 @@
 #include "storage/shm_toc.h"
 #include "tcop/tcopprot.h"
 #include "utils/backend_status.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/snapmgr.h"
 
 #include "launcher.h"
@@ -45,6 +53,7 @@
 #define HELPER_MAGIC 0x57494e48
 #define HELPER_KEY_SHARED 1
 #define HELPER_KEY_QUEUE 2
+#define HELPER_KEY_COLUMNS 3
 #define HELPER_QUEUE_BYTES (4 * 1024 * 1024)
 #define HELPER_BATCH_BYTES (64 * 1024)
 
@@ -60,12 +69,18 @@ typedef struct HelperShared
 	Oid			source;
 	Oid			index;
 	int64		after_seq;
+	int			nvalues;		/* columns sent (HELPER_KEY_COLUMNS); 0: rows */
 	Size		hi_len;
 	Size		lo_len;			/* 0: no tick_lo */
 	char		ticks[FLEXIBLE_ARRAY_MEMBER];	/* tick_hi, then tick_lo */
 } HelperShared;
 
-/* What leads each row in a batch; the row's bytes follow, aligned. */
+/*
+ * What leads each row in a batch of rows; the row's bytes follow, aligned.
+ * In a batch of values, a row is its length (uint32), its nulls, then its
+ * Datums, aligned; a by-reference one is the offset in the row of its
+ * bytes, which follow.
+ */
 typedef struct RowHeader
 {
 	uint32		len;
@@ -74,6 +89,7 @@ typedef struct RowHeader
 
 #define BATCH_HEAD MAXALIGN(sizeof(int64))
 #define ROW_HEAD MAXALIGN(sizeof(RowHeader))
+#define VALUES_AT(n) MAXALIGN(sizeof(uint32) + (n))
 
 struct QueueHelper
 {
@@ -81,6 +97,8 @@ struct QueueHelper
 	shm_mq_handle *mq;
 	BackgroundWorkerHandle *worker;
 	Oid			source;
+	int			nvalues;		/* 0: it sends rows */
+	bool	   *byref;			/* each value's */
 	char	   *next;			/* the next row of the batch received */
 	int64		left;			/* rows of that batch not given yet */
 	bool		ended;			/* the helper sent the tick's end */
@@ -88,21 +106,24 @@ struct QueueHelper
 
 /* A segment holding what the helper is told and the queue of its rows. */
 static dsm_segment *
-helper_segment(Oid source, Oid index, Datum tick_hi, Datum tick_lo, int64 after_seq,
-			   shm_mq **mq)
+helper_segment(Relation heap, Relation index, Datum tick_hi, Datum tick_lo,
+			   int64 after_seq, const AttrNumber *attnos, int nvalues, shm_mq **mq)
 {
 	Size		hi_len = VARSIZE_ANY(DatumGetPointer(tick_hi));
 	Size		lo_len = tick_lo ? VARSIZE_ANY(DatumGetPointer(tick_lo)) : 0;
 	Size		shared_size = offsetof(HelperShared, ticks) + hi_len + lo_len;
+	Size		columns_size = sizeof(AttrNumber) * Max(nvalues, 1);
 	shm_toc_estimator e;
 	dsm_segment *seg;
 	shm_toc    *toc;
 	HelperShared *sh;
+	AttrNumber *columns;
 
 	shm_toc_initialize_estimator(&e);
 	shm_toc_estimate_chunk(&e, shared_size);
+	shm_toc_estimate_chunk(&e, columns_size);
 	shm_toc_estimate_chunk(&e, HELPER_QUEUE_BYTES);
-	shm_toc_estimate_keys(&e, 2);
+	shm_toc_estimate_keys(&e, 3);
 	seg = dsm_create(shm_toc_estimate(&e), DSM_CREATE_NULL_IF_MAXSEGMENTS);
 	if (seg == NULL)
 		return NULL;
@@ -112,15 +133,20 @@ helper_segment(Oid source, Oid index, Datum tick_hi, Datum tick_lo, int64 after_
 	sh->leader_pid = MyProcPid;
 	sh->database = MyDatabaseId;
 	sh->user = GetUserId();
-	sh->source = source;
-	sh->index = index;
+	sh->source = RelationGetRelid(heap);
+	sh->index = RelationGetRelid(index);
 	sh->after_seq = after_seq;
+	sh->nvalues = nvalues;
 	sh->hi_len = hi_len;
 	sh->lo_len = lo_len;
 	memcpy(sh->ticks, DatumGetPointer(tick_hi), hi_len);
 	if (lo_len > 0)
 		memcpy(sh->ticks + hi_len, DatumGetPointer(tick_lo), lo_len);
 	shm_toc_insert(toc, HELPER_KEY_SHARED, sh);
+	columns = shm_toc_allocate(toc, columns_size);
+	if (nvalues > 0)
+		memcpy(columns, attnos, sizeof(AttrNumber) * nvalues);
+	shm_toc_insert(toc, HELPER_KEY_COLUMNS, columns);
 	*mq = shm_mq_create(shm_toc_allocate(toc, HELPER_QUEUE_BYTES), HELPER_QUEUE_BYTES);
 	shm_toc_insert(toc, HELPER_KEY_QUEUE, *mq);
 	shm_mq_set_receiver(*mq, MyProc);
@@ -128,18 +154,20 @@ helper_segment(Oid source, Oid index, Datum tick_hi, Datum tick_lo, int64 after_
 }
 
 /*
- * A helper reading the rows of queue "source" in the tick past after_seq,
- * or NULL if there is no free worker slot or shared memory for one; the
- * caller then reads them itself.
+ * A helper reading the rows of the queue in the tick past after_seq, or
+ * NULL if there is no free worker slot or shared memory for one; the caller
+ * then reads them itself.  With nvalues > 0 it sends each row's values of
+ * columns attnos (0: a NULL), else the rows.
  */
 QueueHelper *
-queue_helper_start(Oid source, Oid index, Datum tick_hi, Datum tick_lo, int64 after_seq)
+queue_helper_start(Relation heap, Relation index, Datum tick_hi, Datum tick_lo,
+				   int64 after_seq, const AttrNumber *attnos, int nvalues)
 {
 	BackgroundWorker bgw;
 	QueueHelper *h = palloc0(sizeof(QueueHelper));
 	shm_mq	   *mq;
 
-	h->seg = helper_segment(source, index, tick_hi, tick_lo, after_seq, &mq);
+	h->seg = helper_segment(heap, index, tick_hi, tick_lo, after_seq, attnos, nvalues, &mq);
 	if (h->seg == NULL)
 		return NULL;
 	BecomeLockGroupLeader();
@@ -159,7 +187,12 @@ queue_helper_start(Oid source, Oid index, Datum tick_hi, Datum tick_lo, int64 af
 	 * attaches ends a receive.
 	 */
 	h->mq = shm_mq_attach(mq, h->seg, h->worker);
-	h->source = source;
+	h->source = RelationGetRelid(heap);
+	h->nvalues = nvalues;
+	h->byref = palloc(sizeof(bool) * Max(nvalues, 1));
+	for (int i = 0; i < nvalues; i++)
+		h->byref[i] = attnos[i] > 0 &&
+			!TupleDescAttr(RelationGetDescr(heap), attnos[i] - 1)->attbyval;
 	return h;
 }
 
@@ -205,6 +238,29 @@ queue_helper_next(QueueHelper *h, HeapTuple tuple)
 	return true;
 }
 
+/*
+ * The tick's next row's values into vals and nulls, by-reference ones
+ * pointing into the batch received; they stay valid until the next call.
+ * False at the end of the tick.
+ */
+bool
+queue_helper_next_values(QueueHelper *h, Datum *vals, bool *nulls)
+{
+	uint32		len;
+
+	if (!receive_batch(h))
+		return false;
+	memcpy(&len, h->next, sizeof(len));
+	memcpy(nulls, h->next + sizeof(len), h->nvalues);
+	memcpy(vals, h->next + VALUES_AT(h->nvalues), sizeof(Datum) * h->nvalues);
+	for (int i = 0; i < h->nvalues; i++)
+		if (h->byref[i] && !nulls[i])
+			vals[i] = PointerGetDatum(h->next + vals[i]);
+	h->next += len;
+	h->left--;
+	return true;
+}
+
 /* Lets the helper go: one still sending finds the queue detached and stops. */
 void
 queue_helper_end(QueueHelper *h)
@@ -215,6 +271,7 @@ queue_helper_end(QueueHelper *h)
 	if (h->ended)
 		(void) WaitForBackgroundWorkerShutdown(h->worker);
 	pfree(h->worker);
+	pfree(h->byref);
 	pfree(h);
 }
 
@@ -234,6 +291,42 @@ append_row(StringInfo buf, HeapTuple tuple)
 	buf->len += need;
 }
 
+/*
+ * Adds a row's values to the batch: its length, nulls and Datums, then the
+ * bytes of its by-reference values, each aligned.
+ */
+static void
+append_values(StringInfo buf, TupleDesc desc, const AttrNumber *attnos, int n,
+			  const Datum *vals, const bool *nulls)
+{
+	int			start = buf->len;
+	int			head = VALUES_AT(n) + sizeof(Datum) * n;
+	uint32		len;
+
+	enlargeStringInfo(buf, head);
+	memset(buf->data + start, 0, head);
+	memcpy(buf->data + start + sizeof(len), nulls, n);
+	buf->len += head;
+	for (int i = 0; i < n; i++)
+	{
+		Datum		d = vals[i];
+
+		if (!nulls[i] && attnos[i] > 0 && !TupleDescAttr(desc, attnos[i] - 1)->attbyval)
+		{
+			Size		size = datumGetSize(d, false, TupleDescAttr(desc, attnos[i] - 1)->attlen);
+
+			enlargeStringInfo(buf, MAXALIGN(size));
+			memset(buf->data + buf->len, 0, MAXALIGN(size));
+			memcpy(buf->data + buf->len, DatumGetPointer(d), size);
+			d = (Datum) (buf->len - start);
+			buf->len += MAXALIGN(size);
+		}
+		memcpy(buf->data + start + VALUES_AT(n) + sizeof(Datum) * i, &d, sizeof(Datum));
+	}
+	len = buf->len - start;
+	memcpy(buf->data + start, &len, sizeof(len));
+}
+
 /* Sends the batch of n rows in buf and starts the next; false if the step left. */
 static bool
 send_batch(shm_mq_handle *mq, StringInfo buf, int64 n)
@@ -246,24 +339,46 @@ send_batch(shm_mq_handle *mq, StringInfo buf, int64 n)
 	return sent;
 }
 
+/* Adds the tick's next row, or its values, to the batch; false at the end. */
+static bool
+append_next(QueueScan *qs, StringInfo batch, TupleDesc desc, const AttrNumber *attnos,
+			int nvalues, Datum *vals, bool *nulls)
+{
+	HeapTuple	tuple;
+
+	if (nvalues > 0)
+	{
+		if (!queue_scan_next(qs, vals, nulls))
+			return false;
+		append_values(batch, desc, attnos, nvalues, vals, nulls);
+		return true;
+	}
+	if ((tuple = queue_scan_next_tuple(qs)) == NULL)
+		return false;
+	append_row(batch, tuple);
+	return true;
+}
+
 /* The helper's work: every row of the tick, then the end of it. */
 static void
-send_tick(HelperShared *sh, shm_mq_handle *mq)
+send_tick(HelperShared *sh, const AttrNumber *attnos, shm_mq_handle *mq)
 {
 	Datum		tick_hi = PointerGetDatum(sh->ticks);
 	Datum		tick_lo = sh->lo_len > 0 ? PointerGetDatum(sh->ticks + sh->hi_len) : (Datum) 0;
 	QueueScan  *qs = queue_scan_begin_rows(sh->source, sh->index, tick_hi, tick_lo,
-										   sh->after_seq);
+										   sh->after_seq, attnos, sh->nvalues);
+	Relation	heap = RelationIdGetRelation(sh->source);
+	Datum	   *vals = palloc(sizeof(Datum) * Max(sh->nvalues, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(sh->nvalues, 1));
 	StringInfoData batch;
-	HeapTuple	tuple;
 	int64		n = 0;
 	bool		sending = true;
 
 	initStringInfo(&batch);
 	batch.len = BATCH_HEAD;
-	while (sending && (tuple = queue_scan_next_tuple(qs)) != NULL)
+	while (sending &&
+		   append_next(qs, &batch, RelationGetDescr(heap), attnos, sh->nvalues, vals, nulls))
 	{
-		append_row(&batch, tuple);
 		n++;
 		if (batch.len >= HELPER_BATCH_BYTES)
 		{
@@ -275,6 +390,7 @@ send_tick(HelperShared *sh, shm_mq_handle *mq)
 		sending = send_batch(mq, &batch, n);
 	if (sending)
 		(void) send_batch(mq, &batch, 0);
+	RelationClose(heap);
 	queue_scan_end(qs);
 }
 
@@ -315,7 +431,8 @@ windowing_queue_helper_main(Datum arg)
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	pgstat_report_activity(STATE_RUNNING, "reading a tick of a queue");
-	send_tick(sh, shm_mq_attach(mq, seg, NULL));
+	send_tick(sh, shm_toc_lookup(toc, HELPER_KEY_COLUMNS, false),
+			  shm_mq_attach(mq, seg, NULL));
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
 	dsm_detach(seg);

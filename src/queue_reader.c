@@ -39,6 +39,7 @@
 #include "catalog/pg_opfamily_d.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/primnodes.h"
 #include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
@@ -79,6 +80,7 @@ struct QueueScan
 	bool		last_in_tick;
 	bool		judged;
 	QueueHelper *helper;		/* NULL: the scan reads the heap itself */
+	bool		helper_values;	/* it sends the values, not the rows */
 	HeapTupleData received;		/* the helper's last row */
 };
 
@@ -147,6 +149,16 @@ scan_of(Relation heap, Relation index, Datum tick_hi, Datum tick_lo)
 	return qs;
 }
 
+/* The columns each row gives (0: a NULL). */
+static void
+set_columns(QueueScan *qs, const AttrNumber *columns, int ncolumns)
+{
+	qs->columns = columns;
+	qs->ncolumns = ncolumns;
+	for (int c = 0; c < ncolumns; c++)
+		qs->last_column = Max(qs->last_column, columns[c]);
+}
+
 /* Starts the index scan at the first row past after_seq. */
 static void
 start_index_scan(QueueScan *qs, int64 after_seq)
@@ -203,6 +215,54 @@ helper_reads_the_same(QueueScan *qs)
 }
 
 /*
+ * The columns whose values give a row's vals (the scan's columns, then its
+ * inputs), or NULL if an input is more than a column of the queue.
+ */
+static AttrNumber *
+value_columns(QueueScan *qs, List *inputs)
+{
+	AttrNumber *attnos = palloc(sizeof(AttrNumber) * (qs->ncolumns + qs->ninputs));
+	ListCell   *lc;
+	int			n = 0;
+
+	for (int c = 0; c < qs->ncolumns; c++)
+		attnos[n++] = qs->columns[c];
+	foreach(lc, inputs)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (!IsA(var, Var) || var->varattno <= 0 || var->varlevelsup != 0)
+			return NULL;
+		attnos[n++] = var->varattno;
+	}
+	return attnos;
+}
+
+/*
+ * Starts a helper process reading the tick.  Where every input is a column,
+ * it sends the rows' values, else the rows, whose inputs the step computes.
+ */
+static void
+start_helper(QueueScan *qs, List *inputs, int64 after_seq)
+{
+	AttrNumber *attnos = value_columns(qs, inputs);
+	int			nvalues = attnos ? qs->ncolumns + qs->ninputs : 0;
+
+	qs->helper = queue_helper_start(qs->heap, qs->index, qs->tick_hi, qs->tick_lo,
+									after_seq, attnos, nvalues);
+	qs->helper_values = qs->helper != NULL && nvalues > 0;
+	if (qs->helper == NULL)
+		ereport(DEBUG1,
+				(errmsg_internal("no helper process could start to read the tick of queue \"%s\"",
+								 RelationGetRelationName(qs->heap))));
+	else
+		ereport(DEBUG1,
+				(errmsg_internal("a helper process reads the %s of the tick of queue \"%s\"",
+								 qs->helper_values ? "columns" : "rows",
+								 RelationGetRelationName(qs->heap))));
+}
+
+/*
  * Starts reading the rows of queue "source" visible in snapshot tick_hi and
  * not in tick_lo ((Datum) 0 for none), whose windowing_seq is past
  * after_seq, at most max_rows of them (<= 0: all).  Each row gives the
@@ -228,10 +288,7 @@ queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
 		return NULL;
 	}
 	qs = scan_of(heap, index, tick_hi, tick_lo);
-	qs->columns = columns;
-	qs->ncolumns = ncolumns;
-	for (int c = 0; c < ncolumns; c++)
-		qs->last_column = Max(qs->last_column, columns[c]);
+	set_columns(qs, columns, ncolumns);
 	qs->ninputs = list_length(inputs);
 	qs->inputs = palloc(sizeof(ExprState *) * Max(qs->ninputs, 1));
 	foreach(lc, inputs)
@@ -242,14 +299,7 @@ queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
 		if (max_rows > 0)
 			expected = Min(expected, max_rows);
 		if (expected >= read_helper_rows)
-		{
-			qs->helper = queue_helper_start(source, RelationGetRelid(index),
-											tick_hi, tick_lo, after_seq);
-			ereport(DEBUG1,
-					(errmsg_internal(qs->helper ? "a helper process reads the tick of queue \"%s\"" :
-									 "no helper process could start to read the tick of queue \"%s\"",
-									 RelationGetRelationName(heap))));
-		}
+			start_helper(qs, inputs, after_seq);
 	}
 	if (qs->helper == NULL)
 		start_index_scan(qs, after_seq);
@@ -257,17 +307,19 @@ queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
 }
 
 /*
- * The same rows, whole, through the given index, for a helper process (see
- * queue_scan_next_tuple).  The step that started the helper checked the
- * queue and chose the index, in its transaction.
+ * The same rows through the given index, for a helper process: whole (see
+ * queue_scan_next_tuple), or as the given columns (queue_scan_next).  The
+ * step that started the helper checked the queue and chose the index, in
+ * its transaction.
  */
 QueueScan *
 queue_scan_begin_rows(Oid source, Oid index, Datum tick_hi, Datum tick_lo,
-					  int64 after_seq)
+					  int64 after_seq, const AttrNumber *columns, int ncolumns)
 {
 	QueueScan  *qs = scan_of(table_open(source, AccessShareLock),
 							 index_open(index, AccessShareLock), tick_hi, tick_lo);
 
+	set_columns(qs, columns, ncolumns);
 	start_index_scan(qs, after_seq);
 	return qs;
 }
@@ -390,6 +442,8 @@ queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
 	if (!qs->econtext->ecxt_per_tuple_memory->isReset ||
 		qs->econtext->ecxt_per_tuple_memory->firstchild != NULL)
 		ResetExprContext(qs->econtext);
+	if (qs->helper_values)
+		return queue_helper_next_values(qs->helper, vals, nulls);
 	tuple = queue_scan_next_tuple(qs);
 	if (tuple == NULL)
 		return false;

@@ -16,7 +16,8 @@ extern QueueScan *queue_scan_begin(Oid source, const AttrNumber *columns,
 								   int ncolumns, List *inputs, Datum tick_hi,
 								   Datum tick_lo, int64 after_seq, int64 max_rows);
 extern QueueScan *queue_scan_begin_rows(Oid source, Oid index, Datum tick_hi,
-										Datum tick_lo, int64 after_seq);
+										Datum tick_lo, int64 after_seq,
+										const AttrNumber *columns, int ncolumns);
 extern bool queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls);
 extern HeapTuple queue_scan_next_tuple(QueueScan *qs);
 extern void queue_scan_end(QueueScan *qs);

@@ -23,6 +23,10 @@ SELECT windowing.create_pipeline(p, 'events', 'ts', '{k}', windowing.tumbling('1
     'count(*) AS n, sum(v) AS total, max(note) AS note', max_out_of_orderness => '5 milliseconds',
     start => false)
 FROM unnest(ARRAY['self', 'helped', 'no_slot']) p;
+SELECT windowing.create_pipeline('helped_rows', 'events', 'ts', '{k}',
+    windowing.tumbling('100 milliseconds'),
+    'count(*) AS n, sum(v) AS total, max(note || '''') AS note',
+    max_out_of_orderness => '5 milliseconds', start => false);
 INSERT INTO events (k, ts, v, note)
     SELECT i % 13, i + (i * 7) % 11, i, repeat('z', i % 90) || i FROM generate_series(1, 50000) i;
 });
@@ -45,10 +49,19 @@ my $fields = 'k, window_start, n, total, note, fire_count';
 $node->safe_psql('postgres', q{SELECT windowing.process('self'), windowing.flush('self')});
 my ($ret, $out, $err) = helped_step('helped');
 is($out, '50000', 'a helped step consumes the tick');
-like($err, qr/a helper process reads the tick of queue "events"/, 'a helper read it');
+like($err, qr/a helper process reads the columns of the tick of queue "events"/,
+	'a helper read it');
 $node->safe_psql('postgres', q{SELECT windowing.flush('helped')});
 is(differences($node, 'postgres', "SELECT $fields FROM helped_results",
 		"SELECT $fields FROM self_results"), '0', 'the same results as the step reading itself');
+
+# An input that is not a column: the helper sends the rows.
+($ret, $out, $err) = helped_step('helped_rows');
+like($err, qr/a helper process reads the rows of the tick of queue "events"/,
+	'a helper sends the rows where an input is an expression');
+$node->safe_psql('postgres', q{SELECT windowing.flush('helped_rows')});
+is(differences($node, 'postgres', "SELECT $fields FROM helped_rows_results",
+		"SELECT $fields FROM self_results"), '0', 'the same results');
 
 # No worker slot: the step reads for itself.
 $node->append_conf('postgresql.conf', 'max_worker_processes = 0');
