@@ -517,6 +517,17 @@ batchable(const EmitTarget *t)
 }
 
 /*
+ * Whether every firing is written as it is, none replaced by a later one:
+ * in append mode (each firing is a row), and where a window fires once (no
+ * allowed lateness).  A step can then write its firings as it goes.
+ */
+bool
+emit_firings_as_fired(const EmitTarget *t, const Operator *op)
+{
+	return t->append || op->lateness == 0;
+}
+
+/*
  * The firings to write: every one in append mode; in upsert mode only the
  * last of each window (and none of sessions merged away), so that one
  * statement never touches a row twice.
@@ -528,8 +539,8 @@ firings_to_write(const EmitTarget *t, Operator *op)
 	HASHCTL		ctl;
 	HTAB	   *seen;
 
-	/* without allowed lateness a window fires once: nothing to choose */
-	if (t->append || op->lateness == 0)
+	/* nothing to choose */
+	if (emit_firings_as_fired(t, op))
 	{
 		ListCell   *lc;
 
@@ -738,8 +749,8 @@ upsert_firings(const EmitTarget *t, Operator *op)
 
 /*
  * Writes the firings not written yet, in firing order, and forgets them:
- * a step calls it at its end, and (with no allowed lateness) between
- * chunks of rows too.
+ * a step calls it at its end, and between chunks of rows too where
+ * emit_firings_as_fired.
  */
 void
 emit_firings(const EmitTarget *t, Operator *op)

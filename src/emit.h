@@ -48,6 +48,7 @@ extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
 extern void emit_state(const EmitTarget *t, Operator *op, bool store);
 extern void emit_superseded(const EmitTarget *t, Operator *op);
+extern bool emit_firings_as_fired(const EmitTarget *t, const Operator *op);
 extern void emit_firings(const EmitTarget *t, Operator *op);
 extern int64 emit_late(const EmitTarget *t, Operator *op);
 

@@ -335,9 +335,9 @@ op_fire(Operator *op, WindowEntry *e)
 
 /*
  * The firings are written: their memory goes, and with it the windows made
- * only to fire (op_part_window).  A step with no allowed lateness writes
- * them chunk by chunk, so that a long step's memory does not grow with the
- * windows it fires.
+ * only to fire (op_part_window).  A step that may writes them chunk by
+ * chunk (emit_firings_as_fired), so that a long step's memory does not grow
+ * with the windows it fires.
  */
 void
 op_forget_firings(Operator *op)

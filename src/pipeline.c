@@ -651,12 +651,8 @@ consume(Step *s, int64 max_rows)
 		if (want <= 0)
 			break;				/* stopped by max_rows inside the tick */
 		n = reader_feed(s, &r, want);
-		/*
-		 * Write the chunk's firings now, not all at the step's end, where
-		 * that writes the same rows: in append mode (every firing is a row)
-		 * and where a window fires once (no allowed lateness).
-		 */
-		if (s->target.append || s->op->lateness == 0)
+		/* the chunk's firings now, where that writes what the step's end would */
+		if (emit_firings_as_fired(&s->target, s->op))
 			emit_firings(&s->target, s->op);
 		op_compact(s->op);
 		s->rows += n;
