@@ -104,6 +104,17 @@ struct QueueHelper
 	bool		ended;			/* the helper sent the tick's end */
 };
 
+/* Which of the values of columns attnos (0: a NULL) are by reference. */
+static bool *
+by_reference(TupleDesc desc, const AttrNumber *attnos, int n)
+{
+	bool	   *byref = palloc(sizeof(bool) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		byref[i] = attnos[i] > 0 && !TupleDescAttr(desc, attnos[i] - 1)->attbyval;
+	return byref;
+}
+
 /* A segment holding what the helper is told and the queue of its rows. */
 static dsm_segment *
 helper_segment(Relation heap, Relation index, Datum tick_hi, Datum tick_lo,
@@ -189,10 +200,7 @@ queue_helper_start(Relation heap, Relation index, Datum tick_hi, Datum tick_lo,
 	h->mq = shm_mq_attach(mq, h->seg, h->worker);
 	h->source = RelationGetRelid(heap);
 	h->nvalues = nvalues;
-	h->byref = palloc(sizeof(bool) * Max(nvalues, 1));
-	for (int i = 0; i < nvalues; i++)
-		h->byref[i] = attnos[i] > 0 &&
-			!TupleDescAttr(RelationGetDescr(heap), attnos[i] - 1)->attbyval;
+	h->byref = by_reference(RelationGetDescr(heap), attnos, nvalues);
 	return h;
 }
 
@@ -296,8 +304,8 @@ append_row(StringInfo buf, HeapTuple tuple)
  * bytes of its by-reference values, each aligned.
  */
 static void
-append_values(StringInfo buf, TupleDesc desc, const AttrNumber *attnos, int n,
-			  const Datum *vals, const bool *nulls)
+append_values(StringInfo buf, TupleDesc desc, const AttrNumber *attnos,
+			  const bool *byref, int n, const Datum *vals, const bool *nulls)
 {
 	int			start = buf->len;
 	int			head = VALUES_AT(n) + sizeof(Datum) * n;
@@ -311,7 +319,7 @@ append_values(StringInfo buf, TupleDesc desc, const AttrNumber *attnos, int n,
 	{
 		Datum		d = vals[i];
 
-		if (!nulls[i] && attnos[i] > 0 && !TupleDescAttr(desc, attnos[i] - 1)->attbyval)
+		if (byref[i] && !nulls[i])
 		{
 			Size		size = datumGetSize(d, false, TupleDescAttr(desc, attnos[i] - 1)->attlen);
 
@@ -342,7 +350,7 @@ send_batch(shm_mq_handle *mq, StringInfo buf, int64 n)
 /* Adds the tick's next row, or its values, to the batch; false at the end. */
 static bool
 append_next(QueueScan *qs, StringInfo batch, TupleDesc desc, const AttrNumber *attnos,
-			int nvalues, Datum *vals, bool *nulls)
+			const bool *byref, int nvalues, Datum *vals, bool *nulls)
 {
 	HeapTuple	tuple;
 
@@ -350,7 +358,7 @@ append_next(QueueScan *qs, StringInfo batch, TupleDesc desc, const AttrNumber *a
 	{
 		if (!queue_scan_next(qs, vals, nulls))
 			return false;
-		append_values(batch, desc, attnos, nvalues, vals, nulls);
+		append_values(batch, desc, attnos, byref, nvalues, vals, nulls);
 		return true;
 	}
 	if ((tuple = queue_scan_next_tuple(qs)) == NULL)
@@ -368,6 +376,8 @@ send_tick(HelperShared *sh, const AttrNumber *attnos, shm_mq_handle *mq)
 	QueueScan  *qs = queue_scan_begin_rows(sh->source, sh->index, tick_hi, tick_lo,
 										   sh->after_seq, attnos, sh->nvalues);
 	Relation	heap = RelationIdGetRelation(sh->source);
+	TupleDesc	desc = RelationGetDescr(heap);
+	bool	   *byref = by_reference(desc, attnos, sh->nvalues);
 	Datum	   *vals = palloc(sizeof(Datum) * Max(sh->nvalues, 1));
 	bool	   *nulls = palloc(sizeof(bool) * Max(sh->nvalues, 1));
 	StringInfoData batch;
@@ -377,7 +387,7 @@ send_tick(HelperShared *sh, const AttrNumber *attnos, shm_mq_handle *mq)
 	initStringInfo(&batch);
 	batch.len = BATCH_HEAD;
 	while (sending &&
-		   append_next(qs, &batch, RelationGetDescr(heap), attnos, sh->nvalues, vals, nulls))
+		   append_next(qs, &batch, desc, attnos, byref, sh->nvalues, vals, nulls))
 	{
 		n++;
 		if (batch.len >= HELPER_BATCH_BYTES)
