@@ -31,48 +31,39 @@ INSERT INTO events (k, ts, v, note)
     SELECT i % 13, i + (i * 7) % 11, i, repeat('z', i % 90) || i FROM generate_series(1, 50000) i;
 });
 
-# Runs a step with the helper on for ticks of at least 1000 rows; the
-# step's result and its messages.
-sub helped_step
+my $fields = 'k, window_start, n, total, note, fire_count';
+
+# Runs a step of $pipeline with the helper on for ticks of at least 1000
+# rows: it consumes the tick, says $says (at DEBUG1) and gives the results
+# of the step that read for itself.
+sub check_helped
 {
-	my ($pipeline) = @_;
+	my ($pipeline, $says, $what) = @_;
 	my ($ret, $out, $err) = $node->psql('postgres', qq{
 SET windowing.read_helper_rows = 1000;
 SET client_min_messages = debug1;
 SELECT windowing.process('$pipeline');
 });
-	return ($ret, $out, $err);
+	is($out, '50000', "$what: the step consumes the tick");
+	like($err, $says, "$what: it says so");
+	$node->safe_psql('postgres', "SELECT windowing.flush('$pipeline')");
+	is(differences($node, 'postgres', "SELECT $fields FROM ${pipeline}_results",
+			"SELECT $fields FROM self_results"), '0',
+		"$what: the results of the step reading for itself");
 }
 
-my $fields = 'k, window_start, n, total, note, fire_count';
-
 $node->safe_psql('postgres', q{SELECT windowing.process('self'), windowing.flush('self')});
-my ($ret, $out, $err) = helped_step('helped');
-is($out, '50000', 'a helped step consumes the tick');
-like($err, qr/a helper process reads the columns of the tick of queue "events"/,
-	'a helper read it');
-$node->safe_psql('postgres', q{SELECT windowing.flush('helped')});
-is(differences($node, 'postgres', "SELECT $fields FROM helped_results",
-		"SELECT $fields FROM self_results"), '0', 'the same results as the step reading itself');
-
-# An input that is not a column: the helper sends the rows.
-($ret, $out, $err) = helped_step('helped_rows');
-like($err, qr/a helper process reads the rows of the tick of queue "events"/,
-	'a helper sends the rows where an input is an expression');
-$node->safe_psql('postgres', q{SELECT windowing.flush('helped_rows')});
-is(differences($node, 'postgres', "SELECT $fields FROM helped_rows_results",
-		"SELECT $fields FROM self_results"), '0', 'the same results');
+check_helped('helped', qr/a helper process reads the columns of the tick of queue "events"/,
+	'a helper sending the columns');
+# an input that is not a column: the helper sends the rows
+check_helped('helped_rows', qr/a helper process reads the rows of the tick of queue "events"/,
+	'a helper sending the rows');
 
 # No worker slot: the step reads for itself.
 $node->append_conf('postgresql.conf', 'max_worker_processes = 0');
 $node->restart;
-($ret, $out, $err) = helped_step('no_slot');
-is($out, '50000', 'without a worker slot the step consumes the tick');
-like($err, qr/no helper process could start to read the tick of queue "events"/,
-	'and says no helper could start');
-$node->safe_psql('postgres', q{SELECT windowing.flush('no_slot')});
-is(differences($node, 'postgres', "SELECT $fields FROM no_slot_results",
-		"SELECT $fields FROM self_results"), '0', 'the same results');
+check_helped('no_slot', qr/no helper process could start to read the tick of queue "events"/,
+	'no worker slot');
 
 # A helper killed in the middle of a tick.  The step's inputs sleep a
 # little per row, so that the helper, ahead of it, waits on a full queue
