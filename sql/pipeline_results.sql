@@ -49,3 +49,21 @@ SELECT windowing.process('part');
 SELECT k, window_start, n FROM all_results;
 SELECT windowing.drop_pipeline('part', drop_tables => true);
 DROP TABLE all_results, part_src;
+
+-- The windows of one end are written in the order of the result table's
+-- unique index, integers by value and NULL last, so that each row goes in
+-- at the index's right edge; windows kept as slices too.
+CREATE TABLE order_src (k int, g bigint, ts bigint);
+SELECT windowing.create_pipeline('ord', 'order_src', 'ts', '{k,g}',
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false);
+SELECT windowing.create_pipeline('ord_hop', 'order_src', 'ts', '{k,g}',
+    windowing.hopping('20 milliseconds', '10 milliseconds'), 'count(*) AS n', start => false);
+INSERT INTO order_src VALUES (256, 1, 1), (1, 2, 2), (-2, 1, 3), (NULL, 1, 4),
+    (1, 1, 5), (1, NULL, 6), (70000, -1, 7), (1, 2, 25);
+SELECT windowing.process('ord'), windowing.process('ord_hop');
+SELECT sliced FROM windowing.pipeline WHERE name = 'ord_hop';
+SELECT window_end, k, g, n FROM ord_results ORDER BY ctid;
+SELECT window_end, k, g, n FROM ord_hop_results ORDER BY ctid;
+SELECT windowing.drop_pipeline('ord', drop_tables => true),
+    windowing.drop_pipeline('ord_hop', drop_tables => true);
+DROP TABLE order_src;

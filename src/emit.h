@@ -44,6 +44,7 @@ extern char *relation_name(Oid relid, const char *what);
 extern void keys_init(KeyColumns *k, Oid source, int n, char **names);
 extern bytea *keys_encode(const KeyColumns *k, Datum *values, bool *nulls,
 						  StringInfo buf);
+extern int	keys_order(const bytea *a, const bytea *b, const void *arg);
 extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
 extern void emit_state(const EmitTarget *t, Operator *op, bool store);

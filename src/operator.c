@@ -40,14 +40,18 @@ window_hash(const void *key, Size keysize)
 	return hash_combine(h, murmurhash32((uint32) (bounds ^ (bounds >> 32))));
 }
 
+/* The caller's order of keys, which the order of firing follows. */
 int
-op_key_cmp(const bytea *a, const bytea *b)
+op_key_cmp(const Operator *op, const bytea *a, const bytea *b)
 {
-	int			la = VARSIZE_ANY_EXHDR(a);
-	int			lb = VARSIZE_ANY_EXHDR(b);
-	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+	return op->key_order(a, b, op->key_order_arg);
+}
 
-	return c != 0 ? c : (la > lb) - (la < lb);
+static bool
+keys_equal(const bytea *a, const bytea *b)
+{
+	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
 }
 
 static int
@@ -56,9 +60,7 @@ window_match(const void *a, const void *b, Size keysize)
 	const WindowKey *x = a;
 	const WindowKey *y = b;
 
-	return !(x->start == y->start && x->end == y->end &&
-			 VARSIZE_ANY_EXHDR(x->key) == VARSIZE_ANY_EXHDR(y->key) &&
-			 memcmp(VARDATA_ANY(x->key), VARDATA_ANY(y->key), VARSIZE_ANY_EXHDR(x->key)) == 0);
+	return !(x->start == y->start && x->end == y->end && keys_equal(x->key, y->key));
 }
 
 #define SH_PREFIX wintab
@@ -90,13 +92,13 @@ windows_table(const char *name, Size entrysize)
 
 /* Flink's firing order: window end, then key, then window start. */
 static int
-firing_order(const WindowEntry *a, const WindowEntry *b)
+firing_order(const Operator *op, const WindowEntry *a, const WindowEntry *b)
 {
 	int			c;
 
 	if (a->k.end != b->k.end)
 		return a->k.end < b->k.end ? -1 : 1;
-	c = op_key_cmp(a->k.key, b->k.key);
+	c = op_key_cmp(op, a->k.key, b->k.key);
 	if (c != 0)
 		return c;
 	return (a->k.start > b->k.start) - (a->k.start < b->k.start);
@@ -106,7 +108,7 @@ firing_order(const WindowEntry *a, const WindowEntry *b)
 static int
 fire_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 {
-	return -firing_order(pairingheap_const_container(WindowEntry, fire_node, a),
+	return -firing_order(arg, pairingheap_const_container(WindowEntry, fire_node, a),
 						 pairingheap_const_container(WindowEntry, fire_node, b));
 }
 
@@ -127,7 +129,7 @@ cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg
 
 	if (cx != cy)
 		return cx < cy ? 1 : -1;
-	return -firing_order(x, y);
+	return -firing_order(op, x, y);
 }
 
 static uint32
@@ -141,7 +143,7 @@ key_hash(const void *key, Size keysize)
 static int
 key_match(const void *a, const void *b, Size keysize)
 {
-	return op_key_cmp(*(bytea *const *) a, *(bytea *const *) b) != 0;
+	return !keys_equal(*(bytea *const *) a, *(bytea *const *) b);
 }
 
 /* The entries of a key, made on first use. */
@@ -171,7 +173,8 @@ key_track(Operator *op, WindowEntry *e)
 
 /* An operator whose entries, firings and late rows live in the current context. */
 Operator *
-op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice)
+op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice,
+		  KeyOrder key_order, const void *key_order_arg)
 {
 	Operator   *op = palloc0(sizeof(Operator));
 
@@ -181,6 +184,8 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->spec = spec;
 	op->agg = agg;
 	op->lateness = lateness;
+	op->key_order = key_order;
+	op->key_order_arg = key_order_arg;
 	op->windows = wintab_create(CurrentMemoryContext, 1024, NULL);
 	op->counting = spec->kind == WK_COUNT;
 	op->sliced = can_slice(spec, agg, lateness, may_slice);

@@ -96,11 +96,16 @@ typedef struct LateRow
 	List	   *missed;			/* WmWindow *, the windows it missed */
 } LateRow;
 
+/* An order of keys (negative, 0, positive as a < b, a = b, a > b). */
+typedef int (*KeyOrder) (const bytea *a, const bytea *b, const void *arg);
+
 typedef struct Operator
 {
 	const WindowSpec *spec;
 	Aggregator *agg;
 	int64		lateness;
+	KeyOrder	key_order;		/* windows of one end fire in this order */
+	const void *key_order_arg;
 	Watermark	wm;
 	MemoryContext cxt;			/* entries and late rows */
 	MemoryContext firing_cxt;	/* the firings not written yet (op_forget_firings) */
@@ -123,7 +128,8 @@ typedef struct Operator
 } Operator;
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
-						   int64 lateness, bool may_slice);
+						   int64 lateness, bool may_slice,
+						   KeyOrder key_order, const void *key_order_arg);
 extern void op_forget_firings(Operator *op);
 extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
 							int fire_count, bytea *state);

@@ -24,7 +24,7 @@ typedef struct KeyEntries
 } KeyEntries;
 
 /* operator.c */
-extern int	op_key_cmp(const bytea *a, const bytea *b);
+extern int	op_key_cmp(const Operator *op, const bytea *a, const bytea *b);
 extern KeyEntries *op_key_entries(Operator *op, bytea *key);
 extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);

@@ -275,7 +275,7 @@ load_step(Step *s, const char *name)
 	check_pipeline_outputs(name, result, s->agg);
 	delay = col(8, &delay_null);
 	s->op = op_create(&s->spec, s->agg, duration(col(9, &isnull), s->is_ts, "allowed_lateness"),
-					  DatumGetBool(col(24, &isnull)));
+					  DatumGetBool(col(24, &isnull)), keys_order, &s->keys);
 	wm = &s->op->wm;
 	wmk_init(wm, delay_null ? 0 : duration(delay, s->is_ts, "max_out_of_orderness"), !delay_null);
 	s->target.pipeline_id = s->id;

@@ -61,7 +61,7 @@ key_timer_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 
 	if (x->next_end != y->next_end)
 		return x->next_end < y->next_end ? 1 : -1;
-	return -op_key_cmp(x->key, y->key);
+	return -op_key_cmp(arg, x->key, y->key);
 }
 
 static int64
@@ -400,5 +400,5 @@ void
 slices_init(Operator *op)
 {
 	op->slice = gcd64(op->spec->size, op->spec->slide);
-	op->key_timers = pairingheap_allocate(key_timer_cmp, NULL);
+	op->key_timers = pairingheap_allocate(key_timer_cmp, op);
 }
