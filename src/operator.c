@@ -591,7 +591,8 @@ op_compact(Operator *op)
 
 	if (op->leaving == NIL)
 		return;
-	if (op->keyed)
+	/* slices leave their key's list as they go (next_slice_window) */
+	if (op->keyed && !op->sliced)
 	{
 		HASH_SEQ_STATUS seq;
 		KeyEntries *sk;

@@ -20,6 +20,8 @@ typedef struct KeyEntries
 	pairingheap_node timer;		/* sliced: in key_timers */
 	int64		next_end;		/* sliced: its next window to fire ends here */
 	bool		in_timers;
+	int64		oldest;			/* sliced: the starts of its first and last */
+	int64		newest;			/* slices, without a walk to them */
 	struct Swag *swag;			/* sliced: its windows' running combinations */
 } KeyEntries;
 

@@ -40,9 +40,22 @@ typedef struct Swag
 	AggValue   *back;
 	int			nfront;
 	int			head;			/* front slices already left */
-	int64	   *front_start;
-	AggValue   *front;			/* nfront rows of naggs: slice i and those after */
+	Size		row_size;
+	char	   *front;			/* nfront FrontRows */
 } Swag;
+
+/* Slice i of the front: its start, next to what the window reads with it. */
+typedef struct FrontRow
+{
+	int64		start;
+	AggValue	states[FLEXIBLE_ARRAY_MEMBER];	/* slice i and those after */
+} FrontRow;
+
+static inline FrontRow *
+front_row(const Swag *sw, int i)
+{
+	return (FrontRow *) (sw->front + (Size) i * sw->row_size);
+}
 
 /* A slice starting at "start" changes: combinations holding it are stale. */
 static void
@@ -119,15 +132,26 @@ key_timer_at(Operator *op, KeyEntries *sk, int64 end)
 	sk->in_timers = true;
 }
 
-/* Keeps the key's slices in start order (rows arrive mostly in order). */
+/*
+ * Keeps the key's slices in start order (rows arrive mostly in order).
+ * The starts of the first and last slices are kept apart too: a key's
+ * slices are far apart in memory, and each firing of its windows would
+ * otherwise reach for them.
+ */
 static void
 slice_track(KeyEntries *sk, WindowEntry *e)
 {
-	int			i = list_length(sk->live);
+	int			n = list_length(sk->live);
+	int			i = n;
 
-	while (i > 0 && ((WindowEntry *) list_nth(sk->live, i - 1))->k.start > e->k.start)
-		i--;
+	if (n > 0 && e->k.start < sk->newest)
+		while (i > 0 && ((WindowEntry *) list_nth(sk->live, i - 1))->k.start > e->k.start)
+			i--;
 	sk->live = list_insert_nth(sk->live, i, e);
+	if (i == 0)
+		sk->oldest = e->k.start;
+	if (i == n)
+		sk->newest = e->k.start;
 }
 
 /* A stored slice: its key waits for the first of its windows not fired. */
@@ -216,14 +240,14 @@ swag_reset(Operator *op, KeyEntries *sk, int64 from)
 	{
 		sw = MemoryContextAllocZero(op->cxt, sizeof(Swag));
 		sw->back = MemoryContextAlloc(op->cxt, sizeof(AggValue) * op->agg->naggs);
+		sw->row_size = MAXALIGN(offsetof(FrontRow, states) +
+								sizeof(AggValue) * op->agg->naggs);
 		sk->swag = sw;
 	}
 	if (sw->front != NULL)
 	{
 		pfree(sw->front);
-		pfree(sw->front_start);
 		sw->front = NULL;
-		sw->front_start = NULL;
 	}
 	sw->valid = true;
 	sw->to = sw->back_from = from;
@@ -236,27 +260,22 @@ swag_reset(Operator *op, KeyEntries *sk, int64 from)
 static void
 swag_flip(Operator *op, KeyEntries *sk, Swag *sw)
 {
-	int			naggs = op->agg->naggs;
 	int			first = first_slice_from(sk->live, sw->back_from);
 	int			n = first_slice_from(sk->live, sw->to) - first;
 
 	if (sw->front != NULL)
-	{
 		pfree(sw->front);
-		pfree(sw->front_start);
-	}
-	sw->front = MemoryContextAlloc(op->cxt, sizeof(AggValue) * naggs * Max(n, 1));
-	sw->front_start = MemoryContextAlloc(op->cxt, sizeof(int64) * Max(n, 1));
+	sw->front = MemoryContextAlloc(op->cxt, sw->row_size * Max(n, 1));
 	for (int i = n - 1; i >= 0; i--)
 	{
 		WindowEntry *s = list_nth(sk->live, first + i);
-		AggValue   *row = &sw->front[i * naggs];
+		FrontRow   *row = front_row(sw, i);
 
-		sw->front_start[i] = s->k.start;
-		agg_init(op->agg, row);
-		agg_combine(op->agg, row, s->states);
+		row->start = s->k.start;
+		agg_init(op->agg, row->states);
+		agg_combine(op->agg, row->states, s->states);
 		if (i < n - 1)
-			agg_combine(op->agg, row, &sw->front[(i + 1) * naggs]);
+			agg_combine(op->agg, row->states, front_row(sw, i + 1)->states);
 	}
 	sw->nfront = n;
 	sw->head = 0;
@@ -264,24 +283,16 @@ swag_flip(Operator *op, KeyEntries *sk, Swag *sw)
 	sw->back_from = sw->to;
 }
 
-/* The key's stacks hold exactly its slices in [from, end). */
-static Swag *
-swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
+/* The back takes the key's slices in [to, end), its newest, found from the last. */
+static void
+swag_push(Operator *op, KeyEntries *sk, Swag *sw, int64 end)
 {
-	Swag	   *sw = sk->swag;
 	int			n = list_length(sk->live);
+	int			i = n;
 
-	if (sw == NULL || !sw->valid || from >= sw->to || end < sw->to)
-		sw = swag_reset(op, sk, from);
-	for (;;)
-	{
-		while (sw->head < sw->nfront && sw->front_start[sw->head] < from)
-			sw->head++;
-		if (sw->head < sw->nfront || !sw->has_back || sw->back_from >= from)
-			break;
-		swag_flip(op, sk, sw);
-	}
-	for (int i = first_slice_from(sk->live, sw->to); i < n; i++)
+	while (i > 0 && ((WindowEntry *) list_nth(sk->live, i - 1))->k.start >= sw->to)
+		i--;
+	for (; i < n; i++)
 	{
 		WindowEntry *s = list_nth(sk->live, i);
 
@@ -292,6 +303,26 @@ swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
 		agg_combine(op->agg, sw->back, s->states);
 		sw->has_back = true;
 	}
+}
+
+/* The key's stacks hold exactly its slices in [from, end). */
+static Swag *
+swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
+{
+	Swag	   *sw = sk->swag;
+
+	if (sw == NULL || !sw->valid || from >= sw->to || end < sw->to)
+		sw = swag_reset(op, sk, from);
+	for (;;)
+	{
+		while (sw->head < sw->nfront && front_row(sw, sw->head)->start < from)
+			sw->head++;
+		if (sw->head < sw->nfront || !sw->has_back || sw->back_from >= from)
+			break;
+		swag_flip(op, sk, sw);
+	}
+	if (sk->newest >= sw->to)
+		swag_push(op, sk, sw, end);
 	sw->to = end;
 	return sw;
 }
@@ -305,7 +336,7 @@ sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 
 	agg_init(op->agg, w->states);
 	if (sw->head < sw->nfront)
-		agg_combine(op->agg, w->states, &sw->front[sw->head * op->agg->naggs]);
+		agg_combine(op->agg, w->states, front_row(sw, sw->head)->states);
 	if (sw->has_back)
 		agg_combine(op->agg, w->states, sw->back);
 	*has_rows = sw->head < sw->nfront || sw->has_back;
@@ -329,20 +360,24 @@ next_slice_window(Operator *op, KeyEntries *sk, int64 fired)
 
 	if (pg_add_s64_overflow(fired, op->spec->slide, &next))
 		next = PG_INT64_MAX;
-	foreach(lc, sk->live)
+	slice_ends(op, sk->oldest, &first, &last);
+	if (last < next || fired == PG_INT64_MAX)
 	{
-		WindowEntry *s = lfirst(lc);
+		foreach(lc, sk->live)
+		{
+			WindowEntry *s = lfirst(lc);
 
-		slice_ends(op, s->k.start, &first, &last);
-		if (last >= next && fired != PG_INT64_MAX)
-			break;
-		op_leave(op, s);
-		leaving++;
+			slice_ends(op, s->k.start, &first, &last);
+			if (last >= next && fired != PG_INT64_MAX)
+				break;
+			op_leave(op, s);
+			leaving++;
+		}
+		sk->live = list_delete_first_n(sk->live, leaving);
+		if (sk->live == NIL)
+			return;
+		sk->oldest = ((WindowEntry *) linitial(sk->live))->k.start;
 	}
-	sk->live = list_delete_first_n(sk->live, leaving);
-	if (sk->live == NIL)
-		return;
-	slice_ends(op, ((WindowEntry *) linitial(sk->live))->k.start, &first, &last);
 	key_timer_at(op, sk, Max(next, first));
 }
 
