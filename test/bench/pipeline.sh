@@ -21,6 +21,10 @@
 #                             (both also in one process, without parallel
 #                             workers, against tumbling1)
 #   hopping pipeline          1 minute windows every second: 60 per row
+#   hopping results' COPY     binary COPY of the hopping pipeline's result
+#                             rows into a table like its result table (same
+#                             columns, same unique index): what writing its
+#                             windows costs without computing them
 #   session pipeline          sessions of 10 s gap per key
 #   tumbling in steps         the tumbling pipeline in STEPS steps (one
 #                             transaction each, as the worker runs it), with
@@ -245,6 +249,16 @@ SELECT windowing.flush('p');"
 		AND sum(total) = 60 * (SELECT sum(value) FROM queue)
 		AND NOT EXISTS (SELECT FROM p_late), count(*) FROM p_results")"
 	[ "$ok" = t ] || fail "hopping pipeline: rows missing from windows, or late rows"
+	time_hop_write
+}
+
+# COPY of the hopping pipeline's results into a copy of its result table.
+time_hop_write() {
+	sql -c "COPY p_results TO '$DIR/hop_results.copy' (FORMAT binary)" \
+		-c 'DROP TABLE IF EXISTS hop_out' \
+		-c 'CREATE TABLE hop_out (LIKE p_results INCLUDING ALL)' -c 'CHECKPOINT' >/dev/null
+	measure hop_write "COPY hop_out FROM '$DIR/hop_results.copy' (FORMAT binary);"
+	sql -c 'DROP TABLE hop_out' >/dev/null
 }
 
 # Sessions of a 10 s gap: as many as the gaps over 10 s say, holding every
@@ -429,6 +443,8 @@ print_table() {
 		"$(judged "$(ratio "$(median batch1)" "$(median tumbling1)")" 1.0 "one-process pipeline / batch")"
 	print_row "$hop_label" hopping "$HOP_ROWS" \
 		"$(judged "$(ratio "$hop_rate" "$tumbling_rate")" 0.5 "hopping / tumbling, in rows/s")"
+	print_row "COPY of the hopping pipeline's results" hop_write "$HOPPING_WINDOWS" \
+		"$(ratio "$(median hop_write)" "$(median hopping)") hopping / this COPY of its output, no target"
 	print_row "session pipeline, 10 s gap" session "$ROWS" \
 		"$(judged "$(ratio "$tumbling" "$(median session)")" 0.5 "session / tumbling")"
 	print_row "tumbling, $STEPS steps, state in memory" memory "$ROWS" ""
