@@ -67,3 +67,12 @@ SELECT window_end, k, g, n FROM ord_hop_results ORDER BY ctid;
 SELECT windowing.drop_pipeline('ord', drop_tables => true),
     windowing.drop_pipeline('ord_hop', drop_tables => true);
 DROP TABLE order_src;
+-- text by its bytes: the index's order under the C collation
+CREATE TABLE order_text (k text COLLATE "C", ts bigint);
+SELECT windowing.create_pipeline('ord_text', 'order_text', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false);
+INSERT INTO order_text VALUES ('b', 1), ('ab', 2), (NULL, 3), ('a', 4), ('B', 5), ('', 6), ('a', 25);
+SELECT windowing.process('ord_text');
+SELECT quote_nullable(k) AS k, n FROM ord_text_results ORDER BY ctid;
+SELECT windowing.drop_pipeline('ord_text', drop_tables => true);
+DROP TABLE order_text;
