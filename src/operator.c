@@ -497,6 +497,7 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 	   bytea *key, Datum *args, bool *argnulls)
 {
 	MemoryContext old = MemoryContextSwitchTo(op->cxt);
+	const AssignedSlice *assigned = NULL;
 	int			n;
 	List	   *missed;
 
@@ -515,13 +516,21 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		MemoryContextSwitchTo(old);
 		return;
 	}
-	n = (ts_null || (op->keyed && !op->sliced)) ? -1 : spec_windows(op->spec, ts, op->scratch);
+	if (ts_null || (op->keyed && !op->sliced))
+		n = -1;
+	else if (op->sliced)
+	{
+		assigned = slice_windows(op, ts);
+		n = assigned->n;
+	}
+	else
+		n = spec_windows(op->spec, ts, op->scratch);
 	if (n < 0)
 		op_add_late(op, seq, ts_null, ts,
 				 ts_null ? "event time is null" : "event time out of range", NIL);
 	else if (op->sliced)
 	{
-		slice_row(op, seq, ts, n, key, args, argnulls);
+		slice_row(op, seq, ts, assigned, key, args, argnulls);
 		if (wmk_observe(&op->wm, ts))
 			on_watermark(op);
 	}

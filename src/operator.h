@@ -122,6 +122,7 @@ typedef struct Operator
 	bool		counting;		/* count windows: entries are panes of rows */
 	bool		sliced;			/* sliding windows: entries are slices of time */
 	int64		slice;			/* sliced: the slices' length */
+	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
 	pairingheap *key_timers;	/* sliced: keys by the end of their next window */
 	int64		windows_fired;
 	int			log_steps;		/* steps whose changes state_log holds */

@@ -25,6 +25,14 @@ typedef struct KeyEntries
 	struct Swag *swag;			/* sliced: its windows' running combinations */
 } KeyEntries;
 
+/* The windows of the rows of one slice (slice_windows). */
+typedef struct AssignedSlice
+{
+	int64		from;			/* the slice's start */
+	int			n;				/* its windows, latest start first */
+	WmWindow   *w;
+} AssignedSlice;
+
 /* operator.c */
 extern int	op_key_cmp(const Operator *op, const bytea *a, const bytea *b);
 extern KeyEntries *op_key_entries(Operator *op, bytea *key);
@@ -51,8 +59,9 @@ extern void slices_init(Operator *op);
 extern bool can_slice(const WindowSpec *spec, Aggregator *agg, int64 lateness,
 					  bool may_slice);
 extern void load_slice(Operator *op, WindowEntry *e);
-extern void slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
-					  Datum *args, bool *argnulls);
+extern const AssignedSlice *slice_windows(Operator *op, int64 ts);
+extern void slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
+					  bytea *key, Datum *args, bool *argnulls);
 extern void fire_sliced(Operator *op);
 extern void open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *),
 								void *arg);

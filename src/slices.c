@@ -172,11 +172,35 @@ load_slice(Operator *op, WindowEntry *e)
 		key_timer_at(op, sk, first);
 }
 
-void
-slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
-		  Datum *args, bool *argnulls)
+/*
+ * The windows of a row at ts.  Windows start and end on slice boundaries,
+ * so the rows of one slice share them: a row of a slice seen lately takes
+ * its windows instead of working out its size / slide windows anew.  Rows
+ * come mostly in order, out of it by a few slices at most, so a few recent
+ * slices are kept, each in a place that ts picks (a slice may have two).
+ */
+#define ASSIGNED_SLICES 4
+
+const AssignedSlice *
+slice_windows(Operator *op, int64 ts)
 {
-	WmWindow   *w = op->scratch;	/* latest start first */
+	AssignedSlice *a = &op->assigned[(uint64) (ts / op->slice) % ASSIGNED_SLICES];
+
+	if (a->n > 0 && ts >= a->from && (uint64) ts - (uint64) a->from < (uint64) op->slice)
+		return a;
+	a->n = spec_windows(op->spec, ts, a->w);
+	if (a->n > 0)
+		a->from = a->w[0].start + (ts - a->w[0].start) / op->slice * op->slice;
+	return a;
+}
+
+/* A row at ts, whose windows slice_windows gave. */
+void
+slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
+		  bytea *key, Datum *args, bool *argnulls)
+{
+	const WmWindow *w = a->w;
+	int			n = a->n;
 	int			live = n;
 	List	   *missed = NIL;
 	KeyEntries *sk;
@@ -197,7 +221,7 @@ slice_row(Operator *op, int64 seq, int64 ts, int n, bytea *key,
 		op_add_late(op, seq, false, ts, live == 0 ? "late" : "late for some windows", missed);
 	if (live == 0)
 		return;
-	start = w[0].start + (ts - w[0].start) / op->slice * op->slice;
+	start = a->from;
 	sk = op_key_entries(op, key);
 	slice = op_entry(op, key, start, start + op->slice, &created);
 	if (created)
@@ -436,4 +460,7 @@ slices_init(Operator *op)
 {
 	op->slice = gcd64(op->spec->size, op->spec->slide);
 	op->key_timers = pairingheap_allocate(key_timer_cmp, op);
+	op->assigned = palloc0(sizeof(AssignedSlice) * ASSIGNED_SLICES);
+	for (int i = 0; i < ASSIGNED_SLICES; i++)
+		op->assigned[i].w = palloc(sizeof(WmWindow) * op->spec->max_windows);
 }
