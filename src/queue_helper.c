@@ -375,8 +375,7 @@ send_tick(HelperShared *sh, const AttrNumber *attnos, shm_mq_handle *mq)
 	Datum		tick_lo = sh->lo_len > 0 ? PointerGetDatum(sh->ticks + sh->hi_len) : (Datum) 0;
 	QueueScan  *qs = queue_scan_begin_rows(sh->source, sh->index, tick_hi, tick_lo,
 										   sh->after_seq, attnos, sh->nvalues);
-	Relation	heap = RelationIdGetRelation(sh->source);
-	TupleDesc	desc = RelationGetDescr(heap);
+	TupleDesc	desc = queue_scan_desc(qs);
 	bool	   *byref = by_reference(desc, attnos, sh->nvalues);
 	Datum	   *vals = palloc(sizeof(Datum) * Max(sh->nvalues, 1));
 	bool	   *nulls = palloc(sizeof(bool) * Max(sh->nvalues, 1));
@@ -400,7 +399,6 @@ send_tick(HelperShared *sh, const AttrNumber *attnos, shm_mq_handle *mq)
 		sending = send_batch(mq, &batch, n);
 	if (sending)
 		(void) send_batch(mq, &batch, 0);
-	RelationClose(heap);
 	queue_scan_end(qs);
 }
 

@@ -405,6 +405,13 @@ next_run(QueueScan *qs)
 	return qs->nrun > 0;
 }
 
+/* The descriptor of the queue's rows. */
+TupleDesc
+queue_scan_desc(QueueScan *qs)
+{
+	return RelationGetDescr(qs->heap);
+}
+
 /*
  * The tick's next row, whole, or NULL when there is none.  It lasts until
  * the next call.

@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "access/htup.h"
+#include "access/tupdesc.h"
 #include "nodes/pg_list.h"
 
 typedef struct QueueScan QueueScan;
@@ -20,6 +21,7 @@ extern QueueScan *queue_scan_begin_rows(Oid source, Oid index, Datum tick_hi,
 										const AttrNumber *columns, int ncolumns);
 extern bool queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls);
 extern HeapTuple queue_scan_next_tuple(QueueScan *qs);
+extern TupleDesc queue_scan_desc(QueueScan *qs);
 extern void queue_scan_end(QueueScan *qs);
 
 #endif							/* WINDOWING_QUEUE_READER_H */
