@@ -205,7 +205,9 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	}
 	op->fire_timers = pairingheap_allocate(fire_heap_cmp, op);
 	op->cleanup_timers = pairingheap_allocate(cleanup_heap_cmp, op);
-	op->scratch = palloc(sizeof(WmWindow) * spec->max_windows);
+	/* keyed operators keep their rows' windows in their own way */
+	if (!op->keyed)
+		op->scratch = palloc(sizeof(WmWindow) * spec->max_windows);
 	agg_bind_context(agg, CurrentMemoryContext);
 	return op;
 }

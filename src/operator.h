@@ -112,7 +112,7 @@ typedef struct Operator
 	wintab_hash *windows;
 	pairingheap *fire_timers;	/* entries not fired yet, by end, key, start */
 	pairingheap *cleanup_timers;	/* every live entry, by cleanup time */
-	WmWindow   *scratch;		/* spec->max_windows */
+	WmWindow   *scratch;		/* unkeyed: a row's windows, spec->max_windows */
 	List	   *firings;		/* Firing *, in firing order, not written yet */
 	List	   *late;			/* LateRow * */
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
