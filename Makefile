@@ -52,8 +52,29 @@ EXTRA_CLEAN = tmp_check tmp_check_regress tmp_check_iso output_iso results regre
 	regression.out test/unit/window_math_test
 
 PG_CONFIG ?= pg_config
+
+# A build without the server headers would stop at the first #include with
+# a compiler error; say instead which package is missing.  pg_config and
+# pgxs.mk come with the client package, so only postgres.h proves the
+# headers are there.
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+PG_INCLUDEDIR_SERVER := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
+ifeq ($(PG_INCLUDEDIR_SERVER),)
+$(error cannot run "$(PG_CONFIG)": install postgresql-server-dev-15, or set PG_CONFIG to PostgreSQL 15's pg_config)
+endif
+ifeq ($(wildcard $(PG_INCLUDEDIR_SERVER)/postgres.h),)
+$(error PostgreSQL server headers not found in $(PG_INCLUDEDIR_SERVER): install postgresql-server-dev-15)
+endif
+endif
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The code uses PostgreSQL 15's internals (see src/compat.h); other major
+# versions are neither built nor tested.
+ifneq ($(MAJORVERSION),15)
+$(error windowing builds against PostgreSQL 15 only, and $(PG_CONFIG) is PostgreSQL $(MAJORVERSION))
+endif
 
 # Unit tests of the pure C window math: no server involved.
 test/unit/window_math_test: test/unit/window_math_test.c src/window_math.c src/calendar.c src/session_merge.c

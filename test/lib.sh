@@ -20,27 +20,56 @@ as_root() {
 	fi
 }
 
-# Installs what is missing, or says exactly what to install.
-need_packages() {
-	local missing=""
-	[ -x /usr/lib/postgresql/15/bin/postgres ] || missing="$missing postgresql-15"
-	[ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || missing="$missing postgresql-server-dev-15"
-	perl -MIPC::Run -e1 2>/dev/null || missing="$missing libipc-run-perl"
-	command -v make >/dev/null || missing="$missing make"
-	command -v gcc >/dev/null || missing="$missing gcc"
-	[ -z "$missing" ] && return 0
-	say "installing$missing"
-	if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq ||
-		! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; then
-		say "could not install packages; as root, run:"
-		say "  apt-get install -y $PACKAGES"
-		exit 1
-	fi
+# PG_CONFIG may point at another PostgreSQL 15 installation.  It need not
+# exist yet: need_packages installs it (Debian's postgresql-client-15).
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+
+# Asks pg_config, or gives Debian's path where it is not installed yet.
+pg_dir() {
+	local what=$1 fallback=$2
+	if [ -x "$PG_CONFIG" ]; then "$PG_CONFIG" "--$what"; else echo "$fallback"; fi
 }
 
-# PG_CONFIG may point at another PostgreSQL 15 installation.
-export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-PGBIN=$("$PG_CONFIG" --bindir)
+# The probes, one per thing the build and the tests use.  Each is a
+# function so that test/setup_test.sh can report any of them missing.
+has_command() { command -v "$1" >/dev/null; }
+has_perl_module() { perl "-M$1" -e1 2>/dev/null; }
+
+# The Debian packages still needed, on one line, each named once.  The
+# server headers are checked by postgres.h itself: pgxs.mk and pg_config
+# come with postgresql-client-15, which is there wherever the server is,
+# so they prove nothing about the headers.
+missing_packages() {
+	local missing=()
+	[ -x "$(pg_dir bindir /usr/lib/postgresql/15/bin)/postgres" ] || missing+=(postgresql-15)
+	if [ ! -f "$(pg_dir includedir-server /usr/include/postgresql/15/server)/postgres.h" ] ||
+		[ ! -f "$(pg_dir pgxs /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk)" ]; then
+		missing+=(postgresql-server-dev-15)
+	fi
+	has_perl_module IPC::Run || missing+=(libipc-run-perl)
+	has_command make || missing+=(make)
+	has_command gcc || missing+=(gcc)
+	echo "${missing[*]}"
+}
+
+# Installs what is missing, or says exactly what to install.
+need_packages() {
+	local missing
+	missing=$(missing_packages)
+	if [ -n "$missing" ]; then
+		say "installing $missing"
+		# shellcheck disable=SC2086 # one word per package
+		if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq ||
+			! as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; then
+			say "could not install packages; as root, run:"
+			say "  apt-get install -y $PACKAGES"
+			exit 1
+		fi
+	fi
+	PGBIN=$(pg_dir bindir /usr/lib/postgresql/15/bin)
+}
+
+PGBIN=$(pg_dir bindir /usr/lib/postgresql/15/bin)
 
 build_and_install() {
 	say "building and installing the extension"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of windowing: the unit tests of the pure window math,
-# pg_regress (sql/, expected/), the isolation specs (test/specs/) and the
-# TAP tests (test/t/), each on throwaway servers started by the test
+# Runs every test of windowing: the set-up's own test, the unit tests of
+# the pure window math, pg_regress (sql/, expected/), the isolation specs
+# (test/specs/) and the TAP tests (test/t/), each on throwaway servers
 # drivers themselves.  Installs missing Debian packages when it can.
 #
 #   test/run.sh
@@ -11,6 +11,7 @@
 source "$(dirname "$0")/lib.sh"
 
 need_packages
+"$TOP/test/setup_test.sh"
 build_and_install
 
 dir=$TOP
