@@ -2,7 +2,8 @@
 # Runs every test of windowing: the set-up's own test, the unit tests of
 # the pure window math, pg_regress (sql/, expected/), the isolation specs
 # (test/specs/) and the TAP tests (test/t/), each on throwaway servers
-# drivers themselves.  Installs missing Debian packages when it can.
+# started by the test drivers themselves.  Installs missing Debian packages
+# when it can.
 #
 #   test/run.sh
 #
