@@ -9,7 +9,11 @@
  * or a process() call) reads it from memory instead of the heap table.
  *
  * A step stages the new image in the area before it commits and a
- * transaction callback publishes it on commit, or frees it on abort; each
+ * transaction callback publishes it on commit, or frees it on abort; an
+ * image staged in a subtransaction that rolls back is freed then, since
+ * the step it describes is undone and the pipeline's lock released.  A
+ * prepared transaction's images are freed at PREPARE: it may commit in any
+ * backend, or never, so its pipelines' next steps read the heap.  Each
  * image carries the pipeline's step count, and a step only trusts an image
  * whose count equals the committed one, so an aborted step, a crash (which
  * resets shared memory) or a concurrent writer can only make a step fall
@@ -67,6 +71,7 @@ typedef struct Staged
 	int64		version;
 	dsa_pointer image;
 	Size		size;
+	SubTransactionId subxid;	/* the subtransaction whose step made it */
 } Staged;
 
 static StoreShared *shared = NULL;
@@ -205,14 +210,14 @@ free_image(dsa_pointer p, Size size)
 	pg_atomic_sub_fetch_u64(&shared->bytes, size);
 }
 
-/* Publishes staged images at commit; frees them at abort. */
+/* Publishes staged images at commit; frees them at abort or PREPARE. */
 static void
 store_xact_callback(XactEvent event, void *arg)
 {
 	ListCell   *lc;
 
 	if (staged == NIL || (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
-						  event != XACT_EVENT_PARALLEL_ABORT))
+						  event != XACT_EVENT_PARALLEL_ABORT && event != XACT_EVENT_PREPARE))
 		return;
 	foreach(lc, staged)
 	{
@@ -235,6 +240,34 @@ store_xact_callback(XactEvent event, void *arg)
 		dshash_release_lock(table, e);
 	}
 	staged = NIL;				/* its memory goes with the transaction */
+}
+
+/*
+ * A subtransaction's images follow its fate: freed if it rolls back, handed
+ * to its parent if it commits.
+ */
+static void
+store_subxact_callback(SubXactEvent event, SubTransactionId subxid,
+					   SubTransactionId parent, void *arg)
+{
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	foreach(lc, staged)
+	{
+		Staged	   *s = lfirst(lc);
+
+		if (s->subxid != subxid)
+			continue;
+		if (event == SUBXACT_EVENT_COMMIT_SUB)
+			s->subxid = parent;
+		else
+		{
+			free_image(s->image, s->size);
+			staged = foreach_delete_current(staged, lc);
+		}
+	}
 }
 
 /* Forgets a pipeline's image (it no longer fits, or the pipeline is gone). */
@@ -302,6 +335,7 @@ state_store_put(int32 pipeline_id, int64 version, const char *image, Size size)
 	if (!callback_registered)
 	{
 		RegisterXactCallback(store_xact_callback, NULL);
+		RegisterSubXactCallback(store_subxact_callback, NULL);
 		callback_registered = true;
 	}
 	old = MemoryContextSwitchTo(TopTransactionContext);
@@ -310,6 +344,7 @@ state_store_put(int32 pipeline_id, int64 version, const char *image, Size size)
 	s->version = version;
 	s->image = p;
 	s->size = size;
+	s->subxid = GetCurrentSubTransactionId();
 	staged = lappend(staged, s);
 	MemoryContextSwitchTo(old);
 }
