@@ -25,6 +25,7 @@
 #include "catalog/pg_type.h"
 #include "common/int.h"
 #include "catalog/pg_type_d.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "commands/async.h"
 #include "common/hashfn.h"
@@ -504,14 +505,76 @@ query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool
 }
 
 /*
+ * Snapshot text "xmin:xmax:xip,..." with transaction "xid" added to the
+ * running ones, if the snapshot would count it as committed.
+ */
+static char *
+snapshot_with_running(const char *snap, uint64 xid)
+{
+	char	   *end;
+	uint64		xmin = strtou64(snap, &end, 10);
+	uint64		xmax = strtou64(end + 1, &end, 10);
+	const char *xip = end + 1;
+	StringInfoData out;
+	bool		added = false;
+
+	if (xid >= xmax)
+		return pstrdup(snap);
+	initStringInfo(&out);
+	appendStringInfo(&out, UINT64_FORMAT ":" UINT64_FORMAT ":", Min(xmin, xid), xmax);
+	while (*xip != '\0')
+	{
+		uint64		running = strtou64(xip, &end, 10);
+
+		if (!added && xid <= running)
+		{
+			appendStringInfo(&out, UINT64_FORMAT ",", xid);
+			added = true;
+		}
+		if (running != xid)
+			appendStringInfo(&out, UINT64_FORMAT ",", running);
+		xip = *end == ',' ? end + 1 : end;
+	}
+	if (!added)
+		appendStringInfo(&out, UINT64_FORMAT ",", xid);
+	out.data[--out.len] = '\0';	/* the last comma */
+	return out.data;
+}
+
+/*
+ * The snapshot that ends a tick: what is committed now, with the step's
+ * own transaction counted as running.  A snapshot leaves its own
+ * transaction out, so the rows the caller's transaction inserted would be
+ * in the tick: read by this step, but not by a helper process that cannot
+ * see them, and any row the transaction inserts after the step would be
+ * behind tick_lo for good.  Counted as running, they go to the first tick
+ * after the commit, like any producer's.
+ */
+static char *
+tick_snapshot(void)
+{
+	bool		isnull;
+	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
+													  0, NULL, NULL, &isnull));
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+
+	if (!FullTransactionIdIsValid(own))
+		return now;
+	return snapshot_with_running(now, U64FromFullTransactionId(own));
+}
+
+/*
  * Opens a tick ending now, scanning from scan_from.  Without scan_from
  * every tick would read the queue from its start, and a step would cost
  * the queue's length rather than its new rows.  A row's transaction id is
  * assigned before its arrival number (the queue's column order), so every
  * row numbered up to the arrival number read below belongs to a
- * transaction older than ours; once none of those runs at the start of a
- * tick (our id is at most tick_lo's xmin), every such row is either before
- * tick_lo or aborted, and the number becomes scan_from.
+ * transaction whose id is below the next id to be assigned, read after it;
+ * once no transaction under that id runs at the start of a tick (it is at
+ * most tick_lo's xmin), every such row is either before tick_lo or aborted,
+ * and the number becomes scan_from.  The caller's own transaction id is no
+ * such bound: it may have been assigned long before (an earlier write, an
+ * earlier step in the same transaction), with producers started since.
  */
 static void
 open_tick(Step *s)
@@ -531,12 +594,11 @@ open_tick(Step *s)
 		s->scan_next = DatumGetInt64(query_value("SELECT COALESCE(pg_catalog.pg_sequence_last_value("
 												 "'windowing.queue_seq'::pg_catalog.regclass), 0)",
 												 0, NULL, NULL, &isnull));
-		s->scan_next_xid = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_xact_id()::pg_catalog.text",
-														   0, NULL, NULL, &isnull));
+		s->scan_next_xid = psprintf(UINT64_FORMAT,
+									U64FromFullTransactionId(ReadNextFullTransactionId()));
 	}
 	/* a fresh snapshot, not the caller's: everything committed now */
-	s->tick_hi = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
-												 0, NULL, NULL, &isnull));
+	s->tick_hi = tick_snapshot();
 	s->last_seq = s->scan_from;
 }
 
@@ -633,15 +695,16 @@ reader_feed(Step *s, Reader *r, int64 want)
 	return r->feeder.rows;
 }
 
-/* Consumes up to max_rows (<= 0: all) rows of the current tick. */
-static void
-consume(Step *s, int64 max_rows)
+/*
+ * Consumes up to max_rows (<= 0: all) rows of the open tick; true if that
+ * was all of it.
+ */
+static bool
+consume_tick(Step *s, int64 max_rows)
 {
 	Reader		r = {0};
 	bool		done = false;
 
-	if (s->tick_hi == NULL)
-		open_tick(s);
 	reader_open(s, &r, max_rows);
 	for (;;)
 	{
@@ -665,11 +728,32 @@ consume(Step *s, int64 max_rows)
 	if (r.scan)
 		queue_scan_end(r.scan);
 	if (!done)
-		return;
+		return false;
 	/* the tick is consumed: the next one starts where it ended */
 	s->tick_lo = s->tick_hi;
 	s->tick_hi = NULL;
 	s->last_seq = s->scan_from;
+	return true;
+}
+
+/*
+ * Consumes up to max_rows rows; with no limit, every row committed now.  A
+ * tick left open by an earlier step ends before rows committed since, so
+ * then a new tick follows it: the queue's reclaim relies on a step without
+ * a limit leaving nothing committed behind.
+ */
+static void
+consume(Step *s, int64 max_rows)
+{
+	bool		tick_was_open = s->tick_hi != NULL;
+
+	if (!tick_was_open)
+		open_tick(s);
+	if (consume_tick(s, max_rows) && tick_was_open && max_rows <= 0)
+	{
+		open_tick(s);
+		(void) consume_tick(s, max_rows);
+	}
 }
 
 static void
