@@ -178,10 +178,12 @@ all_consumed(Oid source, const char *qualified)
 /*
  * Empties queue "source" if it has grown past queue_truncate_size and every
  * pipeline reading it can consume it now.  Runs in the caller's
- * transaction; returns true if the queue was truncated.
+ * transaction; returns true if the queue was truncated.  While a pipeline
+ * steps, *stepping names it, so that the caller can record an error of the
+ * step as that pipeline's.
  */
 bool
-queue_reclaim(Oid source)
+queue_reclaim(Oid source, const char *volatile *stepping)
 {
 	char	   *name = get_rel_name(source);
 	char	   *qualified;
@@ -200,7 +202,9 @@ queue_reclaim(Oid source)
 	{
 		QueueReader *r = lfirst(lc);
 
+		*stepping = r->name;
 		pipeline_step_as_owner(r->name, r->owner, 0);
+		*stepping = NULL;
 	}
 	if (!all_consumed(source, qualified))
 		elog(ERROR, "queue %s still has rows to consume after its pipelines caught up",

@@ -238,6 +238,8 @@ fail(const char *name)
 	HOLD_INTERRUPTS();
 	MemoryContextSwitchTo(round_cxt);
 	edata = CopyErrorData();
+	/* the name may live in the transaction's memory */
+	name = name ? pstrdup(name) : NULL;
 	EmitErrorReport();
 	AbortOutOfAnyTransaction();
 	FlushErrorState();
@@ -378,7 +380,8 @@ running_queues(void)
 
 /*
  * Empties the queues that grew past windowing.queue_truncate_size, each in
- * a transaction of its own (queue.c); a failure is handled crash-only.
+ * a transaction of its own (queue.c); a failure is handled crash-only, and
+ * counted against the pipeline whose step failed, if one did.
  * False if one of them could not be emptied: producers held its lock, or
  * one of its pipelines does not run.
  */
@@ -391,16 +394,17 @@ reclaim_queues(void)
 	foreach(lc, running_queues())
 	{
 		Oid			source = lfirst_oid(lc);
+		const char *volatile stepping = NULL;
 
 		begin_catalog_transaction("reclaiming a queue");
 		PG_TRY();
 		{
-			if (queue_needs_reclaim(source) && !queue_reclaim(source))
+			if (queue_needs_reclaim(source) && !queue_reclaim(source, &stepping))
 				all = false;
 		}
 		PG_CATCH();
 		{
-			fail(NULL);
+			fail(stepping);
 		}
 		PG_END_TRY();
 		commit_transaction();

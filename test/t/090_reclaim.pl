@@ -1,0 +1,67 @@
+# The worker empties a consumed queue (TRUNCATE) once it passes
+# windowing.queue_truncate_size.  Its steps stop at 100,000 rows, leaving a
+# big tick open, and producers keep committing meanwhile: the reclaim must
+# still consume every committed row before it truncates, without an error,
+# so that nothing is lost, nothing counted twice, and the worker keeps
+# running.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use Windowing qw(worker_node);
+
+my $node = worker_node('reclaim', q{
+windowing.poll_interval = 20ms
+windowing.queue_truncate_size = 1MB
+});
+
+$node->safe_psql('postgres', q{
+CREATE EXTENSION windowing;
+CREATE TABLE q (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('t', 'q', 'ts', '{k}', windowing.tumbling('1 day'),
+                                 'count(*) AS n, sum(v) AS s');});
+
+# A trickle of one committed row every 10 ms, then a batch of 300,000 rows
+# while it runs; all in one day's windows, so that no row is late.
+my ($out, $err) = ('', '');
+my $trickle = IPC::Run::start(
+	[
+		'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', q{
+DO $$ BEGIN
+    FOR i IN 1..400 LOOP
+        INSERT INTO q VALUES (1, '2026-01-01 01:00', 1);
+        COMMIT;
+        PERFORM pg_sleep(0.01);
+    END LOOP;
+END $$}
+	],
+	'>', \$out, '2>', \$err);
+$node->safe_psql('postgres', q{
+INSERT INTO q SELECT g % 10, '2026-01-01'::timestamptz + g * interval '1 ms', 1
+FROM generate_series(1, 300000) g});
+$trickle->finish;
+is($err, '', 'the producers ran without errors');
+
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 300400 FROM windowing.pipeline WHERE name = 't'}),
+	'every committed row is consumed');
+is( $node->safe_psql(
+		'postgres', q{SELECT failures, last_error IS NULL FROM windowing.pipeline WHERE name = 't'}),
+	'0|t',
+	'no step failed');
+$node->safe_psql('postgres', q{SELECT windowing.pause_pipeline('t'); SELECT windowing.flush('t')});
+is($node->safe_psql('postgres', 'SELECT sum(n), sum(s) FROM t_results'),
+	'300400|300400', 'each row counted once');
+cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM q'),
+	'<', 300400, 'the queue was emptied meanwhile');
+
+my $log = slurp_file($node->logfile);
+unlike($log, qr/still has rows to consume/, 'reclaim never found rows left behind');
+unlike($log, qr/exited with exit code 1/, 'the worker never exited on an error');
+
+$node->stop;
+done_testing();
