@@ -493,31 +493,25 @@ op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 	return w;
 }
 
-/* One row, in arrival order. */
-void
-op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
-	   bytea *key, Datum *args, bool *argnulls)
+/*
+ * The largest key (keys_encode's bytes) a window may have.  Keys are
+ * indexed, in window_state's primary key and the upsert result table's
+ * unique key, and a B-tree entry holds at most 2704 bytes: a window whose
+ * key does not fit would fail every step that writes it, for good, since
+ * its row is consumed already.  The margin is for the entries' other
+ * columns.
+ */
+#define KEY_MAX_BYTES 2600
+
+/* A row of time windows other than sessions. */
+static void
+time_row(Operator *op, int64 seq, bool ts_null, int64 ts,
+		 bytea *key, Datum *args, bool *argnulls)
 {
-	MemoryContext old = MemoryContextSwitchTo(op->cxt);
 	const AssignedSlice *assigned = NULL;
 	int			n;
 	List	   *missed;
 
-	if (op->counting)
-	{
-		count_row(op, key, args, argnulls);
-		MemoryContextSwitchTo(old);
-		return;
-	}
-	if (op->spec->kind == WK_SESSION && !ts_null &&
-		!(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
-	{
-		if (session_row(op, seq, ts, gap, key, args, argnulls) &&
-			wmk_observe(&op->wm, ts))
-			on_watermark(op);
-		MemoryContextSwitchTo(old);
-		return;
-	}
 	if (ts_null || (op->keyed && !op->sliced))
 		n = -1;
 	else if (op->sliced)
@@ -529,7 +523,7 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		n = spec_windows(op->spec, ts, op->scratch);
 	if (n < 0)
 		op_add_late(op, seq, ts_null, ts,
-				 ts_null ? "event time is null" : "event time out of range", NIL);
+					ts_null ? "event time is null" : "event time out of range", NIL);
 	else if (op->sliced)
 	{
 		slice_row(op, seq, ts, assigned, key, args, argnulls);
@@ -541,11 +535,33 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		missed = add_to_windows(op, n, key, args, argnulls);
 		if (missed != NIL)
 			op_add_late(op, seq, false, ts,
-					 list_length(missed) == n ? "late" : "late for some windows",
-					 missed);
+						list_length(missed) == n ? "late" : "late for some windows",
+						missed);
 		if (wmk_observe(&op->wm, ts))
 			on_watermark(op);
 	}
+}
+
+/* One row, in arrival order. */
+void
+op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
+	   bytea *key, Datum *args, bool *argnulls)
+{
+	MemoryContext old = MemoryContextSwitchTo(op->cxt);
+
+	if (VARSIZE_ANY(key) > KEY_MAX_BYTES)
+		op_add_late(op, seq, ts_null, ts, "key too large", NIL);
+	else if (op->counting)
+		count_row(op, key, args, argnulls);
+	else if (op->spec->kind == WK_SESSION && !ts_null &&
+			 !(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
+	{
+		if (session_row(op, seq, ts, gap, key, args, argnulls) &&
+			wmk_observe(&op->wm, ts))
+			on_watermark(op);
+	}
+	else
+		time_row(op, seq, ts_null, ts, key, args, argnulls);
 	MemoryContextSwitchTo(old);
 }
 
