@@ -185,6 +185,17 @@ PREPARE TRANSACTION 'tx_step2';
 ROLLBACK PREPARED 'tx_step2';
 SELECT windowing.process('t7');
 SELECT rows_consumed FROM windowing.pipeline_stats WHERE name = 't7';   -- 4
+-- a step that fired windows has notified listeners: PostgreSQL refuses to
+-- prepare it, and the step is rolled back
+SELECT pg_temp.make('t7n');
+INSERT INTO tx_q VALUES (3, '2026-01-01 00:10:00', 1), (3, '2026-01-01 00:12:00', 1);
+BEGIN;
+SELECT windowing.process('t7n') AS fires;
+PREPARE TRANSACTION 'tx_step3';
+SELECT rows_consumed, windows_fired FROM windowing.pipeline_stats WHERE name = 't7n';  -- 0, 0
+SELECT windowing.process('t7n');
+SELECT rows_consumed, windows_fired FROM windowing.pipeline_stats WHERE name = 't7n';  -- 6, 3
+SELECT windowing.drop_pipeline('t7n', drop_tables => true);
 SELECT windowing.drop_pipeline('t7', drop_tables => true);
 TRUNCATE tx_q;
 
