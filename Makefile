@@ -23,6 +23,7 @@ OBJS = \
 	src/sql_pipeline.o \
 	src/sql_session.o \
 	src/state_store.o \
+	src/version.o \
 	src/watermark.o \
 	src/window_math.o \
 	src/windowing.o \
@@ -75,6 +76,14 @@ include $(PGXS)
 # versions are neither built nor tested.
 ifneq ($(MAJORVERSION),15)
 $(error windowing builds against PostgreSQL 15 only, and $(PG_CONFIG) is PostgreSQL $(MAJORVERSION))
+endif
+
+# The library refuses a database whose extension is at another version
+# than its own, so src/version.h and windowing.control move together.
+LIBRARY_VERSION := $(shell sed -n 's/^\#define WINDOWING_VERSION "\(.*\)"$$/\1/p' $(srcdir)/src/version.h)
+CONTROL_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(srcdir)/windowing.control)
+ifneq ($(LIBRARY_VERSION)$(filter clean distclean,$(MAKECMDGOALS)),$(CONTROL_VERSION))
+$(error src/version.h says version $(LIBRARY_VERSION) but windowing.control says $(CONTROL_VERSION))
 endif
 
 # Unit tests of the pure C window math: no server involved.

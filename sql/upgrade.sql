@@ -24,3 +24,26 @@ SELECT count(*) AS differences FROM (
    WHERE refclassid = 'pg_extension'::regclass
      AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'windowing')
    EXCEPT SELECT o FROM updated)) d;
+
+-- A library newer than the database's extension (ALTER EXTENSION UPDATE
+-- not run yet) refuses every step with the reason, until the update.
+DROP EXTENSION windowing;
+CREATE EXTENSION windowing VERSION '0.4';
+\set SHOW_CONTEXT never
+CREATE TABLE upgrade_events (k int, ts bigint);
+SELECT windowing.create_pipeline('upgraded', 'upgrade_events', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), start => false);
+INSERT INTO upgrade_events VALUES (1, 1), (1, 2), (2, 15);
+SELECT windowing.process('upgraded');
+SELECT windowing.advance_watermark('upgraded', 5::bigint);
+SELECT windowing.flush('upgraded');
+SELECT * FROM windowing.open_windows('upgraded');
+SELECT windowing.pause_pipeline('upgraded');
+SELECT rows_consumed, last_error FROM windowing.pipeline_stats;
+ALTER EXTENSION windowing UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'windowing';
+SELECT windowing.process('upgraded');
+SELECT windowing.flush('upgraded');
+SELECT k, window_start, count FROM upgraded_results ORDER BY 1, 2;
+SELECT windowing.drop_pipeline('upgraded', drop_tables => true);
+DROP TABLE upgrade_events;

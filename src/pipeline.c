@@ -51,6 +51,7 @@
 #include "sql_pipeline.h"
 #include "datatype/timestamp.h"
 #include "state_store.h"
+#include "version.h"
 
 /* Rows read from the queue per query within a step. */
 #define CHUNK_ROWS 10000
@@ -112,7 +113,11 @@ text_col(int i)
 	return isnull ? NULL : TextDatumGetCString(d);
 }
 
-/* The owner of a pipeline, checked against the current user. */
+/*
+ * The owner of a pipeline, checked against the current user.  Every SQL
+ * entry point that reads the pipeline catalog starts here, so this is also
+ * where a catalog of another version is refused.
+ */
 static Oid
 check_owner(const char *name)
 {
@@ -121,6 +126,7 @@ check_owner(const char *name)
 	bool		isnull = true;
 	Oid			owner = InvalidOid;
 
+	check_extension_version();
 	if (execute_cached("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
 					   1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)

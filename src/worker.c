@@ -65,6 +65,7 @@
 #include "pipeline.h"
 #include "plans.h"
 #include "queue.h"
+#include "version.h"
 #include "worker.h"
 
 #define QUIET_PERIOD_MS		10000
@@ -134,10 +135,47 @@ lock_catalog(void)
 									   AccessShareLock, true));
 }
 
+/* Reports the error being handled and rolls back; returns the error. */
+static ErrorData *
+take_error(void)
+{
+	ErrorData  *edata;
+
+	HOLD_INTERRUPTS();
+	MemoryContextSwitchTo(round_cxt);
+	edata = CopyErrorData();
+	EmitErrorReport();
+	AbortOutOfAnyTransaction();
+	FlushErrorState();
+	RESUME_INTERRUPTS();
+	return edata;
+}
+
+/*
+ * With the extension at another version than the library (ALTER EXTENSION
+ * windowing UPDATE not run yet) no step can run: the worker logs why and
+ * leaves for the launcher's back-off, counting no failure against the
+ * pipelines, whose definitions are not at fault.  The update wakes it.
+ */
+static void
+check_version(void)
+{
+	PG_TRY();
+	{
+		check_extension_version();
+	}
+	PG_CATCH();
+	{
+		(void) take_error();
+		leave(WORKER_EXIT_FAILED, "the extension is not at the library's version");
+	}
+	PG_END_TRY();
+}
+
 /*
  * Every transaction of the worker that reads the pipeline catalog starts
  * here, so that the worker leaves between any two steps when the database
- * is claimed or the extension is gone.
+ * is claimed, the extension is gone or at another version.
  */
 static void
 begin_catalog_transaction(const char *activity)
@@ -154,6 +192,7 @@ begin_catalog_transaction(const char *activity)
 		commit_transaction();
 		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
 	}
+	check_version();
 }
 
 /* The names of the running pipelines, in the round's memory; or leaves. */
@@ -235,15 +274,9 @@ fail(const char *name)
 {
 	ErrorData  *edata;
 
-	HOLD_INTERRUPTS();
-	MemoryContextSwitchTo(round_cxt);
-	edata = CopyErrorData();
 	/* the name may live in the transaction's memory */
-	name = name ? pstrdup(name) : NULL;
-	EmitErrorReport();
-	AbortOutOfAnyTransaction();
-	FlushErrorState();
-	RESUME_INTERRUPTS();
+	name = name ? MemoryContextStrdup(round_cxt, name) : NULL;
+	edata = take_error();
 
 	if (name != NULL)
 		record_failure(name, edata->message ? edata->message : "unknown error");
