@@ -153,10 +153,13 @@ WHERE p.pronamespace = 'windowing'::regnamespace
   AND NOT coalesce(p.proconfig @> '{"search_path=pg_catalog, pg_temp"}', false);
 
 -- alice may hand her pipeline to a role she can act as, and only to one
+-- (with its queue, whose owner's privileges a pipeline's owner must have)
 CREATE ROLE windowing_team;
-GRANT windowing_team TO windowing_alice;
+GRANT windowing_team TO windowing_alice, windowing_bob;
+GRANT CREATE ON SCHEMA public TO windowing_team;
 SET ROLE windowing_alice;
 SELECT windowing.alter_pipeline_owner('alice', 'windowing_bob');
+ALTER TABLE alice_events OWNER TO windowing_team;
 SELECT windowing.alter_pipeline_owner('alice', 'windowing_team');
 SELECT name, owner FROM windowing.pipelines WHERE name = 'alice';
 -- writing the owner column does not get around that
@@ -174,5 +177,5 @@ DROP FUNCTION spy(bigint);
 DROP OPERATOR public.> (bigint, bigint);
 DROP SCHEMA evil CASCADE;
 DROP AGGREGATE public.count(*);
-REVOKE CREATE ON SCHEMA public FROM windowing_alice, windowing_bob;
+REVOKE CREATE ON SCHEMA public FROM windowing_alice, windowing_bob, windowing_team;
 DROP ROLE windowing_alice, windowing_bob, windowing_team;

@@ -1,0 +1,84 @@
+-- Who may hang a pipeline on a queue.
+SET datestyle = ISO;
+\set SHOW_CONTEXT never
+CREATE ROLE windowing_qowner;
+CREATE ROLE windowing_reader;
+CREATE ROLE windowing_member IN ROLE windowing_qowner;
+GRANT CREATE ON SCHEMA public TO windowing_qowner, windowing_reader, windowing_member;
+-- the queue's owner may act as the reader, not the other way round
+GRANT windowing_reader TO windowing_qowner;
+
+SET ROLE windowing_qowner;
+CREATE TABLE access_q (k int, ts bigint, note text);
+SELECT windowing.create_pipeline('owned', 'access_q', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n, sum(note::int) AS notes', start => false);
+GRANT SELECT ON access_q TO windowing_reader;
+RESET ROLE;
+
+-- A pipeline's owner must have the privileges of its queue's owner: a role
+-- that may only read the queue cannot hang a paused pipeline on it (and so
+-- keep it from ever being emptied), neither through create_pipeline ...
+SET ROLE windowing_reader;
+SELECT windowing.create_pipeline('held', 'access_q', 'ts', '{}',
+    windowing.tumbling('10 milliseconds'), start => false);
+SELECT to_regclass('held_results') IS NULL AS no_table_left;
+-- ... nor by writing the row itself
+CREATE TABLE held_results (window_start bigint, window_end bigint, window_time bigint,
+    count bigint, fire_count int, is_final boolean, fired_at timestamptz);
+INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+    assigner, aggregates, allowed_lateness, result_table, emit, state)
+VALUES ('held', 'windowing_reader', 'access_q', 'ts', 'bigint', '{}',
+    windowing.tumbling('10 milliseconds'), 'count(*)', '0', 'held_results', 'append', 'paused');
+DROP TABLE held_results;
+RESET ROLE;
+
+-- pipelines of the queue's owner, and of members of its role, share it
+SET ROLE windowing_member;
+SELECT windowing.create_pipeline('shared', 'access_q', 'ts', '{}',
+    windowing.tumbling('10 milliseconds'), start => false);
+RESET ROLE;
+SET ROLE windowing_qowner;
+SELECT windowing.create_pipeline('owned2', 'access_q', 'ts', '{}',
+    windowing.tumbling('10 milliseconds'), start => false);
+INSERT INTO access_q (k, ts, note) VALUES (1, 1, '1'), (2, 2, '2'), (1, 15, '3');
+SELECT windowing.process('owned') AS owned, windowing.process('owned2') AS owned2;
+RESET ROLE;
+SET ROLE windowing_member;
+SELECT windowing.process('shared');
+RESET ROLE;
+SELECT p.name, p.owner, s.rows_consumed
+FROM windowing.pipelines p JOIN windowing.pipeline_stats s USING (name) ORDER BY 1;
+
+-- nor can a pipeline be given to a role without them: by its owner, by a
+-- superuser, or by writing the owner column
+SET ROLE windowing_qowner;
+SELECT windowing.alter_pipeline_owner('owned2', 'windowing_reader');
+UPDATE windowing.pipeline SET owner = 'windowing_reader' WHERE name = 'owned2';
+RESET ROLE;
+SELECT windowing.alter_pipeline_owner('owned2', 'windowing_reader');
+SELECT windowing.alter_pipeline_owner('owned2', 'windowing_member');
+SELECT name, owner FROM windowing.pipelines WHERE name = 'owned2';
+
+-- a pipeline whose queue changed hands after it was made (or made before
+-- the rule) still runs, pauses and resumes
+SET ROLE windowing_reader;
+CREATE TABLE handed_q (ts bigint);
+SELECT windowing.create_pipeline('handed', 'handed_q', 'ts',
+    assigner => windowing.tumbling('10 milliseconds'), start => false);
+RESET ROLE;
+ALTER TABLE handed_q OWNER TO windowing_qowner;
+GRANT SELECT ON handed_q TO windowing_reader;
+INSERT INTO handed_q VALUES (1);
+SET ROLE windowing_reader;
+SELECT windowing.process('handed');
+SELECT windowing.pause_pipeline('handed');
+SELECT windowing.resume_pipeline('handed');
+RESET ROLE;
+SELECT windowing.drop_pipeline('handed', drop_tables => true);
+DROP TABLE handed_q;
+
+
+SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines ORDER BY name;
+DROP TABLE access_q;
+REVOKE CREATE ON SCHEMA public FROM windowing_qowner, windowing_reader, windowing_member;
+DROP ROLE windowing_qowner, windowing_reader, windowing_member;
