@@ -55,3 +55,30 @@ $$;
 CREATE TRIGGER queue_owner BEFORE UPDATE OF owner ON windowing.pipeline
     FOR EACH ROW WHEN (OLD.owner IS DISTINCT FROM NEW.owner)
     EXECUTE FUNCTION windowing._owner_changed();
+
+-- The view runs as the extension's owner and so shows every pipeline;
+-- last_error quotes what PostgreSQL quotes in errors, row data included.
+-- Like pg_stat_activity's query, it is shown only to roles with the
+-- privileges of the pipeline's owner and to pg_read_all_stats, and is NULL
+-- for others, who keep the rest of the row.
+CREATE OR REPLACE VIEW windowing.pipeline_stats AS
+SELECT p.name, p.state,
+       CASE WHEN p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
+            THEN windowing._as_timestamptz(p.watermark)::text ELSE p.watermark::text END AS watermark,
+       CASE WHEN p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
+            AND pg_catalog.isfinite(windowing._as_timestamptz(p.watermark))
+            THEN pg_catalog.now() OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
+       p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
+       coalesce(windowing._state_windows(p.id, p.steps), s.windows) AS open_windows,
+       m.bytes AS state_memory_bytes,
+       CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
+       p.steps, p.last_step_at, p.failures,
+       CASE WHEN pg_catalog.pg_has_role(p.owner, 'USAGE')
+                 OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
+            THEN p.last_error END AS last_error
+FROM windowing.pipeline p
+LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
+                          pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
+                   FROM windowing.window_state w
+                   WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true
+CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m;

@@ -1,9 +1,10 @@
--- Who may hang a pipeline on a queue.
+-- Who may hang a pipeline on a queue, and read its errors.
 SET datestyle = ISO;
 \set SHOW_CONTEXT never
 CREATE ROLE windowing_qowner;
 CREATE ROLE windowing_reader;
 CREATE ROLE windowing_member IN ROLE windowing_qowner;
+CREATE ROLE windowing_stats IN ROLE pg_read_all_stats;
 GRANT CREATE ON SCHEMA public TO windowing_qowner, windowing_reader, windowing_member;
 -- the queue's owner may act as the reader, not the other way round
 GRANT windowing_reader TO windowing_qowner;
@@ -77,8 +78,39 @@ RESET ROLE;
 SELECT windowing.drop_pipeline('handed', drop_tables => true);
 DROP TABLE handed_q;
 
+-- last_error is shown, as pg_stat_activity shows a query, to roles with
+-- the privileges of the pipeline's owner and to pg_read_all_stats; to
+-- others it is NULL, and the rest of the row is still there.  (The worker
+-- writes it; PostgreSQL's errors quote row data.)
+UPDATE windowing.pipeline SET last_error = 'invalid input syntax for type integer: "SSN 078-05-1120"',
+    failures = 1 WHERE name = 'owned';
+INSERT INTO access_q (k, ts, note) VALUES (2, 16, '4');
+SELECT windowing.process('owned');
+SELECT (SELECT count(*) FROM windowing.window_state) > 0 AS stored,
+       (SELECT count(*) FROM windowing.state_log) > 0 AS logged;
+SET ROLE windowing_reader;
+SELECT name, state, rows_consumed, failures, last_error FROM windowing.pipeline_stats ORDER BY 1;
+SELECT name FROM windowing.pipeline_stats WHERE last_error LIKE '%SSN%';
+-- the tables behind it show others nothing
+SELECT count(*) FROM windowing.pipeline;
+SELECT count(*) FROM windowing.window_state;
+SELECT count(*) FROM windowing.state_log;
+SELECT * FROM windowing.open_windows('owned');
+RESET ROLE;
+SET ROLE windowing_qowner;
+SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
+SELECT count(*) FROM windowing.pipeline WHERE last_error IS NOT NULL;
+RESET ROLE;
+SET ROLE windowing_member;
+SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
+RESET ROLE;
+SET ROLE windowing_stats;
+SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
+RESET ROLE;
+SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
+
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines ORDER BY name;
 DROP TABLE access_q;
 REVOKE CREATE ON SCHEMA public FROM windowing_qowner, windowing_reader, windowing_member;
-DROP ROLE windowing_qowner, windowing_reader, windowing_member;
+DROP ROLE windowing_qowner, windowing_reader, windowing_member, windowing_stats;
