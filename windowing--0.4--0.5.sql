@@ -82,3 +82,39 @@ LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
                    FROM windowing.window_state w
                    WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true
 CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m;
+
+-- _forget_state(id) evicts a pipeline's state from shared memory, so that
+-- its next steps read it from the heap: any role could slow any pipeline
+-- down with it.  It is the superuser's alone now (tests evict state with
+-- it, as a restart would), and drop_pipeline, run by the pipeline's owner,
+-- frees the state of the pipeline it deleted through the function below,
+-- which frees only the state of a pipeline that no longer exists.  As the
+-- extension's owner it sees every pipeline, past row-level security.
+REVOKE EXECUTE ON FUNCTION windowing._forget_state(int) FROM PUBLIC;
+
+CREATE FUNCTION windowing._forget_dropped_state(pipeline_id int) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT windowing._forget_state($1)
+WHERE NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.id OPERATOR(pg_catalog.=) $1)
+$$;
+
+CREATE OR REPLACE FUNCTION windowing.drop_pipeline(name text, drop_tables boolean DEFAULT false)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p windowing.pipeline;
+BEGIN
+    PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
+    DELETE FROM windowing.pipeline WHERE pipeline.name = drop_pipeline.name RETURNING * INTO p;
+    PERFORM windowing._forget_dropped_state(p.id);
+    IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
+        EXECUTE format('DROP TABLE %s', p.result_table);
+    END IF;
+    IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.late_table) THEN
+        EXECUTE format('DROP TABLE %s', p.late_table);
+    END IF;
+END
+$$;

@@ -1,4 +1,4 @@
--- Who may hang a pipeline on a queue, and read its errors.
+-- Who may hang a pipeline on a queue, read its errors and free its state.
 SET datestyle = ISO;
 \set SHOW_CONTEXT never
 CREATE ROLE windowing_qowner;
@@ -108,6 +108,26 @@ SET ROLE windowing_stats;
 SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
 RESET ROLE;
 SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
+
+-- Only a superuser may evict a pipeline's state from shared memory; its
+-- owner's drop_pipeline frees it, and the state of a pipeline that still
+-- exists stays whoever asks.
+SELECT substr(p.channel, 11)::int AS owned_id, s.steps AS owned_steps
+FROM windowing.pipelines p JOIN windowing.pipeline_stats s USING (name) WHERE name = 'owned' \gset
+SELECT substr(p.channel, 11)::int AS owned2_id, s.steps AS owned2_steps
+FROM windowing.pipelines p JOIN windowing.pipeline_stats s USING (name) WHERE name = 'owned2' \gset
+SELECT windowing._state_memory_bytes(:owned_id, :owned_steps) > 0 AS owned_in_memory,
+       windowing._state_memory_bytes(:owned2_id, :owned2_steps) > 0 AS owned2_in_memory;
+SET ROLE windowing_reader;
+SELECT has_function_privilege('windowing._forget_state(int)', 'EXECUTE') AS may_forget;
+SELECT windowing._forget_state(:owned_id);
+SELECT windowing._forget_dropped_state(:owned_id);
+RESET ROLE;
+SET ROLE windowing_member;
+SELECT windowing.drop_pipeline('owned2', drop_tables => true);
+RESET ROLE;
+SELECT windowing._state_memory_bytes(:owned_id, :owned_steps) > 0 AS owned_in_memory,
+       windowing._state_memory_bytes(:owned2_id, :owned2_steps) > 0 AS owned2_in_memory;
 
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines ORDER BY name;
