@@ -1,4 +1,5 @@
--- Who may hang a pipeline on a queue, read its errors and free its state.
+-- Who may hang a pipeline on a queue, read its errors and free its state;
+-- and the limits on key columns.
 SET datestyle = ISO;
 \set SHOW_CONTEXT never
 CREATE ROLE windowing_qowner;
@@ -129,8 +130,31 @@ RESET ROLE;
 SELECT windowing._state_memory_bytes(:owned_id, :owned_steps) > 0 AS owned_in_memory,
        windowing._state_memory_bytes(:owned2_id, :owned2_steps) > 0 AS owned2_in_memory;
 
+-- An upsert result table's unique index holds window_end, window_start
+-- and the key columns, in at most 32 columns: 30 keys at most, said up
+-- front.  Append mode keeps no such index, nor does the state (a key is
+-- one bytea): 120 keys work.
+SELECT format('CREATE TABLE wide (ts bigint, %s)',
+              string_agg(format('k%s int', i), ', ' ORDER BY i)) FROM generate_series(1, 120) i \gexec
+CREATE FUNCTION pg_temp.keys(n int) RETURNS name[]
+LANGUAGE sql AS $$ SELECT array_agg(('k' || i)::name ORDER BY i) FROM generate_series(1, n) i $$;
+SELECT windowing.create_pipeline('wide31', 'wide', 'ts', pg_temp.keys(31),
+    windowing.tumbling('10 milliseconds'), start => false);
+SELECT windowing.create_pipeline('wide33', 'wide', 'ts', pg_temp.keys(33),
+    windowing.tumbling('10 milliseconds'), start => false);
+SELECT windowing.create_pipeline('wide30', 'wide', 'ts', pg_temp.keys(30),
+    windowing.tumbling('10 milliseconds'), start => false);
+SELECT windowing.create_pipeline('wide120', 'wide', 'ts', pg_temp.keys(120),
+    windowing.tumbling('10 milliseconds'), emit => 'append', start => false);
+INSERT INTO wide (ts, k1, k120) VALUES (1, 1, 1), (2, 1, 2), (3, 1, 1), (25, 1, 1);
+INSERT INTO wide (ts, k1, k120) VALUES (4, 1, 1);
+SELECT windowing.process('wide30'), windowing.process('wide120');
+SELECT windowing.flush('wide30'), windowing.flush('wide120');
+SELECT k1, k2, k30, window_start, count FROM wide30_results ORDER BY window_start, k1;
+SELECT k1, k2, k120, window_start, count FROM wide120_results ORDER BY window_start, k120;
+SELECT count(*) AS late_rows FROM wide120_late;
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines ORDER BY name;
-DROP TABLE access_q;
+DROP TABLE access_q, wide;
 REVOKE CREATE ON SCHEMA public FROM windowing_qowner, windowing_reader, windowing_member;
 DROP ROLE windowing_qowner, windowing_reader, windowing_member, windowing_stats;

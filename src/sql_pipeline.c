@@ -148,11 +148,14 @@ equal_means_same_bytes(Oid source, AttrNumber att)
 PG_FUNCTION_INFO_V1(windowing_check_upsert_keys);
 
 /*
- * _check_upsert_keys(source, key_columns): a pipeline tells keys apart by
- * their bytes, while the unique key of an upsert result table uses the
- * types' equality.  Two keys equal with different bytes (numeric 1.0 and
- * 1.00, float -0 and 0, citext 'A' and 'a') would overwrite each other's
- * rows, so such key columns are refused for upsert.
+ * _check_upsert_keys(source, key_columns): the unique key of an upsert
+ * result table is (window_end, keys..., window_start), an index, so it
+ * holds at most INDEX_MAX_KEYS - 2 key columns.  And a pipeline tells keys
+ * apart by their bytes, while that key uses the types' equality.  Two keys
+ * equal with different bytes (numeric 1.0 and 1.00, float -0 and 0, citext
+ * 'A' and 'a') would overwrite each other's rows, so such key columns are
+ * refused for upsert.  (Append mode has neither limit: a pipeline's state
+ * holds a key as one bytea, whatever its columns.)
  */
 Datum
 windowing_check_upsert_keys(PG_FUNCTION_ARGS)
@@ -163,6 +166,13 @@ windowing_check_upsert_keys(PG_FUNCTION_ARGS)
 
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), NAMEOID, NAMEDATALEN, false,
 					  TYPALIGN_CHAR, &items, NULL, &n);
+	if (n > INDEX_MAX_KEYS - 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_TOO_MANY_COLUMNS),
+				 errmsg("too many key columns"),
+				 errdetail("With emit => 'upsert' a pipeline has at most %d key columns, since its result table's unique index holds them with window_end and window_start in at most %d columns; %d were given.",
+						   INDEX_MAX_KEYS - 2, INDEX_MAX_KEYS, n),
+				 errhint("Use emit => 'append', or fewer key columns.")));
 	for (int i = 0; i < n; i++)
 	{
 		char	   *name = NameStr(*DatumGetName(items[i]));
