@@ -47,3 +47,6 @@ SELECT windowing.flush('upgraded');
 SELECT k, window_start, count FROM upgraded_results ORDER BY 1, 2;
 SELECT windowing.drop_pipeline('upgraded', drop_tables => true);
 DROP TABLE upgrade_events;
+-- the tests that follow start from a fresh install (pipeline ids from 1)
+DROP EXTENSION windowing;
+CREATE EXTENSION windowing;
