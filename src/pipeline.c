@@ -64,7 +64,11 @@
  */
 #define STATE_LOG_STEPS 100
 
+/* Rows between two looks at a step's memory and time budget. */
+#define BUDGET_ROWS 256
+
 char	   *pipeline_clock_setting = NULL;
+int			step_memory = -1;	/* kB; -1: maintenance_work_mem */
 
 typedef struct Step
 {
@@ -96,6 +100,10 @@ typedef struct Step
 	Oid			caller;			/* who to be again after the step */
 	int			caller_sec;
 	int			nestlevel;
+	MemoryContext cxt;			/* all that the step allocates */
+	Size		loaded;			/* of which its loaded state */
+	TimestampTz deadline;		/* 0: none */
+	bool		cut_short;		/* stopped by its memory or time budget */
 } Step;
 
 static Datum
@@ -461,8 +469,27 @@ typedef struct RowFeeder
 	uint64		rows;
 } RowFeeder;
 
-/* One row to the operator, whatever it allocates freed right after. */
-static void
+/*
+ * Has the step used up its budget: windowing.step_memory allocated beyond
+ * the state it loaded, or its time?  Then it ends with what it has, and the
+ * next step goes on where it stopped, so no input can make one step grow
+ * without bound, nor one pipeline hold up the worker's others for long.
+ */
+static bool
+over_budget(Step *s)
+{
+	int64		limit_kb = step_memory >= 0 ? step_memory : maintenance_work_mem;
+
+	if (MemoryContextMemAllocated(s->cxt, true) - s->loaded > (Size) limit_kb * 1024)
+		return true;
+	return s->deadline != 0 && GetCurrentTimestamp() >= s->deadline;
+}
+
+/*
+ * One row to the operator, whatever it allocates freed right after; false
+ * if the step must stop here.
+ */
+static bool
 feed_one(RowFeeder *f, Datum *vals, bool *nulls)
 {
 	MemoryContext old = MemoryContextSwitchTo(f->rowcxt);
@@ -473,14 +500,16 @@ feed_one(RowFeeder *f, Datum *vals, bool *nulls)
 	if (!f->rowcxt->isReset || f->rowcxt->firstchild != NULL)
 		MemoryContextReset(f->rowcxt);
 	f->rows++;
+	if (f->rows % BUDGET_ROWS == 0 && over_budget(f->step))
+		f->step->cut_short = true;
+	return !f->step->cut_short;
 }
 
 static bool
 feeder_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	slot_getallattrs(slot);
-	feed_one((RowFeeder *) self, slot->tts_values, slot->tts_isnull);
-	return true;
+	return feed_one((RowFeeder *) self, slot->tts_values, slot->tts_isnull);
 }
 
 static void
@@ -687,8 +716,9 @@ reader_feed(Step *s, Reader *r, int64 want)
 	r->feeder.rows = 0;
 	if (r->scan)
 	{
-		while (r->feeder.rows < (uint64) want && queue_scan_next(r->scan, r->vals, r->nulls))
-			feed_one(&r->feeder, r->vals, r->nulls);
+		while (r->feeder.rows < (uint64) want && queue_scan_next(r->scan, r->vals, r->nulls) &&
+			   feed_one(&r->feeder, r->vals, r->nulls))
+			;
 		return r->feeder.rows;
 	}
 	options.params = r->params;
@@ -725,6 +755,8 @@ consume_tick(Step *s, int64 max_rows)
 			emit_firings(&s->target, s->op);
 		op_compact(s->op);
 		s->rows += n;
+		if (s->cut_short)
+			break;
 		if (n < (uint64) want)
 		{
 			done = true;
@@ -884,17 +916,20 @@ finish_step(Step *s)
 }
 
 /*
- * A step: consume up to max_rows rows, then (if has_watermark) apply an
- * explicit watermark.  Steps that change nothing write nothing, so an idle
- * pipeline polled by the worker does not churn its catalog row.
+ * A step: consume up to max_rows rows (<= 0: no limit) for at most max_ms
+ * milliseconds (<= 0: no limit) within its memory budget, then (if
+ * has_watermark) apply an explicit watermark.  Steps that change nothing
+ * write nothing, so an idle pipeline polled by the worker does not churn
+ * its catalog row.
  */
 static int64
-run_step(const char *name, int64 max_rows, bool consume_rows,
+run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 		 bool has_watermark, int64 watermark)
 {
 	Step		s;
 	bool		tick_was_open;
 	bool		idle;
+	MemoryContext caller_cxt = CurrentMemoryContext;
 
 	memset(&s, 0, sizeof(s));
 	if (IsolationUsesXactSnapshot())
@@ -902,10 +937,15 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction"),
 				 errhint("Run them in a READ COMMITTED transaction.")));
+	if (max_ms > 0)
+		s.deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), max_ms);
+	s.cxt = AllocSetContextCreate(caller_cxt, "windowing step", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(s.cxt);
 	begin_as_owner(&s, name);
 	pipeline_lock(name);
 	load_step(&s, name);
 	load_state(&s);
+	s.loaded = MemoryContextMemAllocated(s.cxt, true);
 	tick_was_open = s.tick_hi != NULL;
 	if (consume_rows)
 	{
@@ -920,21 +960,23 @@ run_step(const char *name, int64 max_rows, bool consume_rows,
 	if (!idle)
 		finish_step(&s);
 	end_as_owner(&s);
+	MemoryContextSwitchTo(caller_cxt);
+	MemoryContextDelete(s.cxt);
 	return s.rows;
 }
 
 int64
 pipeline_step(const char *name, int64 max_rows)
 {
-	return run_step(name, max_rows, true, false, 0);
+	return run_step(name, max_rows, 0, true, false, 0);
 }
 
 /* The worker's step: every step runs as the owner (begin_as_owner). */
 int64
-pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows)
+pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows, int max_ms)
 {
 	Assert(OidIsValid(owner));
-	return pipeline_step(name, max_rows);
+	return run_step(name, max_rows, max_ms, true, false, 0);
 }
 
 /* Is the pipeline's time column timestamptz?  (For the watermark overloads.) */
@@ -969,7 +1011,7 @@ advance_to(const char *name, int64 to, bool is_ts)
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("watermark must be finite"),
 				 errhint("Use windowing.flush() to end the input.")));
-	run_step(name, 0, false, true, to);
+	run_step(name, 0, 0, false, true, to);
 }
 
 PG_FUNCTION_INFO_V1(windowing_process);
@@ -1044,7 +1086,7 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 Datum
 windowing_flush(PG_FUNCTION_ARGS)
 {
-	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, false, true, WMK_END);
+	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, 0, false, true, WMK_END);
 	PG_RETURN_VOID();
 }
 

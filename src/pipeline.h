@@ -15,17 +15,21 @@
 
 #include "datatype/timestamp.h"
 
+extern char *pipeline_clock_setting;
+extern int	step_memory;
+
 /*
  * Runs one step of pipeline "name" in the current transaction, consuming at
- * most max_rows rows (<= 0: all that are committed now).  The caller must be
- * the pipeline's owner or a superuser; the worker switches to the owner
- * first.  SPI must not be connected.  Returns the rows consumed.
+ * most max_rows rows (<= 0: all that are committed now), and, in the
+ * worker, for at most max_ms milliseconds; a step also ends once it has
+ * allocated windowing.step_memory.  The caller must be the pipeline's
+ * owner or a superuser; the worker switches to the owner first.  SPI must
+ * not be connected.  Returns the rows consumed.
  */
-extern char *pipeline_clock_setting;
-
 extern int64 pipeline_step(const char *name, int64 max_rows);
 extern TimestampTz pipeline_clock(void);
-extern int64 pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows);
+extern int64 pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows,
+									int max_ms);
 extern void pipeline_lock(const char *name);
 
 #endif							/* WINDOWING_PIPELINE_H */

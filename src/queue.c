@@ -202,8 +202,10 @@ queue_reclaim(Oid source, const char *volatile *stepping)
 	{
 		QueueReader *r = lfirst(lc);
 
+		/* steps may end early at their memory budget: until none reads more */
 		*stepping = r->name;
-		pipeline_step_as_owner(r->name, r->owner, 0);
+		while (pipeline_step_as_owner(r->name, r->owner, 0, 0) > 0)
+			;
 		*stepping = NULL;
 	}
 	if (!all_consumed(source, qualified))

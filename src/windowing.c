@@ -41,6 +41,24 @@ _PG_init(void)
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("windowing.worker_step_time",
+							"Longest time a pipeline worker reads rows in one step.",
+							"A longer backlog is read in more steps, and the "
+							"database's other pipelines take their turns between them.",
+							&worker_step_time,
+							1000, 1, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("windowing.step_memory",
+							"Memory a pipeline step may allocate beyond the window state it loads.",
+							"A step that reaches it commits what it has read and the next "
+							"step goes on from there; -1 means maintenance_work_mem.",
+							&step_memory,
+							-1, -1, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("windowing.state_memory",
 							"Shared memory for the window state of pipelines.",
 							"State past it is read from the heap table at each step.",

@@ -70,14 +70,17 @@
 
 #define QUIET_PERIOD_MS		10000
 /*
- * Rows per step: a backlog is consumed in steps of this size, so that a
- * step stays short (a DROP DATABASE waits only five seconds for the worker
- * to notice it) and its memory bounded.  Results do not depend on it.
+ * Rows per step, and windowing.worker_step_time: a backlog is consumed in
+ * steps of at most this size and time, so that a step stays short (a DROP
+ * DATABASE waits only five seconds for the worker to notice it, and the
+ * database's other pipelines wait for their turn) and its memory bounded.
+ * Results do not depend on them.
  */
 #define STEP_ROWS			100000
 #define MAX_FAILURES		5
 
 int			worker_poll_interval = 100;
+int			worker_step_time = 1000;	/* ms */
 
 /* Holds what one round needs; reset at the start of the next. */
 static MemoryContext round_cxt = NULL;
@@ -371,7 +374,7 @@ step_pipeline(const char *name)
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
 		check_owner_exists(name, owner);
-		consumed = pipeline_step_as_owner(name, owner, STEP_ROWS);
+		consumed = pipeline_step_as_owner(name, owner, STEP_ROWS, worker_step_time);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();

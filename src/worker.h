@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 extern PGDLLIMPORT int worker_poll_interval;
+extern PGDLLIMPORT int worker_step_time;
 
 extern PGDLLEXPORT void windowing_worker_main(Datum main_arg) pg_attribute_noreturn();
 
