@@ -71,6 +71,35 @@ SELECT count(*) AS differences FROM (
    FROM (SELECT unnest(windowing.sessions(ts, linger)) AS s FROM reads
          WHERE linger > interval '0') x)) d;
 
+-- Many sessions per key kept alive by a long allowed lateness, rows in
+-- random order, consumed in steps of 97 rows (each step loads its state
+-- back, in no particular order): the same sessions, with the same rows, as
+-- the sessions() aggregate over all of them.
+CREATE TABLE many (who int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('many', 'many', 'ts', '{who}', windowing.session('1 minute'),
+    'count(*) AS n, sum(v) AS total', max_out_of_orderness => NULL,
+    allowed_lateness => '100 days', start => false);
+SELECT setseed(0.25);
+INSERT INTO many
+SELECT g % 3, '2026-01-01'::timestamptz + (random() * 100000)::int * interval '1 second', g
+FROM generate_series(1, 2000) g ORDER BY random();
+SELECT sum(n) FROM (SELECT windowing.process('many', 97) AS n FROM generate_series(1, 25)) s;
+SELECT windowing.flush('many');
+WITH expected AS (
+  SELECT m.who, s.window_start, s.window_end, count(*) AS n, sum(m.v) AS total
+  FROM (SELECT who, unnest(windowing.sessions(ts, interval '1 minute')) AS s
+        FROM many GROUP BY who) x,
+       LATERAL (SELECT (x.s).window_start, (x.s).window_end) s,
+       many m
+  WHERE m.who = x.who AND m.ts >= s.window_start AND m.ts < s.window_end
+  GROUP BY 1, 2, 3)
+SELECT (SELECT count(*) FROM expected) AS sessions,
+       (SELECT count(*) FROM ((SELECT who, window_start, window_end, n, total FROM many_results
+                               EXCEPT SELECT * FROM expected)
+                              UNION ALL (SELECT * FROM expected
+                                         EXCEPT SELECT who, window_start, window_end, n, total
+                                         FROM many_results)) d) AS differences;
+
 -- Sessions need aggregates that can combine states, and a gap of type interval.
 CREATE AGGREGATE plain_sum(int) (sfunc = int4pl, stype = int, initcond = '0');
 SELECT windowing.create_pipeline('bad', 'clicks', 'ts', '{who}', windowing.session('3 seconds'),
@@ -81,4 +110,4 @@ SELECT windowing.create_pipeline('bad', 'reads', 'ts', '{reader}', windowing.ses
 DROP AGGREGATE plain_sum(int);
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE visits, clicks, reads;
+DROP TABLE visits, clicks, reads, many;

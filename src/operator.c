@@ -159,6 +159,7 @@ op_key_entries(Operator *op, bytea *key)
 		sk->live = NIL;
 		sk->in_timers = false;
 		sk->swag = NULL;
+		sk->unsorted = false;
 	}
 	return sk;
 }
@@ -168,6 +169,8 @@ key_track(Operator *op, WindowEntry *e)
 {
 	KeyEntries *sk = op_key_entries(op, e->k.key);
 
+	if (sk->live != NIL && ((WindowEntry *) llast(sk->live))->k.start > e->k.start)
+		sk->unsorted = true;
 	sk->live = lappend(sk->live, e);
 }
 
@@ -361,6 +364,8 @@ op_forget_firings(Operator *op)
 void
 op_leave(Operator *op, WindowEntry *e)
 {
+	if (op->spec->kind == WK_SESSION)
+		session_forget(op, e);
 	e->gone = true;
 	if (e->stored || e->logged)
 	{
@@ -618,8 +623,8 @@ op_compact(Operator *op)
 
 	if (op->leaving == NIL)
 		return;
-	/* slices leave their key's list as they go (next_slice_window) */
-	if (op->keyed && !op->sliced)
+	/* slices and sessions leave their key's list as they go */
+	if (op->counting)
 	{
 		HASH_SEQ_STATUS seq;
 		KeyEntries *sk;

@@ -23,6 +23,7 @@ typedef struct KeyEntries
 	int64		oldest;			/* sliced: the starts of its first and last */
 	int64		newest;			/* slices, without a walk to them */
 	struct Swag *swag;			/* sliced: its windows' running combinations */
+	bool		unsorted;		/* sessions: loaded out of start order */
 } KeyEntries;
 
 /* The windows of the rows of one slice (slice_windows). */
@@ -47,6 +48,7 @@ extern void op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts,
 extern WindowEntry *op_part_window(Operator *op, bytea *key, int64 start, int64 end);
 
 /* sessions.c */
+extern void session_forget(Operator *op, WindowEntry *e);
 extern bool session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 						Datum *args, bool *argnulls);
 

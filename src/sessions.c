@@ -13,6 +13,67 @@
 #include "session_merge.h"
 
 /*
+ * A key's live sessions are kept in its list in start order.  They never
+ * overlap or touch (those merge), so their ends are in order too, and the
+ * sessions a row's window meets are found by a binary search and are next
+ * to each other: a row costs O(log n) in its key's sessions, not a walk of
+ * them all, whatever the allowed lateness keeps alive.  A session leaves
+ * the list as it leaves the operator (merged away, or cleaned up), so the
+ * list never holds one that is gone.  Sessions loaded from a stored state
+ * come in no order; the list is sorted when the key is first used.
+ */
+static int
+start_order(const ListCell *a, const ListCell *b)
+{
+	int64		x = ((WindowEntry *) lfirst(a))->k.start;
+	int64		y = ((WindowEntry *) lfirst(b))->k.start;
+
+	return (x > y) - (x < y);
+}
+
+static List *
+sessions_of(KeyEntries *sk)
+{
+	if (sk->unsorted)
+	{
+		list_sort(sk->live, start_order);
+		sk->unsorted = false;
+	}
+	return sk->live;
+}
+
+/* The position of the first of the key's sessions that ends at or after "from". */
+static int
+first_ending_from(List *live, int64 from)
+{
+	int			lo = 0;
+	int			hi = list_length(live);
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (((WindowEntry *) list_nth(live, mid))->k.end < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A session leaves its key's list (the operator is done with it). */
+void
+session_forget(Operator *op, WindowEntry *e)
+{
+	KeyEntries *sk = op_key_entries(op, e->k.key);
+	List	   *live = sessions_of(sk);
+	int			i = first_ending_from(live, e->k.end);
+
+	if (i < list_length(live) && list_nth(live, i) == e)
+		sk->live = list_delete_nth_cell(live, i);
+}
+
+/*
  * A window merged into a bigger one leaves: no timers, no stored state, and
  * (upsert mode) no result row if it had fired.
  */
@@ -74,64 +135,59 @@ grow_single(Operator *op, KeyEntries *sk, const WmWindow *w)
 
 /*
  * The window a row merges into: its own, covering every live window of the
- * key that it overlaps or touches, whose states it combines.  NULL if the
- * row is late (recorded).
+ * key that it overlaps or touches, whose states it combines; it takes
+ * their place in the key's list.  NULL if the row is late (recorded).
  */
 static WindowEntry *
 merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindow w)
 {
-	List	   *hits = NIL;
-	List	   *live = NIL;
+	List	   *live = sessions_of(sk);
+	int			first = first_ending_from(live, w.start);
+	int			hits = 0;
 	WindowEntry *e;
-	ListCell   *lc;
 	bool		created = false;
+	bool		kept = false;	/* e is one of the hits, already in the list */
 
-	foreach(lc, sk->live)
+	for (int i = first; i < list_length(live); i++, hits++)
 	{
-		WindowEntry *x = lfirst(lc);
+		WindowEntry *x = list_nth(live, i);
 
-		if (x->gone)
-			continue;
-		if (x->k.start <= w.end && x->k.end >= w.start)
-			hits = lappend(hits, x);
-		else
-			live = lappend(live, x);
-	}
-	foreach(lc, hits)
-	{
-		WindowEntry *x = lfirst(lc);
-
+		if (x->k.start > w.end)
+			break;
 		w.start = Min(w.start, x->k.start);
 		w.end = Max(w.end, x->k.end);
 	}
-	if (hits == NIL && wmk_window_expired(w.end - 1, op->lateness, op->wm.value))
+	if (hits == 0 && wmk_window_expired(w.end - 1, op->lateness, op->wm.value))
 	{
 		WmWindow   *copy = palloc(sizeof(WmWindow));
 
 		*copy = w;
-		sk->live = live;
 		op_add_late(op, seq, false, ts, "late", list_make1(copy));
 		return NULL;
 	}
-	if (list_length(hits) == 1 && regrow(op, linitial(hits), &w))
-		e = linitial(hits);
-	else
-		e = op_entry(op, key, w.start, w.end, &created);
+	if (hits == 1 && regrow(op, list_nth(live, first), &w))
+		return list_nth(live, first);
+	e = op_entry(op, key, w.start, w.end, &created);
 	if (created)
 	{
 		agg_init(op->agg, e->states);
 		op_add_fire_timer(op, e);
 	}
-	foreach(lc, hits)
+	/* the hits leave the list (supersede) from the last, so "first" holds */
+	for (int i = first + hits - 1; i >= first; i--)
 	{
-		WindowEntry *x = lfirst(lc);
+		WindowEntry *x = list_nth(sk->live, i);
 
 		if (x == e)
-			continue;
-		agg_combine(op->agg, e->states, x->states);
-		supersede(op, x);
+			kept = true;
+		else
+		{
+			agg_combine(op->agg, e->states, x->states);
+			supersede(op, x);
+		}
 	}
-	sk->live = lappend(live, e);
+	if (!kept)
+		sk->live = list_insert_nth(sk->live, first, e);
 	return e;
 }
 
