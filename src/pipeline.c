@@ -929,7 +929,6 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	Step		s;
 	bool		tick_was_open;
 	bool		idle;
-	MemoryContext caller_cxt = CurrentMemoryContext;
 
 	memset(&s, 0, sizeof(s));
 	if (IsolationUsesXactSnapshot())
@@ -939,9 +938,9 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 				 errhint("Run them in a READ COMMITTED transaction.")));
 	if (max_ms > 0)
 		s.deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), max_ms);
-	s.cxt = AllocSetContextCreate(caller_cxt, "windowing step", ALLOCSET_DEFAULT_SIZES);
-	MemoryContextSwitchTo(s.cxt);
 	begin_as_owner(&s, name);
+	/* SPI's procedure context, where every SPI call leaves us, until SPI_finish */
+	s.cxt = CurrentMemoryContext;
 	pipeline_lock(name);
 	load_step(&s, name);
 	load_state(&s);
@@ -960,8 +959,6 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	if (!idle)
 		finish_step(&s);
 	end_as_owner(&s);
-	MemoryContextSwitchTo(caller_cxt);
-	MemoryContextDelete(s.cxt);
 	return s.rows;
 }
 
