@@ -35,6 +35,7 @@
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
@@ -297,6 +298,29 @@ agg_init(Aggregator *a, AggValue *states)
 	}
 }
 
+/*
+ * The new state of a transition function, kept as nodeAgg.c's
+ * ExecAggTransReparent keeps it: an expanded object made in the states'
+ * context stays as it is, so that array_append (collect()) appends in
+ * place rather than copying the whole array at every row, as a flat array
+ * would be; anything else is copied there.  The old state goes, so a
+ * window holds one state however many rows it had.
+ */
+static Datum
+keep_state(Aggregator *a, AggDef *d, Datum result, AggValue *old)
+{
+	if (!DatumIsReadWriteExpandedObject(result, false, d->translen) ||
+		MemoryContextGetParent(DatumGetEOHP(result)->eoh_context) != a->statecxt)
+		result = datumCopy(result, false, d->translen);
+	if (old->isnull)
+		return result;
+	if (DatumIsReadWriteExpandedObject(old->value, false, d->translen))
+		DeleteExpandedObject(old->value);
+	else
+		pfree(DatumGetPointer(old->value));
+	return result;
+}
+
 /* nodeAgg.c's advance_transition_function, for one aggregate. */
 static void
 advance_one(Aggregator *a, AggDef *d, AggValue *v, Datum *args, bool *nulls)
@@ -334,12 +358,7 @@ advance_one(Aggregator *a, AggDef *d, AggValue *v, Datum *args, bool *nulls)
 	result = FunctionCallInvoke(fcinfo);
 	if (!d->transbyval && !d->internal && !fcinfo->isnull &&
 		DatumGetPointer(result) != DatumGetPointer(v->value))
-	{
-		/* keep the new value, drop the old: one row's garbage, not all */
-		result = datumCopy(result, false, d->translen);
-		if (!v->isnull)
-			pfree(DatumGetPointer(v->value));
-	}
+		result = keep_state(a, d, result, v);
 	MemoryContextSwitchTo(old);
 	v->value = result;
 	v->isnull = fcinfo->isnull;
