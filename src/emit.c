@@ -217,13 +217,6 @@ int8_array(Datum *d, int n)
 	return construct_array(d, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
 }
 
-static ArrayType *
-time_array(const EmitTarget *t, Datum *d, int n)
-{
-	return construct_array(d, n, t->is_timestamp ? TIMESTAMPTZOID : INT8OID,
-						   sizeof(int64), true, TYPALIGN_DOUBLE);
-}
-
 /*
  * A statement on window_state, run as that table's owner: users may read
  * their pipelines' states but not write them, since a forged state would
@@ -847,77 +840,152 @@ emit_superseded(const EmitTarget *t, Operator *op)
 	}
 }
 
-/* A watermark for SQL: none yet is NULL. */
-static void
-watermark_arg(int64 w, Datum *value, char *flag)
-{
-	*value = Int64GetDatum(w);
-	*flag = w == WMK_NONE ? 'n' : ' ';
-}
+/* Late rows written per statement. */
+#define LATE_CHUNK 10000
 
-/* The queue row as JSON: q.*, since q alone would be a column named q. */
+/*
+ * The statement that writes a chunk of late rows at once: the rows come as
+ * parallel arrays, numbered in order, and the windows they missed as
+ * arrays of (row number, start, end).  The queue row becomes JSON (q.*,
+ * since q alone would be a column named q).
+ */
 static SPIPlanPtr
 prepare_late_insert(const EmitTarget *t)
 {
-	Oid			time_type = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
-	Oid			types[6] = {time_type, time_type, TEXTOID,
-		t->is_timestamp ? TIMESTAMPTZARRAYOID : INT8ARRAYOID,
-	t->is_timestamp ? TIMESTAMPTZARRAYOID : INT8ARRAYOID, INT8OID};
+	Oid			times = t->is_timestamp ? TIMESTAMPTZARRAYOID : INT8ARRAYOID;
+	Oid			types[7] = {INT8ARRAYOID, times, times, TEXTARRAYOID, INT8ARRAYOID, times, times};
 	char	   *sql = psprintf(
 							   "INSERT INTO %s (event_time, watermark, reason, missed_windows, row_data) "
-							   "SELECT $1, $2, $3, "
-							   "(SELECT pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s) "
-							   " FROM ROWS FROM (pg_catalog.unnest($4), pg_catalog.unnest($5)) AS u(s, e)), "
-							   "pg_catalog.to_jsonb(q.*) OPERATOR(pg_catalog.-) 'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
-							   "FROM %s AS q WHERE q.windowing_seq OPERATOR(pg_catalog.=) $6",
-							   t->late_table,
+							   "SELECT r.ts, r.wm, r.reason, m.missed, "
+							   "pg_catalog.to_jsonb(q.*) OPERATOR(pg_catalog.-) 'windowing_xid'::text "
+							   "OPERATOR(pg_catalog.-) 'windowing_seq'::text "
+							   "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), "
+							   "pg_catalog.unnest($3), pg_catalog.unnest($4)) WITH ORDINALITY AS r(seq, ts, wm, reason, i) "
+							   "JOIN %s AS q ON q.windowing_seq OPERATOR(pg_catalog.=) r.seq "
+							   "LEFT JOIN (SELECT u.i, pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s) AS missed "
+							   " FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(i, s, e) "
+							   " GROUP BY u.i) m ON m.i OPERATOR(pg_catalog.=) r.i "
+							   "ORDER BY r.i",
+							   t->late_table, t->source,
 							   t->is_timestamp ? "'1 microsecond'::pg_catalog.interval" : "1::pg_catalog.int8",
-							   t->is_timestamp ? "time_window" : "bigint_window",
-							   t->source);
-	return plan_cached(sql, 6, types);
+							   t->is_timestamp ? "time_window" : "bigint_window");
+
+	return plan_cached(sql, 7, types);
+}
+
+/* Parallel arrays of a chunk of late rows, for prepare_late_insert's statement. */
+typedef struct LateChunk
+{
+	int			n;				/* rows */
+	Datum	   *seq;
+	Datum	   *ts;
+	bool	   *ts_null;
+	Datum	   *wm;
+	bool	   *wm_null;
+	Datum	   *reason;
+	int			nmissed;		/* windows missed */
+	int			maxmissed;
+	Datum	   *row;
+	Datum	   *start;
+	Datum	   *end;
+} LateChunk;
+
+static void
+late_chunk_add(LateChunk *c, LateRow *l)
+{
+	ListCell   *lc;
+
+	c->seq[c->n] = Int64GetDatum(l->seq);
+	c->ts[c->n] = Int64GetDatum(l->ts);
+	c->ts_null[c->n] = l->ts_null;
+	c->wm[c->n] = Int64GetDatum(l->watermark);
+	c->wm_null[c->n] = l->watermark == WMK_NONE;
+	c->reason[c->n] = CStringGetTextDatum(l->reason);
+	c->n++;
+	foreach(lc, l->missed)
+	{
+		WmWindow   *w = lfirst(lc);
+
+		if (c->nmissed == c->maxmissed)
+		{
+			c->maxmissed = Max(64, c->maxmissed * 2);
+			c->row = repalloc_huge(c->row, sizeof(Datum) * c->maxmissed);
+			c->start = repalloc_huge(c->start, sizeof(Datum) * c->maxmissed);
+			c->end = repalloc_huge(c->end, sizeof(Datum) * c->maxmissed);
+		}
+		c->row[c->nmissed] = Int64GetDatum(c->n);
+		c->start[c->nmissed] = Int64GetDatum(w->start);
+		c->end[c->nmissed++] = Int64GetDatum(w->end);
+	}
+}
+
+/* One column of a chunk: bigint, timestamptz (both int64) or text. */
+static Datum
+late_array(Datum *values, bool *nulls, int n, Oid type)
+{
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	if (type == TEXTOID)
+		return PointerGetDatum(construct_md_array(values, nulls, 1, dims, lbs,
+												  TEXTOID, -1, false, TYPALIGN_INT));
+	return PointerGetDatum(construct_md_array(values, nulls, 1, dims, lbs, type,
+											  sizeof(int64), true, TYPALIGN_DOUBLE));
+}
+
+static void
+late_chunk_write(const EmitTarget *t, SPIPlanPtr plan, LateChunk *c)
+{
+	Oid			time = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
+	Datum		values[7];
+
+	values[0] = late_array(c->seq, NULL, c->n, INT8OID);
+	values[1] = late_array(c->ts, c->ts_null, c->n, time);
+	values[2] = late_array(c->wm, c->wm_null, c->n, time);
+	values[3] = late_array(c->reason, NULL, c->n, TEXTOID);
+	values[4] = late_array(c->row, NULL, c->nmissed, INT8OID);
+	values[5] = late_array(c->start, NULL, c->nmissed, time);
+	values[6] = late_array(c->end, NULL, c->nmissed, time);
+	if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT ||
+		SPI_processed != (uint64) c->n)
+		elog(ERROR, "could not insert late rows");
+	c->n = 0;
+	c->nmissed = 0;
 }
 
 /*
  * Routes the step's late rows to the late table with their reason, the
- * watermark they met and the windows they missed.  Returns how many were
- * routed; without a late table they are only counted by the caller.
+ * watermark they met and the windows they missed, a chunk of rows per
+ * statement, in arrival order.  Returns how many were routed; without a
+ * late table they are only counted by the caller.
  */
 int64
 emit_late(const EmitTarget *t, Operator *op)
 {
 	SPIPlanPtr	plan;
+	LateChunk	c = {0};
 	ListCell   *lc;
 
 	if (t->late_table == NULL || op->late == NIL)
 		return 0;
 	plan = prepare_late_insert(t);
+	c.seq = palloc(sizeof(Datum) * LATE_CHUNK);
+	c.ts = palloc(sizeof(Datum) * LATE_CHUNK);
+	c.ts_null = palloc(sizeof(bool) * LATE_CHUNK);
+	c.wm = palloc(sizeof(Datum) * LATE_CHUNK);
+	c.wm_null = palloc(sizeof(bool) * LATE_CHUNK);
+	c.reason = palloc(sizeof(Datum) * LATE_CHUNK);
+	/* grown by late_chunk_add as rows with missed windows come */
+	c.row = palloc(sizeof(Datum));
+	c.start = palloc(sizeof(Datum));
+	c.end = palloc(sizeof(Datum));
 	foreach(lc, op->late)
 	{
-		LateRow    *l = lfirst(lc);
-		int			n = list_length(l->missed);
-		Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
-		Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
-		Datum		values[6];
-		char		flags[7] = "      ";
-		ListCell   *mc;
-		int			i = 0;
-
-		foreach(mc, l->missed)
-		{
-			WmWindow   *w = lfirst(mc);
-
-			starts[i] = Int64GetDatum(w->start);
-			ends[i++] = Int64GetDatum(w->end);
-		}
-		values[0] = Int64GetDatum(l->ts);
-		flags[0] = l->ts_null ? 'n' : ' ';
-		watermark_arg(l->watermark, &values[1], &flags[1]);
-		values[2] = CStringGetTextDatum(l->reason);
-		values[3] = PointerGetDatum(time_array(t, starts, n));
-		values[4] = PointerGetDatum(time_array(t, ends, n));
-		values[5] = Int64GetDatum(l->seq);
-		if (SPI_execute_plan(plan, values, flags, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "could not insert a late row");
+		late_chunk_add(&c, lfirst(lc));
+		if (c.n == LATE_CHUNK)
+			late_chunk_write(t, plan, &c);
 	}
+	if (c.n > 0)
+		late_chunk_write(t, plan, &c);
 	return list_length(op->late);
 }
