@@ -499,6 +499,20 @@ op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 }
 
 /*
+ * A row in no window (between hopping windows when size < slide).  Flink's
+ * WindowOperator.processElement leaves such a row skipped, and side-outputs
+ * a skipped row as late exactly when isElementLate holds: its timestamp plus
+ * the allowed lateness is at or behind the watermark.  One on time belongs
+ * to no window and leaves no trace, as there.
+ */
+static void
+between_windows(Operator *op, int64 seq, int64 ts)
+{
+	if (wmk_row_late(ts, op->lateness, op->wm.value))
+		op_add_late(op, seq, false, ts, "between windows", NIL);
+}
+
+/*
  * The largest key (keys_encode's bytes) a window may have.  Keys are
  * indexed, in window_state's primary key and the upsert result table's
  * unique key, and a B-tree entry holds at most 2704 bytes: a window whose
@@ -526,6 +540,8 @@ time_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 	}
 	else
 		n = spec_windows(op->spec, ts, op->scratch);
+	if (n == 0)
+		between_windows(op, seq, ts);
 	if (n < 0)
 		op_add_late(op, seq, ts_null, ts,
 					ts_null ? "event time is null" : "event time out of range", NIL);
