@@ -10,6 +10,12 @@ SELECT windowing.create_pipeline('sliding3_1', 'readings', 'ts', '{sensor}', win
     'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false);
 SELECT windowing.create_pipeline('sliding4_2', 'readings', 'ts', '{sensor}', windowing.counting(4, 2),
     'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false);
+-- a slide that does not divide the size (Flink's countWindow(5, 2)) and a
+-- slide longer than the size: rows 1, 4, 7, ... of countWindow(2, 3) are in
+-- no window
+SELECT windowing.create_pipeline(name, 'readings', 'ts', '{sensor}', windowing.counting(size, slide),
+    'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false)
+FROM (VALUES ('sliding5_2', 5, 2), ('sampling2_3', 2, 3)) p(name, size, slide);
 -- rows arrive interleaved by sensor; time plays no part
 INSERT INTO readings SELECT s, i, i * 10, 100 - i FROM generate_series(1, 7) i, unnest(ARRAY['x', 'y']) s
 ORDER BY i, s;
@@ -19,6 +25,8 @@ BEGIN
     WHILE windowing.process('tumbling3', 5) > 0 LOOP END LOOP;
     WHILE windowing.process('sliding3_1', 5) > 0 LOOP END LOOP;
     WHILE windowing.process('sliding4_2', 5) > 0 LOOP END LOOP;
+    WHILE windowing.process('sliding5_2', 3) > 0 LOOP END LOOP;
+    WHILE windowing.process('sampling2_3', 3) > 0 LOOP END LOOP;
 END $$;
 SELECT sensor, window_start, window_end, n, total, seqs, fire_count, is_final
 FROM tumbling3_results ORDER BY sensor, window_start;
@@ -31,12 +39,43 @@ SELECT count(*) AS differences FROM (
   SELECT sensor, k * 2, count(*) FROM (
     SELECT sensor, unnest(windowing.count_window(4, 2) OVER (PARTITION BY sensor ORDER BY seq)) AS k
     FROM readings) c GROUP BY sensor, k) d;
--- end of input: the incomplete tumbling window of each key fires as it is
-SELECT windowing.flush('tumbling3');
+-- every 2 rows the last 5: rows 1-2, 1-4, 2-6; every 3 rows the last 2:
+-- rows 2-3, 5-6
+SELECT window_start, window_end, n, seqs FROM sliding5_2_results WHERE sensor = 'x' ORDER BY window_end;
+SELECT window_start, window_end, n, seqs FROM sampling2_3_results WHERE sensor = 'y' ORDER BY window_end;
+-- the same windows, row for row, as count_window() gives them, without
+-- those it has not fired yet
+CREATE FUNCTION pg_temp.fired(size int, slide int)
+RETURNS TABLE (sensor text, window_start bigint, window_end bigint, seqs int[])
+LANGUAGE sql AS $$
+  SELECT sensor, min(seq), max(seq) + 1, array_agg(seq ORDER BY seq) FROM (
+    SELECT sensor, seq, count(*) OVER (PARTITION BY sensor) AS rows,
+           unnest(windowing.count_window(size, slide) OVER (PARTITION BY sensor ORDER BY seq)) AS k
+    FROM readings) c
+  WHERE k * slide <= rows GROUP BY sensor, k $$;
+SELECT (SELECT count(*) FROM (
+          (SELECT sensor, window_start, window_end, seqs FROM sliding5_2_results
+           EXCEPT ALL SELECT * FROM pg_temp.fired(5, 2))
+          UNION ALL (SELECT * FROM pg_temp.fired(5, 2)
+           EXCEPT ALL SELECT sensor, window_start, window_end, seqs FROM sliding5_2_results)) d) AS sliding5_2,
+       (SELECT count(*) FROM (
+          (SELECT sensor, window_start, window_end, seqs FROM sampling2_3_results
+           EXCEPT ALL SELECT * FROM pg_temp.fired(2, 3))
+          UNION ALL (SELECT * FROM pg_temp.fired(2, 3)
+           EXCEPT ALL SELECT sensor, window_start, window_end, seqs FROM sampling2_3_results)) d) AS sampling2_3,
+       (SELECT count(*) FROM pg_temp.fired(5, 2)) AS windows5_2, (SELECT count(*) FROM pg_temp.fired(2, 3)) AS windows2_3;
+
+-- end of input: the incomplete window of each key fires as it is (rows 7
+-- of tumbling3, rows 4-7 of sliding5_2; row 7 of sampling2_3 is in no
+-- window)
+SELECT windowing.flush(name) FROM unnest(ARRAY['tumbling3', 'sliding5_2', 'sampling2_3']) name;
 SELECT sensor, window_start, window_end, n, seqs, is_final FROM tumbling3_results
 WHERE window_start = 7 ORDER BY sensor;
+SELECT sensor, window_start, window_end, n, seqs FROM sliding5_2_results
+WHERE window_end > 7 ORDER BY sensor, window_end;
+SELECT name, windows_fired FROM windowing.pipeline_stats ORDER BY name;
 
-SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(5, 2));
+SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(5, 0));
 SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(0));
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
 DROP TABLE readings;

@@ -9,26 +9,109 @@
 #include "operator_int.h"
 
 /*
- * Count windows (Flink's countWindow(size, slide)) are built from panes of
- * slide rows: pane p of a key holds its rows p * slide .. p * slide +
- * slide - 1, as the entry (key, p, p + 1) whose fire_count counts its rows.
- * Window k, fired when pane k - 1 fills, combines the last size / slide
- * panes and is named by row numbers: [first row, last row + 1), from 1.
+ * Count windows (Flink's countWindow(size, slide): a CountTrigger of slide
+ * rows and a CountEvictor of size rows) are built from panes of gcd(size,
+ * slide) rows, so that every window starts and ends on a pane boundary:
+ * pane p of a key holds its rows p * pane + 1 .. p * pane + pane, as the
+ * entry (key, p, p + 1) whose fire_count counts its rows.  Window k fires
+ * when the key's row k * slide arrives, combines the panes of its rows
+ * k * slide - size + 1 .. k * slide, and is named by row numbers:
+ * [first row, last row + 1), from 1.  A key's panes are kept in order
+ * (count_panes_loaded), so a row finds its pane at the end of the list.
+ */
+
+/* The rows of a key so far, whose newest pane is "newest". */
+static int64
+key_rows(const Operator *op, const WindowEntry *newest)
+{
+	return newest->k.start * op->slice + newest->fire_count;
+}
+
+/*
+ * The last row of the first window to fire at or after the key's row
+ * "rows": the window that row "rows" is the newest row of so far.
+ */
+static int64
+window_last_row(const Operator *op, int64 rows)
+{
+	return ((rows - 1) / op->spec->rows_slide + 1) * op->spec->rows_slide;
+}
+
+/* The first pane of the window whose rows end at row "last". */
+static int64
+window_first_pane(const Operator *op, int64 last)
+{
+	return Max(last - op->spec->rows, 0) / op->slice;
+}
+
+/* Fires the window holding the key's latest row, "rows", as it is now. */
+static void
+fire_count_window(Operator *op, KeyEntries *sk, int64 rows)
+{
+	WindowEntry *last = llast(sk->live);
+	int64		first = window_first_pane(op, window_last_row(op, rows));
+	int			from = list_length(sk->live) - (int) (last->k.start - first + 1);
+	WindowEntry *w = op_part_window(op, last->k.key, first * op->slice + 1, rows + 1);
+	ListCell   *lc;
+
+	/* panes are consecutive: no gap between the first one kept and the last */
+	Assert(from >= 0 && ((WindowEntry *) list_nth(sk->live, from))->k.start == first);
+	if (first == last->k.start)
+		w->states = last->states;	/* one pane: the window is the pane */
+	else
+	{
+		agg_init(op->agg, w->states);
+		for_each_from(lc, sk->live, from)
+			agg_combine(op->agg, w->states, ((WindowEntry *) lfirst(lc))->states);
+	}
+	op_fire(op, w);
+	((Firing *) llast(op->firings))->is_final = true;
+}
+
+/*
+ * A key's new pane p, after its row p * pane: the panes before the first
+ * one of its next window leave.
  */
 static WindowEntry *
-newest_pane(KeyEntries *sk)
+new_pane(Operator *op, KeyEntries *sk, bytea *key, int64 p)
 {
-	WindowEntry *newest = NULL;
+	int64		first = window_first_pane(op, window_last_row(op, p * op->slice + 1));
+	int			leaving = 0;
 	ListCell   *lc;
+	WindowEntry *pane;
+	bool		created;
 
 	foreach(lc, sk->live)
 	{
-		WindowEntry *e = lfirst(lc);
+		WindowEntry *old = lfirst(lc);
 
-		if (newest == NULL || e->k.start > newest->k.start)
-			newest = e;
+		if (old->k.start >= first)
+			break;
+		op_leave(op, old);
+		leaving++;
 	}
-	return newest;
+	sk->live = list_delete_first_n(sk->live, leaving);
+	pane = op_entry(op, key, p, p + 1, &created);
+	agg_init(op->agg, pane->states);
+	sk->live = lappend(sk->live, pane);
+	return pane;
+}
+
+void
+count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
+{
+	KeyEntries *sk = op_key_entries(op, key);
+	WindowEntry *pane = sk->live != NIL ? llast(sk->live) : NULL;
+	int64		rows;
+
+	if (pane == NULL || pane->fire_count == op->slice)
+		pane = new_pane(op, sk, key, pane ? pane->k.start + 1 : 0);
+	agg_advance(op->agg, pane->states, args, argnulls);
+	pane->fire_count++;
+	pane->dirty = true;
+	rows = key_rows(op, pane);
+	if (rows % op->spec->rows_slide == 0)
+		fire_count_window(op, sk, rows);
 }
 
 static int
@@ -40,69 +123,22 @@ pane_order(const ListCell *a, const ListCell *b)
 	return (x > y) - (x < y);
 }
 
-static void
-fire_count_window(Operator *op, KeyEntries *sk, WindowEntry *last)
-{
-	int64		panes = op->spec->rows / op->spec->rows_slide;
-	int64		first = Max(last->k.start - panes + 1, 0);
-	WindowEntry *w = op_part_window(op, last->k.key, first * op->spec->rows_slide + 1,
-									last->k.start * op->spec->rows_slide + last->fire_count + 1);
-	ListCell   *lc;
-
-	if (panes == 1)
-		w->states = last->states;	/* one pane: the window is the pane */
-	else
-	{
-		agg_init(op->agg, w->states);
-		list_sort(sk->live, pane_order);
-		foreach(lc, sk->live)
-		{
-			WindowEntry *pane = lfirst(lc);
-
-			if (pane->k.start >= first)
-				agg_combine(op->agg, w->states, pane->states);
-		}
-	}
-	op_fire(op, w);
-	((Firing *) llast(op->firings))->is_final = true;
-}
-
+/* Stored panes come back in no order: each key's are put in order once. */
 void
-count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
+count_panes_loaded(Operator *op)
 {
-	KeyEntries *sk = op_key_entries(op, key);
-	WindowEntry *pane = newest_pane(sk);
-	int64		panes = op->spec->rows / op->spec->rows_slide;
+	HASH_SEQ_STATUS seq;
+	KeyEntries *sk;
 
-	if (pane == NULL || pane->fire_count == op->spec->rows_slide)
-	{
-		int64		p = pane ? pane->k.start + 1 : 0;
-		List	   *keep = NIL;
-		ListCell   *lc;
-		bool		created;
-
-		/* panes the next windows no longer need leave */
-		foreach(lc, sk->live)
-		{
-			WindowEntry *old = lfirst(lc);
-
-			if (old->k.start > p - panes)
-				keep = lappend(keep, old);
-			else
-				op_leave(op, old);
-		}
-		pane = op_entry(op, key, p, p + 1, &created);
-		agg_init(op->agg, pane->states);
-		sk->live = lappend(keep, pane);
-	}
-	agg_advance(op->agg, pane->states, args, argnulls);
-	pane->fire_count++;
-	pane->dirty = true;
-	if (pane->fire_count == op->spec->rows_slide)
-		fire_count_window(op, sk, pane);
+	hash_seq_init(&seq, op->keyed);
+	while ((sk = hash_seq_search(&seq)) != NULL)
+		list_sort(sk->live, pane_order);
 }
 
-/* End of input: each key's incomplete count window fires as it is. */
+/*
+ * End of input: each key's incomplete count window fires as it is.  With a slide longer than the size, the
+ * key's newest rows may be in no window: then nothing fires.
+ */
 void
 flush_count_windows(Operator *op)
 {
@@ -112,9 +148,12 @@ flush_count_windows(Operator *op)
 	hash_seq_init(&seq, op->keyed);
 	while ((sk = hash_seq_search(&seq)) != NULL)
 	{
-		WindowEntry *last = newest_pane(sk);
+		WindowEntry *last = llast(sk->live);
+		int64		rows = key_rows(op, last);
+		int64		end = window_last_row(op, rows);
 
-		if (last && last->fire_count > 0 && last->fire_count < op->spec->rows_slide)
-			fire_count_window(op, sk, last);
+		if (rows == end || rows <= end - op->spec->rows)
+			continue;
+		fire_count_window(op, sk, rows);
 	}
 }

@@ -191,6 +191,8 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->key_order_arg = key_order_arg;
 	op->windows = wintab_create(CurrentMemoryContext, 1024, NULL);
 	op->counting = spec->kind == WK_COUNT;
+	if (op->counting)
+		op->slice = wm_gcd(spec->rows, spec->rows_slide);
 	op->sliced = can_slice(spec, agg, lateness, may_slice);
 	if (op->sliced)
 		slices_init(op);
@@ -856,6 +858,8 @@ op_load_image(Operator *op, const char *image, Size size)
 		get_window(&p, &w);
 		op_load(op, w.k.key, w.k.start, w.k.end, w.fire_count, w.state)->logged = w.logged;
 	}
+	if (op->counting)
+		count_panes_loaded(op);
 }
 
 /*
@@ -957,4 +961,6 @@ op_stored_load(Operator *op, HTAB *stored)
 		e->stored = w->stored;
 		e->logged = w->logged;
 	}
+	if (op->counting)
+		count_panes_loaded(op);
 }

@@ -121,7 +121,8 @@ typedef struct Operator
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
 	bool		counting;		/* count windows: entries are panes of rows */
 	bool		sliced;			/* sliding windows: entries are slices of time */
-	int64		slice;			/* sliced: the slices' length */
+	int64		slice;			/* sliced: the slices' length; counting: the
+								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
 	pairingheap *key_timers;	/* sliced: keys by the end of their next window */
 	int64		windows_fired;

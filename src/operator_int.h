@@ -54,6 +54,7 @@ extern bool session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key
 
 /* count_windows.c */
 extern void count_row(Operator *op, bytea *key, Datum *args, bool *argnulls);
+extern void count_panes_loaded(Operator *op);
 extern void flush_count_windows(Operator *op);
 
 /* slices.c */

@@ -77,19 +77,6 @@ key_timer_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 	return -op_key_cmp(arg, x->key, y->key);
 }
 
-static int64
-gcd64(int64 a, int64 b)
-{
-	while (b != 0)
-	{
-		int64		t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /*
  * Whether sliding windows can be computed from slices (below): fixed
  * lengths, aggregates that combine, and no allowed lateness, so that a
@@ -458,7 +445,7 @@ open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 void
 slices_init(Operator *op)
 {
-	op->slice = gcd64(op->spec->size, op->spec->slide);
+	op->slice = wm_gcd(op->spec->size, op->spec->slide);
 	op->key_timers = pairingheap_allocate(key_timer_cmp, op);
 	op->assigned = palloc0(sizeof(AssignedSlice) * ASSIGNED_SLICES);
 	for (int i = 0; i < ASSIGNED_SLICES; i++)

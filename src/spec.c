@@ -378,10 +378,7 @@ spec_session(WindowSpec *s, bool is_timestamp, HeapTupleHeader a, bool fixed)
 	s->gap_column = pstrdup(NameStr(*DatumGetName(column)));
 }
 
-/*
- * Count windows of a pipeline.  They are computed from slide-row panes, so
- * size must be a whole number of slides.
- */
+/* Count windows of a pipeline, with the limits of count_window(). */
 static void
 spec_count(WindowSpec *s, bool is_timestamp, HeapTupleHeader a)
 {
@@ -397,12 +394,7 @@ spec_count(WindowSpec *s, bool is_timestamp, HeapTupleHeader a)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be greater than zero", s->rows <= 0 ? "size" : "slide")));
-	if (s->rows % s->rows_slide != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("size must be a multiple of slide for count windows in a pipeline"),
-				 errhint("Count windows are computed from panes of slide rows.")));
-	check_window_count(s->rows / s->rows_slide, "counting");
+	check_window_count(s->rows / s->rows_slide + (s->rows % s->rows_slide != 0), "counting");
 }
 
 /*

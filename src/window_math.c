@@ -129,3 +129,17 @@ wm_count_windows(int64_t pos, int64_t size, int64_t slide,
 	*last = reach / slide;
 	return true;
 }
+
+/* Greatest common divisor of two positive lengths. */
+int64_t
+wm_gcd(int64_t a, int64_t b)
+{
+	while (b != 0)
+	{
+		int64_t		t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}

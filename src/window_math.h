@@ -53,6 +53,7 @@ extern int	wm_hop(int64_t ts, int64_t size, int64_t slide, int64_t phase,
 extern int	wm_hop_max_windows(int64_t size, int64_t slide);
 extern int	wm_cumulate(int64_t ts, int64_t step, int64_t max_size,
 						int64_t phase, WmWindow *out);
+extern int64_t wm_gcd(int64_t a, int64_t b);
 extern bool wm_count_windows(int64_t pos, int64_t size, int64_t slide,
 							 int64_t *first, int64_t *last);
 
