@@ -67,13 +67,22 @@ SELECT (SELECT count(*) FROM (
 
 -- end of input: the incomplete window of each key fires as it is (rows 7
 -- of tumbling3, rows 4-7 of sliding5_2; row 7 of sampling2_3 is in no
--- window)
-SELECT windowing.flush(name) FROM unnest(ARRAY['tumbling3', 'sliding5_2', 'sampling2_3']) name;
-SELECT sensor, window_start, window_end, n, seqs, is_final FROM tumbling3_results
+-- window), once: a second flush fires nothing
+SELECT windowing.flush(name) FROM unnest(ARRAY['tumbling3', 'sliding5_2', 'sampling2_3', 'tumbling3', 'sliding5_2']) name;
+SELECT sensor, window_start, window_end, n, seqs, fire_count, is_final FROM tumbling3_results
 WHERE window_start = 7 ORDER BY sensor;
 SELECT sensor, window_start, window_end, n, seqs FROM sliding5_2_results
 WHERE window_end > 7 ORDER BY sensor, window_end;
 SELECT name, windows_fired FROM windowing.pipeline_stats ORDER BY name;
+-- a row after the flush fires x's window of rows 4-8 (row 8 ends it), which
+-- a flush does not fire again; one more row makes an incomplete window of
+-- rows 6-9, which fires at the next flush, once
+INSERT INTO readings VALUES ('x', 8, 80, 0);
+SELECT windowing.process('sliding5_2'), windowing.flush('sliding5_2');
+INSERT INTO readings VALUES ('x', 9, 90, 0);
+SELECT windowing.process('sliding5_2'), windowing.flush('sliding5_2'), windowing.flush('sliding5_2');
+SELECT window_start, window_end, n, seqs FROM sliding5_2_results
+WHERE sensor = 'x' AND window_end > 7 ORDER BY window_end;
 
 SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(5, 0));
 SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(0));

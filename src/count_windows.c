@@ -20,11 +20,22 @@
  * (count_panes_loaded), so a row finds its pane at the end of the list.
  */
 
+/*
+ * The rows of a pane.  flush() negates them in the key's newest pane once
+ * it fired the key's incomplete window: the window fires again only when a
+ * row changes it.
+ */
+static int64
+pane_rows(const WindowEntry *pane)
+{
+	return Abs(pane->fire_count);
+}
+
 /* The rows of a key so far, whose newest pane is "newest". */
 static int64
 key_rows(const Operator *op, const WindowEntry *newest)
 {
-	return newest->k.start * op->slice + newest->fire_count;
+	return newest->k.start * op->slice + pane_rows(newest);
 }
 
 /*
@@ -104,10 +115,10 @@ count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
 	WindowEntry *pane = sk->live != NIL ? llast(sk->live) : NULL;
 	int64		rows;
 
-	if (pane == NULL || pane->fire_count == op->slice)
+	if (pane == NULL || pane_rows(pane) == op->slice)
 		pane = new_pane(op, sk, key, pane ? pane->k.start + 1 : 0);
 	agg_advance(op->agg, pane->states, args, argnulls);
-	pane->fire_count++;
+	pane->fire_count = pane_rows(pane) + 1;
 	pane->dirty = true;
 	rows = key_rows(op, pane);
 	if (rows % op->spec->rows_slide == 0)
@@ -136,7 +147,8 @@ count_panes_loaded(Operator *op)
 }
 
 /*
- * End of input: each key's incomplete count window fires as it is.  With a slide longer than the size, the
+ * End of input: each key's incomplete count window fires as it is, once
+ * for the rows it has (pane_rows).  With a slide longer than the size, the
  * key's newest rows may be in no window: then nothing fires.
  */
 void
@@ -152,8 +164,10 @@ flush_count_windows(Operator *op)
 		int64		rows = key_rows(op, last);
 		int64		end = window_last_row(op, rows);
 
-		if (rows == end || rows <= end - op->spec->rows)
+		if (last->fire_count < 0 || rows == end || rows <= end - op->spec->rows)
 			continue;
 		fire_count_window(op, sk, rows);
+		last->fire_count = -last->fire_count;
+		last->dirty = true;
 	}
 }
