@@ -66,6 +66,44 @@ FROM (VALUES ('2026-03-08'::date), ('2026-11-01'::date)) v(day),
      windowing.tumble(ts, '1 hour', tz => 'America/New_York') w
 GROUP BY day ORDER BY day;
 
+-- America/Havana falls back from 01:00 to 00:00: 2025-11-02 is one day of
+-- 25 hours from its first midnight (04:00 UTC), not an hour and a day.
+-- date_trunc() reads the repeated midnight as the later one, even for 04:30
+-- UTC, which it puts in a day starting after it.
+SET timezone = 'UTC';
+SELECT ts, w.window_start, w.window_end, w.window_end - w.window_start AS length,
+       date_trunc('day', ts, 'America/Havana') AS date_trunc
+FROM unnest(ARRAY['2025-11-02 03:59:59.999999', '2025-11-02 04:00', '2025-11-02 04:30', '2025-11-02 05:00',
+                  '2025-11-02 05:30', '2025-11-03 04:59:59.999999', '2025-11-03 05:00']::timestamptz[]) ts,
+     windowing.tumble(ts, '1 day', tz => 'America/Havana') w
+ORDER BY ts;
+-- the repeated hour is still two hourly windows
+SELECT ts, w.window_start, w.window_end
+FROM unnest(ARRAY['2025-11-02 04:30', '2025-11-02 05:30']::timestamptz[]) ts,
+     windowing.tumble(ts, '1 hour', tz => 'America/Havana') w
+ORDER BY ts;
+-- In 2026 it falls back on November 1: the month is one window, from
+-- 04:00 UTC on the 1st; so is the year; the day before is 24 hours.
+SELECT unit, w.window_start, w.window_end
+FROM unnest(ARRAY['1 day', '1 month', '1 year']) unit,
+     windowing.tumble('2026-11-01 05:30'::timestamptz, unit::interval, tz => 'America/Havana') w
+UNION ALL
+SELECT 'day before', w.window_start, w.window_end
+FROM windowing.tumble('2026-11-01 03:59:59.999999'::timestamptz, '1 day', tz => 'America/Havana') w;
+-- hop and cumulate by day use the same days
+SELECT * FROM windowing.hop('2025-11-02 05:30'::timestamptz, '2 days', '1 day', tz => 'America/Havana');
+SELECT * FROM windowing.cumulate('2025-11-02 05:30'::timestamptz, '1 day', '1 month', tz => 'America/Havana')
+LIMIT 2;
+-- America/St_Johns fell back from 00:01 to 23:01 of the day before (1987 to
+-- 2010): the repeated minutes before midnight belong to the day that had
+-- begun, which lasts 25 hours.
+SELECT ts, ts AT TIME ZONE 'America/St_Johns' AS local, w.window_start, w.window_end,
+       w.window_end - w.window_start AS length
+FROM unnest(ARRAY['2009-11-01 02:29:59.999999', '2009-11-01 02:30', '2009-11-01 02:31', '2009-11-01 03:30']::timestamptz[]) ts,
+     windowing.tumble(ts, '1 day', tz => 'America/St_Johns') w
+ORDER BY ts;
+SET timezone = 'America/New_York';
+
 -- Calendar months and quarters, aligned to January 1970.
 SELECT * FROM windowing.tumble('2026-02-15 12:00'::timestamptz, '1 month', tz => 'America/New_York');
 SELECT * FROM windowing.tumble('2026-03-15 12:00'::timestamptz, '1 month', tz => 'America/New_York');

@@ -9,11 +9,14 @@
  * (a spring-forward gap that skips a grid point).  That one rule gives what
  * people expect on transition days:
  *
- *	- a '1 day' window runs from local midnight to local midnight, 23 or 25
- *	  hours long; a month window runs from the 1st to the 1st;
  *	- hourly windows in a repeated fall-back hour are two windows, one per
  *	  occurrence of the hour, and never overlap;
  *	- every instant is in exactly one cell, and cells tile the time line.
+ *
+ * Cells of a day or more follow a rule of their own (whole_bucket): a day
+ * window runs from the first instant of the local day to the first instant
+ * of the next, 23 or 25 hours long, even where clocks fall back across
+ * midnight; a month window runs from the 1st to the 1st.
  *
  * Offsets change rarely, so the common case costs two zone lookups: one for
  * the offset at ts, one to confirm that no transition lies between the cell
@@ -98,6 +101,7 @@ cal_grid_init(CalGrid *g, int64_t size, int32_t months, int64_t offset)
 	g->offset = offset;
 	g->phase = months ? 0 :
 		wm_phase(-SECS_1970_TO_2000 * USECS_PER_SEC, offset, size);
+	g->whole = months > 0 || size >= USECS_PER_DAY;
 }
 
 /* The cell of the grid holding local time l, in local time. */
@@ -238,6 +242,110 @@ cell_end(const CalGrid *g, const CalZone *z, Period p,
 	return false;
 }
 
+/* t - d, or the earliest instant if that is before it. */
+static int64_t
+back_by(int64_t t, int64_t d)
+{
+	int64_t		r;
+
+	return __builtin_sub_overflow(t, d, &r) ? INT64_MIN : r;
+}
+
+/*
+ * The first instant at which the local clock shows local time l or later,
+ * walking forward from an instant of period p before which it never did:
+ * where it passes l, or a transition that jumps to l or over it.
+ */
+static bool
+first_reach(const CalZone *z, Period p, int64_t l, int64_t *at)
+{
+	for (int i = 0; i < MAX_PERIOD_STEPS; i++)
+	{
+		int64_t		cand;
+		int64_t		landing;
+		Period		q;
+
+		if (__builtin_sub_overflow(l, p.offset, &cand))
+			return false;
+		if (p.next == CAL_NO_TRANSITION || cand < p.next)
+		{
+			*at = cand;
+			return true;
+		}
+		period_at(z, p.next, &q);
+		if (__builtin_add_overflow(p.next, q.offset, &landing))
+			return false;
+		if (landing >= l)
+		{
+			*at = p.next;
+			return true;
+		}
+		p = q;
+	}
+	return false;
+}
+
+/*
+ * The latest local time the clock showed at or before instant ts, of
+ * period p: ts's own, but for a while after a fall-back the clock showed
+ * later times before.  A fall-back puts the clock back by less than two
+ * zone offsets, so only the transitions since then count.
+ */
+static bool
+high_water(const CalZone *z, int64_t ts, const Period *p, int64_t *high)
+{
+	Period		q;
+
+	if (__builtin_add_overflow(ts, p->offset, high))
+		return false;
+	period_at(z, back_by(ts, 2 * MAX_ZONE_OFFSET), &q);
+	for (int i = 0; i < MAX_PERIOD_STEPS; i++)
+	{
+		if (q.next == CAL_NO_TRANSITION || q.next > ts)
+			return true;
+		/* the clock showed q.next - 1 + q.offset last before the change */
+		if (q.next - 1 + q.offset > *high)
+			*high = q.next - 1 + q.offset;
+		period_at(z, q.next, &q);
+	}
+	return false;
+}
+
+/*
+ * The window of a grid of a day or more holding instant ts: the cell of
+ * the latest local time shown so far (high_water), from the first instant
+ * the clock reaches the cell's start to the first it reaches its end, as
+ * java.time's atStartOfDay gives a day.  A fall-back across midnight thus
+ * neither splits a day nor starts it twice: the repeated times belong to
+ * the day the clock first left them for.  Usually no transition lies
+ * within three zone offsets before ts, and one lookup shows it.
+ */
+static bool
+whole_bucket(const CalGrid *g, const CalZone *z, int64_t ts, WmWindow *w)
+{
+	Period		p;
+	Period		back;
+	WmWindow	cell;
+	int64_t		high;
+
+	period_at(z, ts, &p);
+	if (!cell_at(g, &p, ts, &cell))
+		return false;
+	period_at(z, back_by(cell.start, 3 * MAX_ZONE_OFFSET), &back);
+	if (back.next == CAL_NO_TRANSITION || back.next > ts)
+		w->start = cell.start - p.offset;
+	else
+	{
+		if (!high_water(z, ts, &p, &high) || !local_cell(g, high, &cell))
+			return false;
+		/* before this instant the clock cannot have shown the cell's start */
+		period_at(z, back_by(cell.start, MAX_ZONE_OFFSET + 1), &back);
+		if (!first_reach(z, back, cell.start, &w->start))
+			return false;
+	}
+	return first_reach(z, p, cell.end, &w->end);
+}
+
 /* The window [start, end) of grid g holding instant ts in zone z. */
 bool
 cal_bucket(const CalGrid *g, const CalZone *z, int64_t ts, WmWindow *w)
@@ -247,6 +355,8 @@ cal_bucket(const CalGrid *g, const CalZone *z, int64_t ts, WmWindow *w)
 	WmWindow	local;
 	int64_t		guess;
 
+	if (g->whole)
+		return whole_bucket(g, z, ts, w);
 	period_at(z, ts, &p);
 	if (!cell_at(g, &p, ts, &local))
 		return false;

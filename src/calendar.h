@@ -37,6 +37,7 @@ typedef struct CalGrid
 	int32_t		months;			/* 0 for fixed-length grids */
 	int64_t		offset;			/* shift of the grid on the local clock */
 	int64_t		phase;			/* wm_phase of fixed grids */
+	bool		whole;			/* cells of a day or more (whole_bucket) */
 } CalGrid;
 
 extern void cal_grid_init(CalGrid *g, int64_t size, int32_t months,

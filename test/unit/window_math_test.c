@@ -1,8 +1,8 @@
 /*
  * window_math_test.c
  *		Unit tests of the pure window math, built and run without a server
- *		(make unitcheck).  Calendar grids are checked against a made-up zone
- *		with a spring-forward and a fall-back transition, so the tests do not
+ *		(make unitcheck).  Calendar grids are checked against made-up zones
+ *		with spring-forward and fall-back transitions, so the tests do not
  *		depend on any tz database.
  */
 #include <stdio.h>
@@ -176,6 +176,91 @@ test_calendar(void)
 	CHECK(tiles(&month, &z, PG(T1) - 90 * DAY, PG(T2) + 90 * DAY, 3 * DAY + 11));
 }
 
+/*
+ * A zone whose clocks fall back across midnight, like America/Havana's:
+ * at -4h, back to -5h at 01:00 local on 2025-11-01 (FA), back to -6h at
+ * 00:30 local on 2026-01-01 (FB, to 23:30 of December 31), forward to -5h
+ * at midnight on 2026-01-11 (FC), forward to -4h at 23:30 on 2026-02-07
+ * (FD, to 00:30 of February 8).
+ */
+#define FA INT64_C(1761973200)	/* 2025-11-01 05:00 UTC */
+#define FB INT64_C(1767245400)	/* 2026-01-01 05:30 UTC */
+#define FC INT64_C(1768111200)	/* 2026-01-11 06:00 UTC */
+#define FD INT64_C(1770525000)	/* 2026-02-08 04:30 UTC */
+
+static void
+midnight_lookup(const void *arg, int64_t t, int32_t *off, int64_t *next,
+				int32_t *next_off)
+{
+	static const int64_t at[] = {FA, FB, FC, FD};
+	static const int32_t hours[] = {-4, -5, -6, -5, -4};
+	int			i = 0;
+
+	(void) arg;
+	while (i < 4 && t >= at[i])
+		i++;
+	*off = hours[i] * 3600;
+	*next = i < 4 ? at[i] : CAL_NO_TRANSITION;
+	*next_off = hours[i < 4 ? i + 1 : i] * 3600;
+}
+
+#define MINUTE (60 * USEC)
+
+/* A window is [start, end) relative to an instant. */
+static int
+is_window(const WmWindow *w, int64_t at, int64_t start, int64_t end)
+{
+	return w->start == at + start && w->end == at + end;
+}
+
+static void
+test_calendar_midnight(void)
+{
+	CalZone		z = {midnight_lookup, NULL};
+	CalGrid		day;
+	CalGrid		hour;
+	CalGrid		month;
+	WmWindow	w;
+	WmWindow	ws[40];
+
+	cal_grid_init(&day, DAY, 0, 0);
+	cal_grid_init(&hour, HOUR, 0, 0);
+	cal_grid_init(&month, 0, 1, 0);
+	/* 2025-11-01: one day of 25 hours, both before and after the change */
+	CHECK(cal_bucket(&day, &z, PG(FA) - 30 * MINUTE, &w) && is_window(&w, PG(FA), -HOUR, DAY));
+	CHECK(cal_bucket(&day, &z, PG(FA) + 30 * MINUTE, &w) && is_window(&w, PG(FA), -HOUR, DAY));
+	/* while the hours stay two windows */
+	CHECK(cal_bucket(&hour, &z, PG(FA) - 30 * MINUTE, &w) && is_window(&w, PG(FA), -HOUR, 0));
+	CHECK(cal_bucket(&hour, &z, PG(FA) + 30 * MINUTE, &w) && is_window(&w, PG(FA), 0, HOUR));
+	/* November runs from its first instant to December's, 30 days and 1 hour */
+	CHECK(cal_bucket(&month, &z, PG(FA) + 30 * MINUTE, &w) &&
+		  is_window(&w, PG(FA), -HOUR, 30 * DAY));
+	/* December 31 ends when January 1 first begins; the repeated half hour
+	 * of December 31 belongs to January 1, which lasts 24.5 hours */
+	CHECK(cal_bucket(&day, &z, PG(FB) - 40 * MINUTE, &w) &&
+		  is_window(&w, PG(FB), -DAY - 30 * MINUTE, -30 * MINUTE));
+	CHECK(cal_bucket(&day, &z, PG(FB) + 10 * MINUTE, &w) &&
+		  is_window(&w, PG(FB), -30 * MINUTE, DAY + 30 * MINUTE));
+	CHECK(cal_bucket(&month, &z, PG(FB) + 10 * MINUTE, &w) &&
+		  is_window(&w, PG(FB), -30 * MINUTE, 31 * DAY - 30 * MINUTE));
+	/* midnight skipped: January 11 starts at the change, 23 hours long */
+	CHECK(cal_bucket(&day, &z, PG(FC), &w) && is_window(&w, PG(FC), 0, 23 * HOUR));
+	CHECK(cal_bucket(&day, &z, PG(FC) - 1, &w) && is_window(&w, PG(FC), -DAY, 0));
+	/* a gap across midnight: February 7 ends, and 8 starts, at the change */
+	CHECK(cal_bucket(&day, &z, PG(FD) - 1, &w) &&
+		  is_window(&w, PG(FD), -23 * HOUR - 30 * MINUTE, 0));
+	CHECK(cal_bucket(&day, &z, PG(FD), &w) && is_window(&w, PG(FD), 0, 23 * HOUR + 30 * MINUTE));
+	CHECK(tiles(&day, &z, PG(FA) - 3 * DAY, PG(FD) + 3 * DAY, 47 * MINUTE + 3));
+	CHECK(tiles(&month, &z, PG(FA) - 90 * DAY, PG(FD) + 90 * DAY, DAY + 7));
+	CHECK(tiles(&hour, &z, PG(FB) - DAY, PG(FB) + DAY, 7 * MINUTE));
+	/* hop and cumulate by day share the days */
+	CHECK(cal_hop(&day, 2, &z, PG(FB) + 10 * MINUTE, ws) == 2 &&
+		  is_window(&ws[0], PG(FB), -30 * MINUTE, 2 * DAY + 30 * MINUTE) &&
+		  is_window(&ws[1], PG(FB), -DAY - 30 * MINUTE, DAY + 30 * MINUTE));
+	CHECK(cal_cumulate(&day, &month, &z, PG(FB) + 10 * MINUTE, ws) == 31 &&
+		  is_window(&ws[0], PG(FB), -30 * MINUTE, DAY + 30 * MINUTE));
+}
+
 static void
 test_calendar_hop_cumulate(void)
 {
@@ -204,6 +289,7 @@ main(void)
 	test_sessions();
 	test_calendar();
 	test_calendar_hop_cumulate();
+	test_calendar_midnight();
 	printf("window math: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
