@@ -102,6 +102,9 @@ SELECT ts, ts AT TIME ZONE 'America/St_Johns' AS local, w.window_start, w.window
 FROM unnest(ARRAY['2009-11-01 02:29:59.999999', '2009-11-01 02:30', '2009-11-01 02:31', '2009-11-01 03:30']::timestamptz[]) ts,
      windowing.tumble(ts, '1 day', tz => 'America/St_Johns') w
 ORDER BY ts;
+-- Pacific/Apia skipped 2011-12-30, crossing the date line at 10:00 UTC:
+-- the two-day window of the 30th and 31st holds only the 31st.
+SELECT * FROM windowing.hop('2011-12-31 12:00+14'::timestamptz, '2 days', '1 day', tz => 'Pacific/Apia');
 SET timezone = 'America/New_York';
 
 -- Calendar months and quarters, aligned to January 1970.

@@ -311,39 +311,84 @@ high_water(const CalZone *z, int64_t ts, const Period *p, int64_t *high)
 	return false;
 }
 
+/* The first instant at which the local clock shows local time l or later. */
+static bool
+reach(const CalZone *z, int64_t l, int64_t *at)
+{
+	Period		p;
+
+	/* before this instant the clock cannot have shown l */
+	period_at(z, back_by(l, MAX_ZONE_OFFSET + 1), &p);
+	return first_reach(z, p, l, at);
+}
+
 /*
- * The window of a grid of a day or more holding instant ts: the cell of
- * the latest local time shown so far (high_water), from the first instant
- * the clock reaches the cell's start to the first it reaches its end, as
- * java.time's atStartOfDay gives a day.  A fall-back across midnight thus
- * neither splits a day nor starts it twice: the repeated times belong to
- * the day the clock first left them for.  Usually no transition lies
- * within three zone offsets before ts, and one lookup shows it.
+ * For a grid of a day or more, the cell whose window holds instant ts, of
+ * period p, and the window's start: the cell of the latest local time shown
+ * so far (high_water), from the first instant the clock reaches the cell's
+ * start, as java.time's atStartOfDay gives a day.  A fall-back across
+ * midnight thus neither splits a day nor starts it twice: the repeated
+ * times belong to the day the clock first left them for.  Usually no
+ * transition lies within three zone offsets before ts, and one lookup
+ * shows it.
  */
+static bool
+whole_cell(const CalGrid *g, const CalZone *z, int64_t ts, const Period *p,
+		   WmWindow *cell, int64_t *start)
+{
+	Period		back;
+	int64_t		high;
+
+	if (!cell_at(g, p, ts, cell))
+		return false;
+	period_at(z, back_by(cell->start, 3 * MAX_ZONE_OFFSET), &back);
+	if (back.next == CAL_NO_TRANSITION || back.next > ts)
+	{
+		*start = cell->start - p->offset;
+		return true;
+	}
+	return high_water(z, ts, p, &high) && local_cell(g, high, cell) &&
+		reach(z, cell->start, start);
+}
+
+/* The window holding ts: its cell's, up to the first instant of the next. */
 static bool
 whole_bucket(const CalGrid *g, const CalZone *z, int64_t ts, WmWindow *w)
 {
 	Period		p;
-	Period		back;
 	WmWindow	cell;
-	int64_t		high;
 
 	period_at(z, ts, &p);
-	if (!cell_at(g, &p, ts, &cell))
-		return false;
-	period_at(z, back_by(cell.start, 3 * MAX_ZONE_OFFSET), &back);
-	if (back.next == CAL_NO_TRANSITION || back.next > ts)
-		w->start = cell.start - p.offset;
-	else
-	{
-		if (!high_water(z, ts, &p, &high) || !local_cell(g, high, &cell))
-			return false;
-		/* before this instant the clock cannot have shown the cell's start */
-		period_at(z, back_by(cell.start, MAX_ZONE_OFFSET + 1), &back);
-		if (!first_reach(z, back, cell.start, &w->start))
-			return false;
-	}
-	return first_reach(z, p, cell.end, &w->end);
+	return whole_cell(g, z, ts, &p, &cell, &w->start) &&
+		first_reach(z, p, cell.end, &w->end);
+}
+
+/*
+ * Sliding windows of n cells of a day or more, newest first: window k runs
+ * from the first instant of the k-th cell before that of ts to the first
+ * instant n cells later, counted on the local clock, so that a day a zone
+ * skips (Pacific/Apia, 2011-12-30) is still one of a window's days.
+ */
+static int
+whole_hop(const CalGrid *g, int n, const CalZone *z, int64_t ts, WmWindow *out)
+{
+	Period		p;
+	WmWindow	cell;
+	WmWindow	c;
+
+	period_at(z, ts, &p);
+	if (!whole_cell(g, z, ts, &p, &cell, &out[0].start) ||
+		!first_reach(z, p, cell.end, &out[n - 1].end))
+		return -1;
+	c = cell;
+	for (int k = 1; k < n; k++)
+		if (!local_cell(g, c.start - 1, &c) || !reach(z, c.start, &out[k].start))
+			return -1;
+	c = cell;
+	for (int k = n - 2; k >= 0; k--)
+		if (!local_cell(g, c.end, &c) || !reach(z, c.end, &out[k].end))
+			return -1;
+	return n;
 }
 
 /* The window [start, end) of grid g holding instant ts in zone z. */
@@ -380,6 +425,8 @@ cal_hop(const CalGrid *slide, int n, const CalZone *z, int64_t ts,
 {
 	WmWindow	cell;
 
+	if (slide->whole)
+		return whole_hop(slide, n, z, ts, out);
 	if (!cal_bucket(slide, z, ts, &cell))
 		return -1;
 	out[0].start = cell.start;

@@ -181,27 +181,29 @@ test_calendar(void)
  * at -4h, back to -5h at 01:00 local on 2025-11-01 (FA), back to -6h at
  * 00:30 local on 2026-01-01 (FB, to 23:30 of December 31), forward to -5h
  * at midnight on 2026-01-11 (FC), forward to -4h at 23:30 on 2026-02-07
- * (FD, to 00:30 of February 8).
+ * (FD, to 00:30 of February 8), and across the date line to +20h at
+ * midnight on 2026-03-01 (FE, which it skips).
  */
 #define FA INT64_C(1761973200)	/* 2025-11-01 05:00 UTC */
 #define FB INT64_C(1767245400)	/* 2026-01-01 05:30 UTC */
 #define FC INT64_C(1768111200)	/* 2026-01-11 06:00 UTC */
 #define FD INT64_C(1770525000)	/* 2026-02-08 04:30 UTC */
+#define FE INT64_C(1772337600)	/* 2026-03-01 04:00 UTC */
 
 static void
 midnight_lookup(const void *arg, int64_t t, int32_t *off, int64_t *next,
 				int32_t *next_off)
 {
-	static const int64_t at[] = {FA, FB, FC, FD};
-	static const int32_t hours[] = {-4, -5, -6, -5, -4};
+	static const int64_t at[] = {FA, FB, FC, FD, FE};
+	static const int32_t hours[] = {-4, -5, -6, -5, -4, 20};
 	int			i = 0;
 
 	(void) arg;
-	while (i < 4 && t >= at[i])
+	while (i < 5 && t >= at[i])
 		i++;
 	*off = hours[i] * 3600;
-	*next = i < 4 ? at[i] : CAL_NO_TRANSITION;
-	*next_off = hours[i < 4 ? i + 1 : i] * 3600;
+	*next = i < 5 ? at[i] : CAL_NO_TRANSITION;
+	*next_off = hours[i < 5 ? i + 1 : i] * 3600;
 }
 
 #define MINUTE (60 * USEC)
@@ -250,8 +252,12 @@ test_calendar_midnight(void)
 	CHECK(cal_bucket(&day, &z, PG(FD) - 1, &w) &&
 		  is_window(&w, PG(FD), -23 * HOUR - 30 * MINUTE, 0));
 	CHECK(cal_bucket(&day, &z, PG(FD), &w) && is_window(&w, PG(FD), 0, 23 * HOUR + 30 * MINUTE));
-	CHECK(tiles(&day, &z, PG(FA) - 3 * DAY, PG(FD) + 3 * DAY, 47 * MINUTE + 3));
-	CHECK(tiles(&month, &z, PG(FA) - 90 * DAY, PG(FD) + 90 * DAY, DAY + 7));
+	/* March 1 is skipped: February ends, and March starts, at the change */
+	CHECK(cal_bucket(&day, &z, PG(FE), &w) && is_window(&w, PG(FE), 0, DAY));
+	CHECK(cal_bucket(&day, &z, PG(FE) - 1, &w) && is_window(&w, PG(FE), -DAY, 0));
+	CHECK(cal_bucket(&month, &z, PG(FE) - 1, &w) && is_window(&w, PG(FE), -28 * DAY + HOUR, 0));
+	CHECK(tiles(&day, &z, PG(FA) - 3 * DAY, PG(FE) + 3 * DAY, 47 * MINUTE + 3));
+	CHECK(tiles(&month, &z, PG(FA) - 90 * DAY, PG(FE) + 90 * DAY, DAY + 7));
 	CHECK(tiles(&hour, &z, PG(FB) - DAY, PG(FB) + DAY, 7 * MINUTE));
 	/* hop and cumulate by day share the days */
 	CHECK(cal_hop(&day, 2, &z, PG(FB) + 10 * MINUTE, ws) == 2 &&
@@ -259,6 +265,11 @@ test_calendar_midnight(void)
 		  is_window(&ws[1], PG(FB), -DAY - 30 * MINUTE, DAY + 30 * MINUTE));
 	CHECK(cal_cumulate(&day, &month, &z, PG(FB) + 10 * MINUTE, ws) == 31 &&
 		  is_window(&ws[0], PG(FB), -30 * MINUTE, DAY + 30 * MINUTE));
+	/* two days of which one is skipped last one day */
+	CHECK(cal_hop(&day, 2, &z, PG(FE) + HOUR, ws) == 2 &&
+		  is_window(&ws[0], PG(FE), 0, 2 * DAY) && is_window(&ws[1], PG(FE), 0, DAY));
+	CHECK(cal_hop(&day, 2, &z, PG(FE) - HOUR, ws) == 2 &&
+		  is_window(&ws[0], PG(FE), -DAY, 0) && is_window(&ws[1], PG(FE), -2 * DAY, 0));
 }
 
 static void
