@@ -10,10 +10,10 @@
 
 /*
  * Count windows (Flink's countWindow(size, slide): a CountTrigger of slide
- * rows and a CountEvictor of size rows) are built from panes of gcd(size,
- * slide) rows, so that every window starts and ends on a pane boundary:
- * pane p of a key holds its rows p * pane + 1 .. p * pane + pane, as the
- * entry (key, p, p + 1) whose fire_count counts its rows.  Window k fires
+ * rows and a CountEvictor of size rows) are built from panes of g =
+ * gcd(size, slide) rows (op->slice), so that every window starts and ends
+ * on a pane boundary: pane p of a key holds its rows p * g + 1 .. p * g + g,
+ * as the entry (key, p, p + 1) whose fire_count counts its rows.  Window k fires
  * when the key's row k * slide arrives, combines the panes of its rows
  * k * slide - size + 1 .. k * slide, and is named by row numbers:
  * [first row, last row + 1), from 1.  A key's panes are kept in order
