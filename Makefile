@@ -86,6 +86,10 @@ ifneq ($(LIBRARY_VERSION)$(filter clean distclean,$(MAKECMDGOALS)),$(CONTROL_VER
 $(error src/version.h says version $(LIBRARY_VERSION) but windowing.control says $(CONTROL_VERSION))
 endif
 
+# PGXS tracks no header dependencies: rebuild everything when a header
+# changes, so that no object keeps an old struct layout.
+$(OBJS): $(wildcard $(srcdir)/src/*.h)
+
 # Unit tests of the pure C window math: no server involved.
 test/unit/window_math_test: test/unit/window_math_test.c src/window_math.c src/calendar.c src/session_merge.c
 	$(CC) $(CFLAGS) -Isrc -o $@ $^
