@@ -118,3 +118,9 @@ BEGIN
     END IF;
 END
 $$;
+
+-- Cumulating windows are computed from slices from 0.5 on (slices.c), as
+-- sliding windows are from 0.3.  A cumulating pipeline made before keeps
+-- its state per window, which is what its stored windows are.
+UPDATE windowing.pipeline SET sliced = false
+WHERE (assigner).kind OPERATOR(pg_catalog.=) 'cumulating';

@@ -63,6 +63,34 @@ SELECT count(*) AS windows, sum(n) AS rows_in_windows,
            'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
 FROM g_results;
 
+-- cumulating windows from slices of one step: the same windows, late rows
+-- and open windows as state per window, in steps of any size
+SELECT windowing.create_pipeline(name, 'ticks', 'ts', '{k}',
+    windowing.cumulating('30 milliseconds', '300 milliseconds', '10 milliseconds'),
+    'count(*) AS n, sum(v) AS total, min(v), max(v), avg(v)',
+    max_out_of_orderness => '100 milliseconds', start => false)
+FROM unnest(ARRAY['c', 'cw']) name;
+UPDATE windowing.pipeline SET sliced = false WHERE name = 'cw';
+SELECT windowing.process(name, 1500) FROM unnest(ARRAY['c', 'cw']) name;
+SELECT count(*) AS open_windows,
+       count(*) FILTER (WHERE s.key IS NULL OR w.key IS NULL) AS differences
+FROM (SELECT key::text, window_start, window_end, results::text FROM windowing.open_windows('c')) s
+FULL JOIN (SELECT key::text, window_start, window_end, results::text FROM windowing.open_windows('cw')) w
+  USING (key, window_start, window_end, results);
+DO $$
+BEGIN
+    WHILE windowing.process('c', 11) > 0 LOOP END LOOP;
+    PERFORM windowing.process('cw');
+    PERFORM windowing.flush(name) FROM unnest(ARRAY['c', 'cw']) name;
+END $$;
+SELECT count(*) AS windows, sum(n) AS rows_in_windows,
+       pg_temp.differences('c_results', 'cw_results',
+           'k, window_start, window_end, n, total, min, max, avg, fire_count, is_final') AS results,
+       pg_temp.differences('c_late', 'cw_late',
+           'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
+FROM c_results;
+SELECT reason, count(*) AS late_rows FROM c_late GROUP BY reason ORDER BY reason;
+
 -- A step of more than one chunk of rows (10,000) writes each chunk's windows
 -- as it goes where that writes the same rows as writing them at its end:
 -- when nothing is allowed late (a window fires once), and in append mode
@@ -112,6 +140,6 @@ FROM la_one_results;
 
 SELECT count(*) FROM (
   SELECT windowing.drop_pipeline(name, true)
-  FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000', 'g', 'h', 'lh_one', 'lh_steps',
+  FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000', 'g', 'h', 'c', 'cw', 'lh_one', 'lh_steps',
                     'ls_one', 'ls_steps', 'lt_one', 'lt_steps', 'la_one', 'la_steps']) name) d;
 DROP TABLE ticks, long_ticks;

@@ -33,6 +33,9 @@ CREATE EXTENSION windowing VERSION '0.4';
 CREATE TABLE upgrade_events (k int, ts bigint);
 SELECT windowing.create_pipeline('upgraded', 'upgrade_events', 'ts', '{k}',
     windowing.tumbling('10 milliseconds'), start => false);
+-- state per window before 0.5, from slices since: it keeps its state per window
+SELECT windowing.create_pipeline('upgraded_cumulate', 'upgrade_events', 'ts', '{k}',
+    windowing.cumulating('5 milliseconds', '10 milliseconds'), start => false);
 INSERT INTO upgrade_events VALUES (1, 1), (1, 2), (2, 15);
 SELECT windowing.process('upgraded');
 SELECT windowing.advance_watermark('upgraded', 5::bigint);
@@ -42,10 +45,11 @@ SELECT windowing.pause_pipeline('upgraded');
 SELECT rows_consumed, last_error FROM windowing.pipeline_stats;
 ALTER EXTENSION windowing UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'windowing';
+SELECT name, sliced FROM windowing.pipeline ORDER BY name;
 SELECT windowing.process('upgraded');
 SELECT windowing.flush('upgraded');
 SELECT k, window_start, count FROM upgraded_results ORDER BY 1, 2;
-SELECT windowing.drop_pipeline('upgraded', drop_tables => true);
+SELECT windowing.drop_pipeline(p, drop_tables => true) FROM unnest(ARRAY['upgraded', 'upgraded_cumulate']) p;
 DROP TABLE upgrade_events;
 -- the tests that follow start from a fresh install (pipeline ids from 1)
 DROP EXTENSION windowing;

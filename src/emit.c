@@ -862,7 +862,7 @@ prepare_late_insert(const EmitTarget *t)
 							   "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), "
 							   "pg_catalog.unnest($3), pg_catalog.unnest($4)) WITH ORDINALITY AS r(seq, ts, wm, reason, i) "
 							   "JOIN %s AS q ON q.windowing_seq OPERATOR(pg_catalog.=) r.seq "
-							   "LEFT JOIN (SELECT u.i, pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s) AS missed "
+							   "LEFT JOIN (SELECT u.i, pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s, u.e) AS missed "
 							   " FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(i, s, e) "
 							   " GROUP BY u.i) m ON m.i OPERATOR(pg_catalog.=) r.i "
 							   "ORDER BY r.i",

@@ -29,6 +29,12 @@
  * instead of once per window holding it (size / slide times).  A row that
  * reaches a slice already combined (a row late for some windows) makes the
  * key start over from its slices.
+ *
+ * Cumulating windows (Flink's sliced cumulate) are slices of one step: the
+ * windows of a max_size cell all start at the cell's start, so none of its
+ * slices leaves the stacks until the cell is done; each window is the one
+ * before with the slices of one more step added to the back.  A row costs
+ * one slice, not the up to max_size / step windows that hold it.
  */
 
 typedef struct Swag
@@ -78,18 +84,32 @@ key_timer_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 }
 
 /*
- * Whether sliding windows can be computed from slices (below): fixed
- * lengths, aggregates that combine, and no allowed lateness, so that a
- * window fires once, when the watermark passes it, and is gone at once.
- * may_slice is false for pipelines whose stored state is per window.
+ * Whether sliding or cumulating windows can be computed from slices
+ * (below): fixed lengths, aggregates that combine, and no allowed lateness,
+ * so that a window fires once, when the watermark passes it, and is gone at
+ * once.  may_slice is false for pipelines whose stored state is per window.
  */
 bool
 can_slice(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice)
 {
 	const char *which;
 
-	return may_slice && spec->kind == WK_HOP && !spec->calendar &&
-		spec->size != spec->slide && lateness == 0 && agg_can_combine(agg, &which);
+	return may_slice && (spec->kind == WK_HOP || spec->kind == WK_CUMULATE) &&
+		!spec->calendar && spec->size != spec->slide && lateness == 0 &&
+		agg_can_combine(agg, &which);
+}
+
+/*
+ * The start of the latest window holding ps (for cumulating windows, of
+ * every window holding it: the start of its max_size cell); false on
+ * overflow.  Windows end every slide (cumulate: every step) after it.
+ */
+static bool
+latest_start(const Operator *op, int64 ps, int64 *start)
+{
+	int64		grid = op->spec->kind == WK_CUMULATE ? op->spec->size : op->spec->slide;
+
+	return wm_align_start(ps, grid, op->spec->phase, start);
 }
 
 /* The ends of the first and the last window holding slice start ps. */
@@ -98,10 +118,20 @@ slice_ends(const Operator *op, int64 ps, int64 *first, int64 *last)
 {
 	int64		s;
 
-	if (!wm_align_start(ps, op->spec->slide, op->spec->phase, &s) ||
-		pg_add_s64_overflow(s, op->spec->size, last))
+	if (!latest_start(op, ps, &s) || pg_add_s64_overflow(s, op->spec->size, last))
 		*last = PG_INT64_MAX;
 	*first = *last - (*last - ps - 1) / op->spec->slide * op->spec->slide;
+}
+
+/* The start of the window ending at "end". */
+static int64
+window_start(const Operator *op, int64 end)
+{
+	int64		start;
+
+	if (op->spec->kind == WK_HOP || !latest_start(op, end - 1, &start))
+		return end - op->spec->size;
+	return start;
 }
 
 /* The key's next window ends at "end", unless an earlier one is due. */
@@ -178,6 +208,15 @@ slice_windows(Operator *op, int64 ts)
 	a->n = spec_windows(op->spec, ts, a->w);
 	if (a->n > 0)
 		a->from = a->w[0].start + (ts - a->w[0].start) / op->slice * op->slice;
+	/* latest end first, as hopping windows come: the ones to expire last */
+	if (op->spec->kind == WK_CUMULATE)
+		for (int i = 0; i < a->n / 2; i++)
+		{
+			WmWindow	w = a->w[i];
+
+			a->w[i] = a->w[a->n - 1 - i];
+			a->w[a->n - 1 - i] = w;
+		}
 	return a;
 }
 
@@ -342,7 +381,7 @@ swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
 static WindowEntry *
 sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 {
-	WindowEntry *w = op_part_window(op, sk->key, end - op->spec->size, end);
+	WindowEntry *w = op_part_window(op, sk->key, window_start(op, end), end);
 	Swag	   *sw = swag_slide(op, sk, w->k.start, end);
 
 	agg_init(op->agg, w->states);
