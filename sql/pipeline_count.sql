@@ -84,7 +84,28 @@ SELECT windowing.process('sliding5_2'), windowing.flush('sliding5_2'), windowing
 SELECT window_start, window_end, n, seqs FROM sliding5_2_results
 WHERE sensor = 'x' AND window_end > 7 ORDER BY window_end;
 
+-- many panes per window, whose combinations consecutive windows share
+-- (two stacks): counting(60, 7) over 1,800 rows of 3 sensors, in steps of
+-- 13 rows, fires count_window()'s windows, row for row
+CREATE TABLE long_readings (sensor int, seq int, v int, ts bigint);
+SELECT windowing.create_pipeline('long60_7', 'long_readings', 'ts', '{sensor}', windowing.counting(60, 7),
+    'count(*) AS n, sum(v) AS total, windowing.collect(seq) AS seqs', emit => 'append', start => false);
+INSERT INTO long_readings SELECT g % 3, g, g * 7919 % 100, 0 FROM generate_series(1, 1800) g;
+DO $$ BEGIN WHILE windowing.process('long60_7', 13) > 0 LOOP END LOOP; END $$;
+WITH expected AS (
+  SELECT sensor, array_agg(seq ORDER BY seq) AS seqs, sum(v) AS total FROM (
+    SELECT sensor, seq, v, count(*) OVER (PARTITION BY sensor) AS rows,
+           unnest(windowing.count_window(60, 7) OVER (PARTITION BY sensor ORDER BY seq)) AS k
+    FROM long_readings) c
+  WHERE k * 7 <= rows GROUP BY sensor, k)
+SELECT (SELECT count(*) FROM expected) AS windows,
+       (SELECT count(*) FROM ((SELECT sensor, seqs, total FROM long60_7_results
+                               EXCEPT ALL SELECT sensor, seqs, total FROM expected)
+                              UNION ALL (SELECT sensor, seqs, total FROM expected
+                                         EXCEPT ALL SELECT sensor, seqs, total FROM long60_7_results)) d)
+       AS differences;
+
 SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(5, 0));
 SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(0));
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE readings;
+DROP TABLE readings, long_readings;

@@ -18,6 +18,9 @@
  * k * slide - size + 1 .. k * slide, and is named by row numbers:
  * [first row, last row + 1), from 1.  A key's panes are kept in order
  * (count_panes_loaded), so a row finds its pane at the end of the list.
+ * Panes are slices of rows: consecutive windows share their combinations
+ * through the key's two stacks, as sliding windows do (slices.c), so a
+ * window costs a few combines, not one per pane.
  */
 
 /*
@@ -61,20 +64,16 @@ fire_count_window(Operator *op, KeyEntries *sk, int64 rows)
 {
 	WindowEntry *last = llast(sk->live);
 	int64		first = window_first_pane(op, window_last_row(op, rows));
-	int			from = list_length(sk->live) - (int) (last->k.start - first + 1);
+	int			from PG_USED_FOR_ASSERTS_ONLY =
+		list_length(sk->live) - (int) (last->k.start - first + 1);
 	WindowEntry *w = op_part_window(op, last->k.key, first * op->slice + 1, rows + 1);
-	ListCell   *lc;
 
 	/* panes are consecutive: no gap between the first one kept and the last */
 	Assert(from >= 0 && ((WindowEntry *) list_nth(sk->live, from))->k.start == first);
 	if (first == last->k.start)
 		w->states = last->states;	/* one pane: the window is the pane */
 	else
-	{
-		agg_init(op->agg, w->states);
-		for_each_from(lc, sk->live, from)
-			agg_combine(op->agg, w->states, ((WindowEntry *) lfirst(lc))->states);
-	}
+		(void) slices_combine(op, sk, first, last->k.start + 1, w->states);
 	op_fire(op, w);
 	((Firing *) llast(op->firings))->is_final = true;
 }
@@ -105,6 +104,7 @@ new_pane(Operator *op, KeyEntries *sk, bytea *key, int64 p)
 	pane = op_entry(op, key, p, p + 1, &created);
 	agg_init(op->agg, pane->states);
 	sk->live = lappend(sk->live, pane);
+	sk->newest = p;
 	return pane;
 }
 
@@ -118,6 +118,8 @@ count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
 	if (pane == NULL || pane_rows(pane) == op->slice)
 		pane = new_pane(op, sk, key, pane ? pane->k.start + 1 : 0);
 	agg_advance(op->agg, pane->states, args, argnulls);
+	/* after flush() fired it incomplete, a pane may be in the stacks */
+	slice_changed(sk, pane->k.start);
 	pane->fire_count = pane_rows(pane) + 1;
 	pane->dirty = true;
 	rows = key_rows(op, pane);
@@ -143,7 +145,11 @@ count_panes_loaded(Operator *op)
 
 	hash_seq_init(&seq, op->keyed);
 	while ((sk = hash_seq_search(&seq)) != NULL)
+	{
 		list_sort(sk->live, pane_order);
+		if (sk->live != NIL)
+			sk->newest = ((WindowEntry *) llast(sk->live))->k.start;
+	}
 }
 
 /*

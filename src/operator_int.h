@@ -59,6 +59,9 @@ extern void flush_count_windows(Operator *op);
 
 /* slices.c */
 extern void slices_init(Operator *op);
+extern void slice_changed(KeyEntries *sk, int64 start);
+extern bool slices_combine(Operator *op, KeyEntries *sk, int64 from, int64 end,
+						   AggValue *states);
 extern bool can_slice(const WindowSpec *spec, Aggregator *agg, int64 lateness,
 					  bool may_slice);
 extern void load_slice(Operator *op, WindowEntry *e);

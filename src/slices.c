@@ -64,7 +64,7 @@ front_row(const Swag *sw, int i)
 }
 
 /* A slice starting at "start" changes: combinations holding it are stale. */
-static void
+void
 slice_changed(KeyEntries *sk, int64 start)
 {
 	if (sk->swag != NULL && start < sk->swag->to)
@@ -377,19 +377,31 @@ swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
 	return sw;
 }
 
+/*
+ * The combination of the key's slices starting in [from, end), through its
+ * two stacks, into "states"; false if it has none there.  Count windows use
+ * it too: their panes are slices of rows, numbered.
+ */
+bool
+slices_combine(Operator *op, KeyEntries *sk, int64 from, int64 end, AggValue *states)
+{
+	Swag	   *sw = swag_slide(op, sk, from, end);
+
+	agg_init(op->agg, states);
+	if (sw->head < sw->nfront)
+		agg_combine(op->agg, states, front_row(sw, sw->head)->states);
+	if (sw->has_back)
+		agg_combine(op->agg, states, sw->back);
+	return sw->head < sw->nfront || sw->has_back;
+}
+
 /* The key's window ending at "end": the combination of its slices. */
 static WindowEntry *
 sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 {
 	WindowEntry *w = op_part_window(op, sk->key, window_start(op, end), end);
-	Swag	   *sw = swag_slide(op, sk, w->k.start, end);
 
-	agg_init(op->agg, w->states);
-	if (sw->head < sw->nfront)
-		agg_combine(op->agg, w->states, front_row(sw, sw->head)->states);
-	if (sw->has_back)
-		agg_combine(op->agg, w->states, sw->back);
-	*has_rows = sw->head < sw->nfront || sw->has_back;
+	*has_rows = slices_combine(op, sk, w->k.start, end, w->states);
 	return w;
 }
 
