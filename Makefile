@@ -82,8 +82,10 @@ endif
 # than its own, so src/version.h and windowing.control move together.
 LIBRARY_VERSION := $(shell sed -n 's/^\#define WINDOWING_VERSION "\(.*\)"$$/\1/p' $(srcdir)/src/version.h)
 CONTROL_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(srcdir)/windowing.control)
-ifneq ($(LIBRARY_VERSION)$(filter clean distclean,$(MAKECMDGOALS)),$(CONTROL_VERSION))
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+ifneq ($(LIBRARY_VERSION),$(CONTROL_VERSION))
 $(error src/version.h says version $(LIBRARY_VERSION) but windowing.control says $(CONTROL_VERSION))
+endif
 endif
 
 # PGXS tracks no header dependencies: rebuild everything when a header
