@@ -71,10 +71,21 @@ need_packages() {
 
 PGBIN=$(pg_dir bindir /usr/lib/postgresql/15/bin)
 
+# Installs the built extension (make arguments in "$@").  Install scripts
+# left by another checkout would be taken by CREATE EXTENSION (a full
+# install script of the default version beats the upgrade chain), so the
+# extension's scripts are replaced, not added to.
+install_extension() {
+	local scripts
+	scripts="$("$PG_CONFIG" --sharedir)/extension/windowing--"
+	as_root sh -c "rm -f '$scripts'*.sql"
+	as_root make -C "$TOP" -s with_llvm=no PG_CONFIG="$PG_CONFIG" "$@" install >/dev/null
+}
+
 build_and_install() {
 	say "building and installing the extension"
 	make -C "$TOP" -s with_llvm=no PG_CONFIG="$PG_CONFIG" >/dev/null
-	as_root make -C "$TOP" -s with_llvm=no PG_CONFIG="$PG_CONFIG" install >/dev/null
+	install_extension
 }
 
 # The account servers run as.

@@ -36,7 +36,7 @@ esac
 rebuild() {
 	make -C "$TOP" -s clean
 	make -C "$TOP" -s with_llvm=no "$@" >/dev/null
-	as_root make -C "$TOP" -s with_llvm=no "$@" install >/dev/null
+	install_extension "$@"
 }
 trap 'rebuild' EXIT
 
