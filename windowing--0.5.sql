@@ -1,0 +1,797 @@
+/*
+ * windowing--0.5.sql: the whole extension at version 0.5, in one script.
+ *
+ * CREATE EXTENSION windowing runs this script.  It gives the schema that
+ * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
+ * then windowing--0.1--0.2.sql ... windowing--0.4--0.5.sql), object for
+ * object, grant for grant: sql/upgrade.sql installs both ways and compares
+ * them.  What the upgrade scripts do to existing data (waking workers,
+ * marking old pipelines, adding triggers to existing queues) has no place
+ * here: a fresh install has no data.
+ *
+ * The parts, in order:
+ *   1. the SQL window functions (as in 0.1);
+ *   2. window assigners and collect() for pipelines;
+ *   3. the catalog: pipelines, their window state and its log, who may see
+ *      and change which rows;
+ *   4. the internal functions that pipelines' SQL calls;
+ *   5. the functions users call to create, run and manage pipelines;
+ *   6. the views.
+ */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION windowing" to load this file. \quit
+
+
+/* ---- 1. The SQL window functions ---------------------------------------- */
+
+-- Everyone may use the window functions.
+GRANT USAGE ON SCHEMA windowing TO PUBLIC;
+
+CREATE TYPE windowing.time_window AS (
+    window_start timestamptz,
+    window_end   timestamptz,
+    window_time  timestamptz
+);
+COMMENT ON TYPE windowing.time_window IS
+    'a window [window_start, window_end); window_time is its max timestamp, window_end - 1 microsecond';
+
+CREATE TYPE windowing.bigint_window AS (
+    window_start bigint,
+    window_end   bigint,
+    window_time  bigint
+);
+COMMENT ON TYPE windowing.bigint_window IS
+    'a window [window_start, window_end) on epoch integer time; window_time is window_end - 1';
+
+-- Tumbling windows.  The timestamptz forms are not strict so that tz may be
+-- NULL (fixed-length windows); a NULL ts or length gives NULL.
+CREATE FUNCTION windowing.tumble(ts timestamptz, size interval,
+                                 "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS windowing.time_window
+AS 'MODULE_PATHNAME', 'windowing_tumble'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.tumble(ts bigint, size bigint, "offset" bigint DEFAULT 0)
+RETURNS windowing.bigint_window
+AS 'MODULE_PATHNAME', 'windowing_tumble_bigint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing.tumble_start(ts timestamptz, size interval,
+                                       "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'windowing_tumble_start'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.tumble_start(ts bigint, size bigint, "offset" bigint DEFAULT 0)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_tumble_start_bigint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Sliding (hop) windows, newest first.
+CREATE FUNCTION windowing.hop(ts timestamptz, size interval, slide interval,
+                              "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS SETOF windowing.time_window
+AS 'MODULE_PATHNAME', 'windowing_hop'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing.hop(ts bigint, size bigint, slide bigint, "offset" bigint DEFAULT 0)
+RETURNS SETOF windowing.bigint_window
+AS 'MODULE_PATHNAME', 'windowing_hop_bigint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
+-- The start of every sliding window of ts, streamed from the select list:
+-- the fast form for GROUP BY, as tumble_start is for tumbling windows.
+CREATE FUNCTION windowing.hop_start(ts timestamptz, size interval, slide interval,
+                                    "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS SETOF timestamptz
+AS 'MODULE_PATHNAME', 'windowing_hop_start'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing.hop_start(ts bigint, size bigint, slide bigint, "offset" bigint DEFAULT 0)
+RETURNS SETOF bigint
+AS 'MODULE_PATHNAME', 'windowing_hop_start_bigint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
+-- Cumulating windows (Flink SQL's CUMULATE).
+CREATE FUNCTION windowing.cumulate(ts timestamptz, step interval, max_size interval,
+                                   "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS SETOF windowing.time_window
+AS 'MODULE_PATHNAME', 'windowing_cumulate'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing.cumulate(ts bigint, step bigint, max_size bigint, "offset" bigint DEFAULT 0)
+RETURNS SETOF windowing.bigint_window
+AS 'MODULE_PATHNAME', 'windowing_cumulate_bigint'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
+-- Session windows of each row: session(ts, gap) OVER (PARTITION BY key ORDER BY ts).
+CREATE FUNCTION windowing.session(ts timestamptz, gap interval)
+RETURNS windowing.time_window
+AS 'MODULE_PATHNAME', 'windowing_session'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION windowing.session(ts bigint, gap bigint)
+RETURNS windowing.bigint_window
+AS 'MODULE_PATHNAME', 'windowing_session_bigint'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+-- The merged sessions of a group, in start order.
+CREATE FUNCTION windowing.sessions_add(internal, timestamptz, interval)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_sessions_add'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_add(internal, bigint, bigint)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_sessions_add_bigint'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_final(internal, timestamptz, interval)
+RETURNS windowing.time_window[]
+AS 'MODULE_PATHNAME', 'windowing_sessions_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_final(internal, bigint, bigint)
+RETURNS windowing.bigint_window[]
+AS 'MODULE_PATHNAME', 'windowing_sessions_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_sessions_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'windowing_sessions_serialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_sessions_deserialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE windowing.sessions(ts timestamptz, gap interval) (
+    SFUNC = windowing.sessions_add,
+    STYPE = internal,
+    FINALFUNC = windowing.sessions_final,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = windowing.sessions_combine,
+    SERIALFUNC = windowing.sessions_serialize,
+    DESERIALFUNC = windowing.sessions_deserialize,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE windowing.sessions(ts bigint, gap bigint) (
+    SFUNC = windowing.sessions_add,
+    STYPE = internal,
+    FINALFUNC = windowing.sessions_final,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = windowing.sessions_combine,
+    SERIALFUNC = windowing.sessions_serialize,
+    DESERIALFUNC = windowing.sessions_deserialize,
+    PARALLEL = SAFE
+);
+
+-- Flink's countWindow(size, slide): the count windows of each row, in
+-- partition order.  A NULL slide means slide = size (tumbling).
+CREATE FUNCTION windowing.count_window(size bigint, slide bigint DEFAULT NULL)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'windowing_count_window'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+
+/* ---- 2. Window assigners and collect() ---------------------------------- */
+
+-- How a pipeline assigns rows to windows.  Lengths are intervals for both
+-- kinds of time column; a bigint time column holds epoch milliseconds.
+CREATE TYPE windowing.assigner AS (
+    kind       text,
+    size       interval,
+    slide      interval,
+    "offset"   interval,
+    tz         text,
+    gap_column name,
+    rows       bigint,
+    rows_slide bigint
+);
+
+CREATE FUNCTION windowing.tumbling(size interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('tumbling', size, NULL, "offset", tz, NULL, NULL, NULL)::windowing.assigner;
+
+CREATE FUNCTION windowing.hopping(size interval, slide interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('hopping', size, slide, "offset", tz, NULL, NULL, NULL)::windowing.assigner;
+
+CREATE FUNCTION windowing.cumulating(step interval, max_size interval, "offset" interval DEFAULT '0', tz text DEFAULT NULL)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('cumulating', max_size, step, "offset", tz, NULL, NULL, NULL)::windowing.assigner;
+
+-- Session windows: each row opens [ts, ts + gap); windows that overlap or
+-- touch merge, their states combined.
+CREATE FUNCTION windowing.session(gap interval)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('session', gap, NULL, NULL, NULL, NULL, NULL, NULL)::windowing.assigner;
+
+-- The same with each row's gap read from one of its columns (an interval).
+CREATE FUNCTION windowing.session_dynamic(gap_column name)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('session_dynamic', NULL, NULL, NULL, NULL, gap_column, NULL, NULL)::windowing.assigner;
+
+-- Flink's countWindow(size, slide): per key, in arrival order, every slide
+-- rows a window of the last size rows.  (count_window is the name of the
+-- SQL window function with the same arguments.)  Its windows are numbered
+-- by rows: [first row, last row + 1) of the key.
+CREATE FUNCTION windowing.counting(size bigint, slide bigint DEFAULT NULL)
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('counting', NULL, NULL, NULL, NULL, NULL, size, coalesce(slide, size))::windowing.assigner;
+
+-- Collect mode (Flink's ListState): every input of a window, as an array,
+-- in arrival order.  A whole row: windowing.collect(source_table).
+CREATE AGGREGATE windowing.collect(anycompatible) (
+    SFUNC = pg_catalog.array_append,
+    STYPE = anycompatiblearray,
+    COMBINEFUNC = pg_catalog.array_cat,
+    PARALLEL = SAFE
+);
+
+
+/* ---- 3. The catalog ------------------------------------------------------ */
+
+-- One row per pipeline: its definition, its cursor and its counters.
+-- Times (watermark, max_seen) are in the time column's unit: microseconds
+-- since 2000-01-01 for timestamptz, the column's own unit for bigint.
+CREATE TABLE windowing.pipeline (
+    id                   serial PRIMARY KEY,
+    name                 text NOT NULL UNIQUE,
+    owner                regrole NOT NULL,
+    source               regclass NOT NULL,
+    time_column          name,            -- NULL: processing time
+    time_type            regtype NOT NULL,
+    key_columns          name[] NOT NULL,
+    assigner             windowing.assigner NOT NULL,
+    aggregates           text NOT NULL,
+    max_out_of_orderness interval,
+    allowed_lateness     interval NOT NULL,
+    result_table         regclass NOT NULL,
+    late_table           regclass,
+    emit                 text NOT NULL CHECK (emit IN ('upsert', 'append')),
+    state                text NOT NULL DEFAULT 'running'
+                         CHECK (state IN ('running', 'paused', 'failed')),
+    created_at           timestamptz NOT NULL DEFAULT now(),
+    -- cursor: the rows committed between tick_lo and tick_hi, past last_seq
+    tick_lo              pg_snapshot,
+    tick_hi              pg_snapshot,
+    last_seq             bigint NOT NULL DEFAULT 0,
+    watermark            bigint,
+    max_seen             bigint,
+    -- counters
+    steps                bigint NOT NULL DEFAULT 0,
+    rows_consumed        bigint NOT NULL DEFAULT 0,
+    windows_fired        bigint NOT NULL DEFAULT 0,
+    late_routed          bigint NOT NULL DEFAULT 0,
+    late_dropped         bigint NOT NULL DEFAULT 0,
+    last_step_at         timestamptz,
+    idle_timeout         interval,
+    last_row_at          timestamptz,     -- clock of the last step with rows
+    last_error           text,
+    failures             int NOT NULL DEFAULT 0,
+    -- where a tick's scan of the queue starts (pipeline.c, open_tick): every
+    -- row numbered up to scan_from is consumed or aborted; scan_next becomes
+    -- scan_from once no transaction older than scan_next_xid runs
+    scan_from            bigint NOT NULL DEFAULT 0,
+    scan_next            bigint,
+    scan_next_xid        xid8,
+    -- sliding and cumulating windows kept as slices (operator.c, slices.c);
+    -- false only for pipelines made by an older version
+    sliced               boolean NOT NULL DEFAULT true
+);
+SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
+SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
+
+-- Arrival numbers of queue rows, shared by every queue.  scan_from is an
+-- arrival number: a dump must carry the numbers' sequence along with the
+-- pipelines, or a restored queue would number rows from 1 again, below
+-- every scan point.
+CREATE SEQUENCE windowing.queue_seq;
+SELECT pg_catalog.pg_extension_config_dump('windowing.queue_seq', '');
+
+-- Window state of every pipeline, written by each step for the windows it
+-- changed: after a crash, state is exactly what the last committed step
+-- left.  key holds the key columns in binary form (send/receive).
+CREATE TABLE windowing.window_state (
+    pipeline_id  int NOT NULL REFERENCES windowing.pipeline (id) ON DELETE CASCADE,
+    key          bytea NOT NULL,
+    window_start bigint NOT NULL,
+    window_end   bigint NOT NULL,
+    fire_count   int NOT NULL,
+    state        bytea NOT NULL,
+    PRIMARY KEY (pipeline_id, key, window_start, window_end)
+);
+SELECT pg_catalog.pg_extension_config_dump('windowing.window_state', '');
+
+-- A step whose pipeline's state it found in shared memory writes the
+-- windows it changed as one row here, rather than one window_state row per
+-- window; every 100 such steps, or whenever a step reads its state from
+-- the heap, the changes are folded into window_state and these rows
+-- deleted.  Reading state from the heap is window_state, then these
+-- changes in step order.
+CREATE TABLE windowing.state_log (
+    pipeline_id  int NOT NULL REFERENCES windowing.pipeline (id) ON DELETE CASCADE,
+    step         bigint NOT NULL,
+    changes      bytea NOT NULL,
+    PRIMARY KEY (pipeline_id, step)
+) WITH (toast_tuple_target = 8160);
+-- written once, read back only after a restart: not worth compressing, and
+-- kept in the row up to a page
+ALTER TABLE windowing.state_log ALTER COLUMN changes SET STORAGE EXTERNAL;
+SELECT pg_catalog.pg_extension_config_dump('windowing.state_log', '');
+
+-- A pipeline belongs to its owner: others neither see nor change its rows.
+-- The views below show every pipeline (they run as the extension's owner).
+ALTER TABLE windowing.pipeline ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON windowing.pipeline
+    USING (pg_catalog.pg_has_role(owner, 'USAGE'))
+    WITH CHECK (pg_catalog.pg_has_role(owner, 'USAGE'));
+ALTER TABLE windowing.window_state ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON windowing.window_state
+    USING (EXISTS (SELECT 1 FROM windowing.pipeline p
+                   WHERE p.id OPERATOR(pg_catalog.=) pipeline_id));
+ALTER TABLE windowing.state_log ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON windowing.state_log
+    USING (EXISTS (SELECT 1 FROM windowing.pipeline p
+                   WHERE p.id OPERATOR(pg_catalog.=) pipeline_id));
+
+-- A pipeline written by hand must name a source its owner may read and
+-- result and late tables it owns, as create_pipeline's do: a superuser's
+-- drop_pipeline(drop_tables => true) must not drop someone else's table.
+CREATE POLICY own_tables ON windowing.pipeline AS RESTRICTIVE FOR INSERT
+    WITH CHECK (pg_catalog.has_table_privilege(source, 'SELECT')
+                AND pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                            WHERE c.oid OPERATOR(pg_catalog.=) result_table), 'USAGE')
+                AND (late_table IS NULL
+                     OR pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                                WHERE c.oid OPERATOR(pg_catalog.=) late_table), 'USAGE')));
+
+-- Window states and pipeline definitions are written by the extension's
+-- code only.  A forged state would reach the aggregates' C functions as if
+-- they had made it, and a changed definition would misread the stored
+-- states; a row's id is never chosen, so it never meets another's state.
+-- Users keep what pause, resume and their steps write as them.
+GRANT SELECT, DELETE ON windowing.pipeline TO PUBLIC;
+GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner, aggregates,
+              max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
+              idle_timeout)
+    ON windowing.pipeline TO PUBLIC;
+GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
+              windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
+              failures, scan_from, scan_next, scan_next_xid, owner)
+    ON windowing.pipeline TO PUBLIC;
+GRANT SELECT ON windowing.window_state TO PUBLIC;
+GRANT SELECT ON windowing.state_log TO PUBLIC;
+GRANT USAGE ON SEQUENCE windowing.pipeline_id_seq, windowing.queue_seq TO PUBLIC;
+
+
+/* ---- 4. Internal functions ----------------------------------------------- */
+
+-- Pause, resume and drop wait for a step of the pipeline to finish.
+CREATE FUNCTION windowing._lock_pipeline(pipeline_name text) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_lock_pipeline' LANGUAGE C STRICT;
+
+-- Starts (within a second) the worker of this database when the
+-- transaction commits; nothing if the library is not preloaded.
+CREATE FUNCTION windowing._wake_workers() RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_wake_launcher' LANGUAGE C;
+
+-- The owner of a pipeline whoever asks, so that others get a permission
+-- error rather than "does not exist".
+CREATE FUNCTION windowing._pipeline_owner(pipeline_name text) RETURNS regrole
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$ SELECT p.owner FROM windowing.pipeline p WHERE p.name OPERATOR(pg_catalog.=) $1 $$;
+
+CREATE FUNCTION windowing._check_owner(pipeline_name text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    o regrole := windowing._pipeline_owner(pipeline_name);
+BEGIN
+    IF o IS NULL THEN
+        RAISE EXCEPTION 'pipeline "%" does not exist', pipeline_name
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    IF NOT pg_has_role(current_user, o, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of pipeline "%"', pipeline_name
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Only the owner of a pipeline or a superuser may run, change or drop it.';
+    END IF;
+END
+$$;
+
+CREATE FUNCTION windowing._check_duration(d interval, what text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF d < interval '0' THEN
+        RAISE EXCEPTION '% must not be negative', what USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF extract(year FROM d) <> 0 OR extract(month FROM d) <> 0 THEN
+        RAISE EXCEPTION '% cannot be in months or years', what
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Give it in days and time.';
+    END IF;
+END
+$$;
+
+-- Checks a definition; returns the name and type of each aggregate output.
+CREATE FUNCTION windowing._describe(source regclass, time_column name, key_columns name[],
+                                    assigner windowing.assigner, aggregates text)
+RETURNS TABLE (column_name text, column_type text)
+AS 'MODULE_PATHNAME', 'windowing_describe'
+LANGUAGE C;
+
+-- A column's type as DDL, with its typmod.
+CREATE FUNCTION windowing._column_type(rel regclass, col name) RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+RETURN (SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+        WHERE attrelid = rel AND attname = col AND NOT attisdropped);
+
+-- A pipeline tells keys apart by their bytes; an upsert result table's
+-- unique key by the types' equality.  Key types where the two differ are
+-- refused for upsert, where two keys would share one result row.
+CREATE FUNCTION windowing._check_upsert_keys(source regclass, key_columns name[]) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_check_upsert_keys' LANGUAGE C STRICT;
+
+-- Rows committed into a queue wake its database's worker at once, so a
+-- window's result follows the row that closed it within milliseconds
+-- instead of a poll interval.
+CREATE FUNCTION windowing._queue_rows_added() RETURNS trigger
+AS 'MODULE_PATHNAME', 'windowing_queue_rows_added' LANGUAGE C;
+
+CREATE FUNCTION windowing._watch_queue(source regclass) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = source AND tgname = 'windowing_wake') THEN
+        EXECUTE format('CREATE TRIGGER windowing_wake AFTER INSERT ON %s '
+                       'FOR EACH STATEMENT EXECUTE FUNCTION windowing._queue_rows_added()', source);
+    END IF;
+END
+$$;
+
+-- A pipeline's existence decides when the rows of its queue are deleted
+-- (the worker empties a consumed queue only when every pipeline on it
+-- runs), and the first pipeline of a queue alters it (two columns, an
+-- index, a trigger).  So, as to create an index or a trigger on a table,
+-- a pipeline's owner must have the privileges of the queue's owner: else
+-- a role that may only read a queue could stop it from ever being emptied
+-- with a paused pipeline of its own.  The rule holds whenever a pipeline
+-- gets an owner (pipelines made before 0.5 were left as they were).
+CREATE FUNCTION windowing._check_queue_owner(owner regrole, source regclass) RETURNS boolean
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    queue_owner oid;
+    queue_name  name;
+BEGIN
+    SELECT c.relowner, c.relname INTO queue_owner, queue_name FROM pg_class c WHERE c.oid = source;
+    IF NOT pg_has_role(owner, queue_owner, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table "%"', queue_name
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = format('The owner of a pipeline must have the privileges of the owner of its source table, role "%s", since the pipeline decides when the table''s rows are deleted.',
+                                  pg_get_userbyid(queue_owner)),
+                  HINT = format('Have a role with the privileges of role "%s" own the pipeline.',
+                                pg_get_userbyid(queue_owner));
+    END IF;
+    RETURN true;
+END
+$$;
+
+-- Every new pipeline row meets the rule here: create_pipeline's, made as
+-- its caller (a superuser, who bypasses this policy, has every role's
+-- privileges), and any row written by hand.  Restrictive, like own_tables.
+CREATE POLICY own_queue ON windowing.pipeline AS RESTRICTIVE FOR INSERT
+    WITH CHECK (windowing._check_queue_owner(owner, source));
+
+-- And every change of owner, by alter_pipeline_owner() or by hand: a
+-- policy cannot compare a row with its old version, and must not refuse
+-- the other updates of a pipeline made before 0.5.
+CREATE FUNCTION windowing._owner_changed() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM windowing._check_queue_owner(NEW.owner, NEW.source);
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER queue_owner BEFORE UPDATE OF owner ON windowing.pipeline
+    FOR EACH ROW WHEN (OLD.owner IS DISTINCT FROM NEW.owner)
+    EXECUTE FUNCTION windowing._owner_changed();
+
+-- The shared-memory image of a pipeline's state.
+CREATE FUNCTION windowing._state_memory_bytes(pipeline_id int, steps bigint) RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_state_memory_bytes' LANGUAGE C STRICT;
+
+CREATE FUNCTION windowing._forget_state(pipeline_id int) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_forget_state' LANGUAGE C STRICT;
+
+-- Microseconds since 2000-01-01 as timestamptz (the storage of both).
+CREATE FUNCTION windowing._as_timestamptz(bigint) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'windowing_as_timestamptz' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- _forget_state(id) evicts a pipeline's state from shared memory, so that
+-- its next steps read it from the heap: any role could slow any pipeline
+-- down with it.  It is the superuser's alone (tests evict state with it,
+-- as a restart would), and drop_pipeline, run by the pipeline's owner,
+-- frees the state of the pipeline it deleted through the function below,
+-- which frees only the state of a pipeline that no longer exists.  As the
+-- extension's owner it sees every pipeline, past row-level security.
+REVOKE EXECUTE ON FUNCTION windowing._forget_state(int) FROM PUBLIC;
+
+CREATE FUNCTION windowing._forget_dropped_state(pipeline_id int) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT windowing._forget_state($1)
+WHERE NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.id OPERATOR(pg_catalog.=) $1)
+$$;
+
+-- Open windows: window_state lags behind the state_log, so they are
+-- counted where the state is (shared memory, else the heap).
+CREATE FUNCTION windowing._state_windows(id int, steps bigint) RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_state_windows' LANGUAGE C STRICT;
+
+
+/* ---- 5. Creating, running and managing pipelines ------------------------- */
+
+-- create_pipeline: checks a definition, prepares the queue, makes the
+-- result and late tables.  It refuses upsert keys that the result table's
+-- unique key would compare otherwise than the pipeline does, and a name
+-- too long for the names of its tables (which PostgreSQL would silently
+-- truncate).
+CREATE FUNCTION windowing.create_pipeline(
+    name                 text,
+    source               regclass,
+    time_column          name,
+    key_columns          name[]   DEFAULT '{}',
+    assigner             windowing.assigner DEFAULT NULL,
+    aggregates           text     DEFAULT 'count(*)',
+    max_out_of_orderness interval DEFAULT '0',
+    allowed_lateness     interval DEFAULT '0',
+    result_table         name     DEFAULT NULL,
+    late_table           name     DEFAULT NULL,
+    emit                 text     DEFAULT 'upsert',
+    start                boolean  DEFAULT true,
+    idle_timeout         interval DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    nsp       text := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                       WHERE c.oid = source);
+    ttype     text;
+    wtype     text;
+    res_name  text := coalesce(result_table, name || '_results');
+    late_name text := coalesce(late_table, name || '_late');
+    cols      text := '';
+    keys      text := '';
+    k         name;
+    a         record;
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF source IS NULL OR key_columns IS NULL OR aggregates IS NULL
+       OR allowed_lateness IS NULL OR emit IS NULL OR start IS NULL THEN
+        RAISE EXCEPTION 'only time_column, max_out_of_orderness, result_table, late_table and idle_timeout may be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF assigner IS NULL THEN
+        RAISE EXCEPTION 'a pipeline needs an assigner'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass assigner => windowing.tumbling(''1 minute''), windowing.hopping(...) or windowing.cumulating(...).';
+    END IF;
+    IF emit NOT IN ('upsert', 'append') THEN
+        RAISE EXCEPTION 'emit must be ''upsert'' or ''append''' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF windowing._pipeline_owner(name) IS NOT NULL THEN
+        RAISE EXCEPTION 'pipeline "%" already exists', name USING ERRCODE = 'duplicate_object';
+    END IF;
+    -- PostgreSQL would cut the tables' names to fit, and nobody would find them
+    IF (result_table IS NULL AND (name || '_results')::name::text <> name || '_results')
+       OR (late_table IS NULL AND (name || '_late')::name::text <> name || '_late') THEN
+        RAISE EXCEPTION 'pipeline name "%" is too long to name its tables', name
+            USING ERRCODE = 'name_too_long',
+                  DETAIL = format('"%s_results" and "%s_late" must fit in %s bytes.', name, name,
+                                  current_setting('max_identifier_length')),
+                  HINT = 'Pass result_table and late_table, or use a shorter name.';
+    END IF;
+    IF (SELECT relkind FROM pg_class WHERE oid = source) NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF NOT has_table_privilege(source, 'SELECT') THEN
+        RAISE EXCEPTION 'permission denied for table %', source
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'A pipeline reads its source with the rights of its owner.';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    IF emit = 'upsert' THEN
+        PERFORM windowing._check_upsert_keys(source, key_columns);
+    END IF;
+    FOR a IN SELECT * FROM windowing._describe(source, time_column, key_columns, assigner, aggregates) LOOP
+        cols := cols || format('%I %s, ', a.column_name, a.column_type);
+    END LOOP;
+    -- no time column: processing time, the clock of the step reading a row
+    ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
+    -- count windows are numbered by rows
+    wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
+    FOREACH k IN ARRAY key_columns LOOP
+        keys := keys || format('%I %s, ', k, windowing._column_type(source, k));
+    END LOOP;
+
+    -- what the queue reader needs: the inserting transaction and an arrival
+    -- number (a queue read by several pipelines is prepared once)
+    IF windowing._column_type(source, 'windowing_seq') IS NULL THEN
+        EXECUTE format('ALTER TABLE %s ADD COLUMN windowing_xid xid8 NOT NULL '
+                       'DEFAULT pg_catalog.pg_current_xact_id(), ADD COLUMN windowing_seq '
+                       'bigint NOT NULL DEFAULT pg_catalog.nextval(''windowing.queue_seq''::pg_catalog.regclass)',
+                       source);
+        EXECUTE format('CREATE INDEX ON %s (windowing_seq)', source);
+    END IF;
+    PERFORM windowing._watch_queue(source);
+
+    EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
+                   'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
+                   'fired_at timestamptz NOT NULL%s)',
+                   nsp, res_name, keys, wtype, wtype, wtype, cols,
+                   -- in the order windows fire, so the index grows at its right edge
+                   CASE WHEN emit = 'upsert' THEN
+                       format(', UNIQUE NULLS NOT DISTINCT (window_end, %s window_start)',
+                              (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c))
+                   ELSE '' END);
+    IF late_name <> '' THEN
+        EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
+                       'event_time %s, watermark %s, reason text NOT NULL, missed_windows windowing.%s[], '
+                       'row_data jsonb NOT NULL)',
+                       nsp, late_name, ttype, ttype,
+                       CASE WHEN ttype = 'bigint' THEN 'bigint_window' ELSE 'time_window' END);
+    END IF;
+
+    INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+        assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
+        emit, state, idle_timeout)
+    VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
+        assigner, aggregates, max_out_of_orderness, allowed_lateness,
+        format('%I.%I', nsp, res_name)::regclass,
+        CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout);
+    IF start THEN
+        PERFORM windowing._wake_workers();
+    END IF;
+END
+$$;
+
+CREATE FUNCTION windowing.drop_pipeline(name text, drop_tables boolean DEFAULT false)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p windowing.pipeline;
+BEGIN
+    PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
+    DELETE FROM windowing.pipeline WHERE pipeline.name = drop_pipeline.name RETURNING * INTO p;
+    PERFORM windowing._forget_dropped_state(p.id);
+    IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
+        EXECUTE format('DROP TABLE %s', p.result_table);
+    END IF;
+    IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.late_table) THEN
+        EXECUTE format('DROP TABLE %s', p.late_table);
+    END IF;
+END
+$$;
+
+CREATE FUNCTION windowing.pause_pipeline(name text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
+    UPDATE windowing.pipeline SET state = 'paused' WHERE pipeline.name = pause_pipeline.name;
+END
+$$;
+
+CREATE FUNCTION windowing.resume_pipeline(name text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
+    UPDATE windowing.pipeline SET state = 'running', failures = 0, last_error = NULL
+    WHERE pipeline.name = resume_pipeline.name;
+    PERFORM windowing._wake_workers();
+END
+$$;
+
+-- A pipeline names its owner by OID, which no dependency protects: REASSIGN
+-- OWNED and DROP OWNED pass it by, and its role can then be dropped.  This
+-- hands a pipeline to another role, as ALTER TABLE ... OWNER TO does a
+-- table: its owner (or a superuser) may give it to a role it can act as.
+CREATE FUNCTION windowing.alter_pipeline_owner(name text, new_owner regrole) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM windowing._check_owner(name);
+    IF new_owner IS NULL THEN
+        RAISE EXCEPTION 'new owner must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT pg_has_role(current_user, new_owner, 'MEMBER') THEN
+        RAISE EXCEPTION 'must be able to act as role "%"', new_owner
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'A pipeline can only be given to a role whose rights its giver has.';
+    END IF;
+    PERFORM windowing._lock_pipeline(name);
+    UPDATE windowing.pipeline SET owner = new_owner WHERE pipeline.name = alter_pipeline_owner.name;
+END
+$$;
+
+-- One step now, in this transaction: what the background worker runs.
+CREATE FUNCTION windowing.process(name text, max_rows bigint DEFAULT NULL) RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_process' LANGUAGE C;
+
+CREATE FUNCTION windowing.advance_watermark(name text, ts timestamptz) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_advance_watermark' LANGUAGE C STRICT;
+
+CREATE FUNCTION windowing.advance_watermark(name text, ts bigint) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_advance_watermark_bigint' LANGUAGE C STRICT;
+
+CREATE FUNCTION windowing.advance_watermark(name text, ts text) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_advance_watermark_text' LANGUAGE C STRICT;
+
+CREATE FUNCTION windowing.flush(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_flush' LANGUAGE C STRICT;
+
+-- What each window not fired yet would say if it fired now.
+CREATE FUNCTION windowing.open_windows(name text)
+RETURNS TABLE (key jsonb, window_start text, window_end text, results jsonb)
+AS 'MODULE_PATHNAME', 'windowing_open_windows' LANGUAGE C STRICT;
+
+
+/* ---- 6. Views ------------------------------------------------------------- */
+
+CREATE VIEW windowing.pipelines AS
+SELECT name, owner, state, source, time_column, key_columns, assigner, aggregates,
+       max_out_of_orderness, allowed_lateness, result_table, late_table, emit,
+       'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at
+FROM windowing.pipeline;
+
+-- The view runs as the extension's owner and so shows every pipeline;
+-- last_error quotes what PostgreSQL quotes in errors, row data included.
+-- Like pg_stat_activity's query, it is shown only to roles with the
+-- privileges of the pipeline's owner and to pg_read_all_stats, and is NULL
+-- for others, who keep the rest of the row.  open_windows counts windows
+-- where the state is (shared memory, else the heap).
+CREATE VIEW windowing.pipeline_stats AS
+SELECT p.name, p.state,
+       CASE WHEN p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
+            THEN windowing._as_timestamptz(p.watermark)::text ELSE p.watermark::text END AS watermark,
+       CASE WHEN p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
+            AND pg_catalog.isfinite(windowing._as_timestamptz(p.watermark))
+            THEN pg_catalog.now() OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
+       p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
+       coalesce(windowing._state_windows(p.id, p.steps), s.windows) AS open_windows,
+       m.bytes AS state_memory_bytes,
+       CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
+       p.steps, p.last_step_at, p.failures,
+       CASE WHEN pg_catalog.pg_has_role(p.owner, 'USAGE')
+                 OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
+            THEN p.last_error END AS last_error
+FROM windowing.pipeline p
+LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
+                          pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
+                   FROM windowing.window_state w
+                   WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true
+CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m;
+
+GRANT SELECT ON windowing.pipelines, windowing.pipeline_stats TO PUBLIC;
