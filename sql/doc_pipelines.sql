@@ -1,0 +1,32 @@
+-- The SQL examples of doc/pipelines.md, as the page shows them: test/doc_examples.sh
+-- checks that every example of the docs appears verbatim in a file here.
+-- Its own schema keeps its tables apart from the other tests'.
+CREATE SCHEMA doc_pipelines;
+SET search_path = doc_pipelines, public;
+
+CREATE TABLE clicks (user_id int, ts timestamptz, amount numeric);
+
+SELECT windowing.create_pipeline('per_minute', 'clicks', 'ts', '{user_id}',
+    windowing.tumbling('1 minute'),                 -- or hopping(), cumulating()
+    'count(*) AS clicks, sum(amount) AS revenue',    -- any storable aggregate
+    max_out_of_orderness => '5 seconds',
+    allowed_lateness => '1 minute');
+
+INSERT INTO clicks VALUES                            -- producers just insert
+  (1, '2026-01-01 12:00:05+00', 9.90), (2, '2026-01-01 12:00:40+00', 5.00),
+  (1, '2026-01-01 12:01:10+00', 1.00), (1, '2026-01-01 12:00:20+00', 2.50),
+  (2, '2026-01-01 11:58:00+00', 7.00);
+SELECT windowing.process('per_minute');              -- what the worker does by itself
+
+SELECT user_id, window_start, clicks, revenue, fire_count, is_final
+FROM per_minute_results ORDER BY window_end, user_id;     -- fired windows
+SELECT event_time, watermark, reason FROM per_minute_late; -- late rows, with the reason
+SELECT name, state, watermark, rows_consumed, windows_fired, late_routed
+FROM windowing.pipeline_stats WHERE name = 'per_minute';
+SELECT * FROM windowing.open_windows('per_minute');  -- what unfired windows say now
+
+SELECT windowing.flush('per_minute');                -- end of input: everything fires
+SELECT windowing.drop_pipeline('per_minute', drop_tables => true);
+
+RESET search_path;
+DROP SCHEMA doc_pipelines CASCADE;
