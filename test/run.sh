@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of windowing: the set-up's own test, the unit tests of
-# the pure window math, pg_regress (sql/, expected/), the isolation specs
+# Runs every test of windowing: the set-up's own test, the check that every
+# SQL example of the docs is run by a test, the unit tests of the pure
+# window math, pg_regress (sql/, expected/), the isolation specs
 # (test/specs/) and the TAP tests (test/t/), each on throwaway servers
 # started by the test drivers themselves.  Installs missing Debian packages
 # when it can.
@@ -13,6 +14,8 @@ source "$(dirname "$0")/lib.sh"
 
 need_packages
 "$TOP/test/setup_test.sh"
+say "the docs' SQL examples"
+"$TOP/test/doc_examples.sh"
 build_and_install
 
 dir=$TOP
