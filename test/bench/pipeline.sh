@@ -70,6 +70,7 @@ STEPS=${STEPS:-100}
 KEYS=1000
 TINY_STATE_MEMORY=8kB
 SETTINGS="SET work_mem = '256MB';
+SET windowing.step_memory = '64GB';
 SET TimeZone = 'UTC';"
 PIPELINE_ARGS="'queue', 'ts', '{key}', %s,
 	'count(*) AS n, sum(value) AS total',
