@@ -601,19 +601,6 @@ op_advance_watermark(Operator *op, int64 to)
 	MemoryContextSwitchTo(old);
 }
 
-/* The live windows of a key, without those gone since. */
-static void
-prune_live(KeyEntries *sk)
-{
-	List	   *live = NIL;
-	ListCell   *lc;
-
-	foreach(lc, sk->live)
-		if (!((WindowEntry *) lfirst(lc))->gone)
-			live = lappend(live, lfirst(lc));
-	sk->live = live;
-}
-
 /*
  * Whether nothing but the table refers to a gone entry: it was never
  * stored or logged (op->dropped), nor merged away (op->superseded), and
@@ -639,18 +626,9 @@ op_compact(Operator *op)
 	List	   *spent = NIL;
 	ListCell   *lc;
 
+	/* slices, panes and sessions left their key's list as they went */
 	if (op->leaving == NIL)
 		return;
-	/* slices and sessions leave their key's list as they go */
-	if (op->counting)
-	{
-		HASH_SEQ_STATUS seq;
-		KeyEntries *sk;
-
-		hash_seq_init(&seq, op->keyed);
-		while ((sk = hash_seq_search(&seq)) != NULL)
-			prune_live(sk);
-	}
 	foreach(lc, op->leaving)
 	{
 		WindowEntry *e = lfirst(lc);
