@@ -7,6 +7,8 @@ CREATE EXTENSION dblink;
 SELECT dblink_connect('other', 'dbname=' || current_database() ||
                       ' host=' || current_setting('unix_socket_directories') ||
                       ' port=' || current_setting('port'));
+-- the other session reads timestamps as this one does
+SELECT dblink_exec('other', 'SET timezone = ' || quote_literal(current_setting('timezone')));
 CREATE TABLE tx_other (x int);
 CREATE TABLE tx_q (k int, ts timestamptz, v int);
 CREATE FUNCTION pg_temp.make(name text) RETURNS void LANGUAGE sql AS $$
