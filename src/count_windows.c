@@ -17,7 +17,7 @@
  * when the key's row k * slide arrives, combines the panes of its rows
  * k * slide - size + 1 .. k * slide, and is named by row numbers:
  * [first row, last row + 1), from 1.  A key's panes are kept in order
- * (count_panes_loaded), so a row finds its pane at the end of the list.
+ * (op_key_live), so a row finds its pane at the end of the list.
  * Panes are slices of rows: consecutive windows share their combinations
  * through the key's two stacks, as sliding windows do (slices.c), so a
  * window costs a few combines, not one per pane.
@@ -112,7 +112,8 @@ void
 count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
 {
 	KeyEntries *sk = op_key_entries(op, key);
-	WindowEntry *pane = sk->live != NIL ? llast(sk->live) : NULL;
+	List	   *live = op_key_live(sk);
+	WindowEntry *pane = live != NIL ? llast(live) : NULL;
 	int64		rows;
 
 	if (pane == NULL || pane_rows(pane) == op->slice)
@@ -125,31 +126,6 @@ count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
 	rows = key_rows(op, pane);
 	if (rows % op->spec->rows_slide == 0)
 		fire_count_window(op, sk, rows);
-}
-
-static int
-pane_order(const ListCell *a, const ListCell *b)
-{
-	int64		x = ((WindowEntry *) lfirst(a))->k.start;
-	int64		y = ((WindowEntry *) lfirst(b))->k.start;
-
-	return (x > y) - (x < y);
-}
-
-/* Stored panes come back in no order: each key's are put in order once. */
-void
-count_panes_loaded(Operator *op)
-{
-	HASH_SEQ_STATUS seq;
-	KeyEntries *sk;
-
-	hash_seq_init(&seq, op->keyed);
-	while ((sk = hash_seq_search(&seq)) != NULL)
-	{
-		list_sort(sk->live, pane_order);
-		if (sk->live != NIL)
-			sk->newest = ((WindowEntry *) llast(sk->live))->k.start;
-	}
 }
 
 /*
@@ -166,7 +142,7 @@ flush_count_windows(Operator *op)
 	hash_seq_init(&seq, op->keyed);
 	while ((sk = hash_seq_search(&seq)) != NULL)
 	{
-		WindowEntry *last = llast(sk->live);
+		WindowEntry *last = llast(op_key_live(sk));
 		int64		rows = key_rows(op, last);
 		int64		end = window_last_row(op, rows);
 

@@ -164,14 +164,42 @@ op_key_entries(Operator *op, bytea *key)
 	return sk;
 }
 
+/* A stored session or count pane joins its key's list, maybe out of order. */
 static void
 key_track(Operator *op, WindowEntry *e)
 {
 	KeyEntries *sk = op_key_entries(op, e->k.key);
 
-	if (sk->live != NIL && ((WindowEntry *) llast(sk->live))->k.start > e->k.start)
+	if (sk->live == NIL || e->k.start > sk->newest)
+		sk->newest = e->k.start;
+	else
 		sk->unsorted = true;
 	sk->live = lappend(sk->live, e);
+}
+
+static int
+start_order(const ListCell *a, const ListCell *b)
+{
+	int64		x = ((WindowEntry *) lfirst(a))->k.start;
+	int64		y = ((WindowEntry *) lfirst(b))->k.start;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A key's live sessions or count panes, in start order.  Stored ones come
+ * back in no order; the key's list is sorted at its first use, so that
+ * loading state costs no walk over every key.
+ */
+List *
+op_key_live(KeyEntries *sk)
+{
+	if (sk->unsorted)
+	{
+		list_sort(sk->live, start_order);
+		sk->unsorted = false;
+	}
+	return sk->live;
 }
 
 /* An operator whose entries, firings and late rows live in the current context. */
@@ -836,8 +864,6 @@ op_load_image(Operator *op, const char *image, Size size)
 		get_window(&p, &w);
 		op_load(op, w.k.key, w.k.start, w.k.end, w.fire_count, w.state)->logged = w.logged;
 	}
-	if (op->counting)
-		count_panes_loaded(op);
 }
 
 /*
@@ -939,6 +965,4 @@ op_stored_load(Operator *op, HTAB *stored)
 		e->stored = w->stored;
 		e->logged = w->logged;
 	}
-	if (op->counting)
-		count_panes_loaded(op);
 }

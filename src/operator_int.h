@@ -21,9 +21,9 @@ typedef struct KeyEntries
 	int64		next_end;		/* sliced: its next window to fire ends here */
 	bool		in_timers;
 	int64		oldest;			/* sliced: the starts of its first and last */
-	int64		newest;			/* slices, without a walk to them */
+	int64		newest;			/* slices (and count panes), without a walk */
 	struct Swag *swag;			/* sliced: its windows' running combinations */
-	bool		unsorted;		/* sessions: loaded out of start order */
+	bool		unsorted;		/* sessions, panes: loaded out of start order */
 } KeyEntries;
 
 /* The windows of the rows of one slice (slice_windows). */
@@ -37,6 +37,7 @@ typedef struct AssignedSlice
 /* operator.c */
 extern int	op_key_cmp(const Operator *op, const bytea *a, const bytea *b);
 extern KeyEntries *op_key_entries(Operator *op, bytea *key);
+extern List *op_key_live(KeyEntries *sk);
 extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);
 extern bool op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end);
@@ -54,7 +55,6 @@ extern bool session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key
 
 /* count_windows.c */
 extern void count_row(Operator *op, bytea *key, Datum *args, bool *argnulls);
-extern void count_panes_loaded(Operator *op);
 extern void flush_count_windows(Operator *op);
 
 /* slices.c */

@@ -20,27 +20,8 @@
  * them all, whatever the allowed lateness keeps alive.  A session leaves
  * the list as it leaves the operator (merged away, or cleaned up), so the
  * list never holds one that is gone.  Sessions loaded from a stored state
- * come in no order; the list is sorted when the key is first used.
+ * come in no order; op_key_live sorts the list when the key is first used.
  */
-static int
-start_order(const ListCell *a, const ListCell *b)
-{
-	int64		x = ((WindowEntry *) lfirst(a))->k.start;
-	int64		y = ((WindowEntry *) lfirst(b))->k.start;
-
-	return (x > y) - (x < y);
-}
-
-static List *
-sessions_of(KeyEntries *sk)
-{
-	if (sk->unsorted)
-	{
-		list_sort(sk->live, start_order);
-		sk->unsorted = false;
-	}
-	return sk->live;
-}
 
 /* The position of the first of the key's sessions that ends at or after "from". */
 static int
@@ -66,7 +47,7 @@ void
 session_forget(Operator *op, WindowEntry *e)
 {
 	KeyEntries *sk = op_key_entries(op, e->k.key);
-	List	   *live = sessions_of(sk);
+	List	   *live = op_key_live(sk);
 	int			i = first_ending_from(live, e->k.end);
 
 	if (i < list_length(live) && list_nth(live, i) == e)
@@ -141,7 +122,7 @@ grow_single(Operator *op, KeyEntries *sk, const WmWindow *w)
 static WindowEntry *
 merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindow w)
 {
-	List	   *live = sessions_of(sk);
+	List	   *live = op_key_live(sk);
 	int			first = first_ending_from(live, w.start);
 	int			hits = 0;
 	WindowEntry *e;
