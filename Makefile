@@ -9,6 +9,7 @@ OBJS = \
 	src/emit.o \
 	src/launcher.o \
 	src/operator.o \
+	src/owner.o \
 	src/pipeline.o \
 	src/plans.o \
 	src/queue.o \

@@ -22,15 +22,14 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
-#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "bulk_insert.h"
 #include "emit.h"
+#include "owner.h"
 #include "plans.h"
 #include "queue.h"
 
@@ -221,25 +220,16 @@ int8_array(Datum *d, int n)
  * A statement on window_state, run as that table's owner: users may read
  * their pipelines' states but not write them, since a forged state would
  * reach the aggregates' C functions as if they had made it.  search_path
- * is pinned again, whatever the owner's code in the step set it to.
+ * is pinned again (owner.c), whatever the owner's code in the step set it
+ * to.
  */
 static void
 run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 {
 	Oid			owner = table_owner(get_relname_relid("window_state",
 													  get_namespace_oid("windowing", false)));
-	Oid			user;
-	int			sec;
-	int			nestlevel = NewGUCNestLevel();
-	int			rc;
+	int			rc = owner_execute(owner, sql, nargs, types, values);
 
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
-							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	GetUserIdAndSecContext(&user, &sec);
-	SetUserIdAndSecContext(owner, sec | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	rc = execute_cached(sql, nargs, types, values, NULL, false, 0);
-	SetUserIdAndSecContext(user, sec);
-	AtEOXact_GUC(false, nestlevel);
 	if (rc != expected)
 		elog(ERROR, "could not run a statement on window state: %s", SPI_result_code_string(rc));
 }

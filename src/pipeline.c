@@ -37,7 +37,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -45,6 +44,7 @@
 #include "utils/timestamp.h"
 
 #include "emit.h"
+#include "owner.h"
 #include "pipeline.h"
 #include "plans.h"
 #include "queue_reader.h"
@@ -97,9 +97,7 @@ typedef struct Step
 	int64		rows;			/* consumed by this step */
 	int64		late_routed;
 	int64		late_dropped;
-	Oid			caller;			/* who to be again after the step */
-	int			caller_sec;
-	int			nestlevel;
+	OwnerContext as_owner;		/* who to be again after the step */
 	MemoryContext cxt;			/* all that the step allocates */
 	Size		loaded;			/* of which its loaded state */
 	TimestampTz deadline;		/* 0: none */
@@ -151,32 +149,20 @@ check_owner(const char *name)
 	return owner;
 }
 
-/*
- * Whoever calls, a step or open_windows() runs as the pipeline's owner, the
- * way VACUUM runs a table owner's code: a security-restricted operation
- * with search_path pinned to pg_catalog, whose setting changes are all
- * undone after it.  So the owner's aggregates and input expressions can
- * neither take a superuser's identity nor leave anything behind.
- */
+/* Whoever calls, a step or open_windows() runs as the pipeline's owner (owner.c). */
 static void
 begin_as_owner(Step *s, const char *name)
 {
-	s->nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET,
-							 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	GetUserIdAndSecContext(&s->caller, &s->caller_sec);
-	SetUserIdAndSecContext(check_owner(name), s->caller_sec |
-						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	owner_enter(&s->as_owner, check_owner(name));
 }
 
 static void
 end_as_owner(Step *s)
 {
+	owner_leave(&s->as_owner);
 	SPI_finish();
-	AtEOXact_GUC(false, s->nestlevel);
-	SetUserIdAndSecContext(s->caller, s->caller_sec);
 }
 
 /* Durations in the time column's unit: microseconds, or milliseconds for bigint. */

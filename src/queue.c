@@ -22,7 +22,6 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -31,6 +30,7 @@
 #include "utils/syscache.h"
 #include "catalog/pg_class.h"
 
+#include "owner.h"
 #include "pipeline.h"
 #include "plans.h"
 #include "queue.h"
@@ -90,22 +90,16 @@ table_owner(Oid relid)
 	return owner;
 }
 
-/* Runs an SQL statement as another role. */
+/* Empties the queue as its owner: its TRUNCATE triggers are that owner's code. */
 static void
-run_as(Oid role, const char *sql)
+truncate_queue(Oid source, const char *qualified)
 {
-	Oid			saved_user;
-	int			saved_sec;
-
-	GetUserIdAndSecContext(&saved_user, &saved_sec);
-	SetUserIdAndSecContext(role, saved_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute(sql, false, 0) < 0)
-		elog(ERROR, "could not run \"%s\"", sql);
+	if (owner_execute(table_owner(source), psprintf("TRUNCATE %s", qualified),
+					  0, NULL, NULL) != SPI_OK_UTILITY)
+		elog(ERROR, "could not truncate %s", qualified);
 	SPI_finish();
-	SetUserIdAndSecContext(saved_user, saved_sec);
 }
 
 /*
@@ -211,7 +205,7 @@ queue_reclaim(Oid source, const char *volatile *stepping)
 	if (!all_consumed(source, qualified))
 		elog(ERROR, "queue %s still has rows to consume after its pipelines caught up",
 			 qualified);
-	run_as(table_owner(source), psprintf("TRUNCATE %s", qualified));
+	truncate_queue(source, qualified);
 	return true;
 }
 

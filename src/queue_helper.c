@@ -47,6 +47,7 @@
 #include "utils/snapmgr.h"
 
 #include "launcher.h"
+#include "owner.h"
 #include "queue_helper.h"
 #include "queue_reader.h"
 
@@ -409,6 +410,7 @@ windowing_queue_helper_main(Datum arg)
 	shm_toc    *toc;
 	HelperShared *sh;
 	shm_mq	   *mq;
+	OwnerContext as_user;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
@@ -435,12 +437,13 @@ windowing_queue_helper_main(Datum arg)
 	/* as the pipeline worker does: connect, then become the step's user */
 	BackgroundWorkerInitializeConnectionByOid(sh->database, InvalidOid,
 											  BGWORKER_BYPASS_ALLOWCONN);
-	SetUserIdAndSecContext(sh->user, SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+	owner_enter(&as_user, sh->user);
 	pgstat_report_activity(STATE_RUNNING, "reading a tick of a queue");
 	send_tick(sh, shm_toc_lookup(toc, HELPER_KEY_COLUMNS, false),
 			  shm_mq_attach(mq, seg, NULL));
+	owner_leave(&as_user);
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
 	dsm_detach(seg);
