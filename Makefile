@@ -46,7 +46,7 @@ REGRESS = upgrade assign calendar calendar_zones session count_window errors pip
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 
-ISOLATION = concurrent_sessions queue_order
+ISOLATION = concurrent_sessions queue_order reowned_step
 ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check_iso \
 	--temp-config=$(srcdir)/test/windowing.conf --load-extension=windowing
 

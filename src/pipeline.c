@@ -120,12 +120,14 @@ text_col(int i)
 }
 
 /*
- * The owner of a pipeline, checked against the current user.  Every SQL
- * entry point that reads the pipeline catalog starts here, so this is also
- * where a catalog of another version is refused.
+ * The owner of a pipeline, checked against the current user; "latest"
+ * reads what committed since the statement began (as after waiting for
+ * the pipeline's lock).  Every SQL entry point that reads the pipeline
+ * catalog starts here, so this is also where a catalog of another version
+ * is refused.
  */
 static Oid
-check_owner(const char *name)
+check_owner(const char *name, bool latest)
 {
 	Oid			argtype = TEXTOID;
 	Datum		arg = CStringGetTextDatum(name);
@@ -134,7 +136,7 @@ check_owner(const char *name)
 
 	check_extension_version();
 	if (execute_cached("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
-					   1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
+					   1, &argtype, &arg, NULL, !latest, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 		owner = DatumGetObjectId(col(1, &isnull));
 	if (isnull)
@@ -149,13 +151,28 @@ check_owner(const char *name)
 	return owner;
 }
 
-/* Whoever calls, a step or open_windows() runs as the pipeline's owner (owner.c). */
+/*
+ * Whoever calls, a step or open_windows() runs as the pipeline's owner
+ * (owner.c).  A step reads that owner again once it holds the pipeline's
+ * lock: alter_pipeline_owner() takes the lock too, so the pipeline may have
+ * changed hands while the step waited, and the step then runs as the new
+ * owner, if the caller may act as it.  The check before the lock keeps
+ * others from holding up the pipeline's steps.
+ */
 static void
-begin_as_owner(Step *s, const char *name)
+begin_as_owner(Step *s, const char *name, bool lock)
 {
+	Oid			owner;
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	owner_enter(&s->as_owner, check_owner(name));
+	owner = check_owner(name, false);
+	if (lock)
+	{
+		pipeline_lock(name);
+		owner = check_owner(name, true);
+	}
+	owner_enter(&s->as_owner, owner);
 }
 
 static void
@@ -924,10 +941,9 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 				 errhint("Run them in a READ COMMITTED transaction.")));
 	if (max_ms > 0)
 		s.deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), max_ms);
-	begin_as_owner(&s, name);
+	begin_as_owner(&s, name, true);
 	/* SPI's procedure context, where every SPI call leaves us, until SPI_finish */
 	s.cxt = CurrentMemoryContext;
-	pipeline_lock(name);
 	load_step(&s, name);
 	load_state(&s);
 	s.loaded = MemoryContextMemAllocated(s.cxt, true);
@@ -949,16 +965,8 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 }
 
 int64
-pipeline_step(const char *name, int64 max_rows)
+pipeline_step(const char *name, int64 max_rows, int max_ms)
 {
-	return run_step(name, max_rows, 0, true, false, 0);
-}
-
-/* The worker's step: every step runs as the owner (begin_as_owner). */
-int64
-pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows, int max_ms)
-{
-	Assert(OidIsValid(owner));
 	return run_step(name, max_rows, max_ms, true, false, 0);
 }
 
@@ -973,7 +981,7 @@ has_timestamptz_time(const char *name)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	(void) check_owner(name);
+	(void) check_owner(name, false);
 	if (execute_cached("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
 					   "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					   1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
@@ -1015,7 +1023,7 @@ windowing_process(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_rows must be greater than zero")));
-	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows));
+	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, 0));
 }
 
 static Datum
@@ -1171,7 +1179,7 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	memset(&s, 0, sizeof(s));
-	begin_as_owner(&s, name);
+	begin_as_owner(&s, name, false);
 	load_step(&s, name);
 	load_state(&s);
 	op_open_windows(s.op, put_open_window, &out);
@@ -1224,7 +1232,7 @@ windowing_lock_pipeline(PG_FUNCTION_ARGS)
 	/* others may not hold up a pipeline's steps */
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	(void) check_owner(name);
+	(void) check_owner(name, false);
 	SPI_finish();
 	pipeline_lock(name);
 	PG_RETURN_VOID();

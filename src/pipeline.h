@@ -20,16 +20,15 @@ extern int	step_memory;
 
 /*
  * Runs one step of pipeline "name" in the current transaction, consuming at
- * most max_rows rows (<= 0: all that are committed now), and, in the
- * worker, for at most max_ms milliseconds; a step also ends once it has
- * allocated windowing.step_memory.  The caller must be the pipeline's
- * owner or a superuser; the worker switches to the owner first.  SPI must
- * not be connected.  Returns the rows consumed.
+ * most max_rows rows (<= 0: all that are committed now) for at most max_ms
+ * milliseconds (<= 0: no limit, as for process()); a step also ends once it
+ * has allocated windowing.step_memory.  The caller must have the privileges
+ * of the pipeline's owner (a superuser, as the worker, has), and the step
+ * runs as that owner.  SPI must not be connected.  Returns the rows
+ * consumed.
  */
-extern int64 pipeline_step(const char *name, int64 max_rows);
+extern int64 pipeline_step(const char *name, int64 max_rows, int max_ms);
 extern TimestampTz pipeline_clock(void);
-extern int64 pipeline_step_as_owner(const char *name, Oid owner, int64 max_rows,
-									int max_ms);
 extern void pipeline_lock(const char *name);
 
 #endif							/* WINDOWING_PIPELINE_H */

@@ -38,13 +38,7 @@
 int			queue_truncate_size = 16384;	/* kB */
 int			queue_lock_timeout = 100;	/* ms */
 
-typedef struct QueueReader
-{
-	char	   *name;
-	Oid			owner;
-} QueueReader;
-
-/* The pipelines of a queue; false if one of them is not running. */
+/* The names of a queue's pipelines; false if one of them is not running. */
 static bool
 running_readers(Oid source, List **readers)
 {
@@ -54,7 +48,7 @@ running_readers(Oid source, List **readers)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (execute_cached("SELECT name, owner::pg_catalog.oid, state OPERATOR(pg_catalog.=) 'running' "
+	if (execute_cached("SELECT name, state OPERATOR(pg_catalog.=) 'running' "
 					   "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
 					   "ORDER BY name",
 					   1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
@@ -63,13 +57,10 @@ running_readers(Oid source, List **readers)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
 		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-		QueueReader *r = palloc(sizeof(QueueReader));
 		bool		isnull;
 
-		r->name = SPI_getvalue(tup, SPI_tuptable->tupdesc, 1);
-		r->owner = DatumGetObjectId(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull));
-		all_running &= DatumGetBool(SPI_getbinval(tup, SPI_tuptable->tupdesc, 3, &isnull));
-		*readers = lappend(*readers, r);
+		*readers = lappend(*readers, SPI_getvalue(tup, SPI_tuptable->tupdesc, 1));
+		all_running &= DatumGetBool(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull));
 		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
@@ -189,16 +180,16 @@ queue_reclaim(Oid source, const char *volatile *stepping)
 	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)), name);
 	/* pipelines first, in name order, as a process() call would take them */
 	foreach(lc, readers)
-		pipeline_lock(((QueueReader *) lfirst(lc))->name);
+		pipeline_lock(lfirst(lc));
 	if (!lock_queue(qualified))
 		return false;
 	foreach(lc, readers)
 	{
-		QueueReader *r = lfirst(lc);
+		char	   *reader = lfirst(lc);
 
 		/* steps may end early at their memory budget: until none reads more */
-		*stepping = r->name;
-		while (pipeline_step_as_owner(r->name, r->owner, 0, 0) > 0)
+		*stepping = reader;
+		while (pipeline_step(reader, 0, 0) > 0)
 			;
 		*stepping = NULL;
 	}

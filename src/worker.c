@@ -374,7 +374,7 @@ step_pipeline(const char *name)
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
 		check_owner_exists(name, owner);
-		consumed = pipeline_step_as_owner(name, owner, STEP_ROWS, worker_step_time);
+		consumed = pipeline_step(name, STEP_ROWS, worker_step_time);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();
