@@ -166,6 +166,49 @@ SELECT name, owner FROM windowing.pipelines WHERE name = 'alice';
 UPDATE windowing.pipeline SET owner = 'windowing_bob' WHERE name = 'alice';
 RESET ROLE;
 
+-- Whoever runs a step, the owner's code runs as the owner: a superuser (as
+-- the worker, which runs the same step) or a member of the owner's role.
+-- An error there gives the caller back its own role and settings, whether
+-- its transaction rolls back or an exception block catches the error.
+TRUNCATE seen;
+GRANT windowing_bob TO windowing_alice;
+INSERT INTO bob_events VALUES (31);
+SELECT windowing.process('spied');
+INSERT INTO bob_events VALUES (32);
+SET ROLE windowing_alice;
+SET work_mem = '1MB';
+SELECT windowing.process('spied');
+SELECT current_user, current_setting('search_path') AS search_path,
+       current_setting('work_mem') AS work_mem;
+SELECT who, path FROM seen;
+RESET ROLE;
+CREATE OR REPLACE FUNCTION spy(v bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('search_path', 'public', false);
+    PERFORM set_config('work_mem', '64kB', false);
+    IF v = 40 THEN
+        RAISE EXCEPTION 'spy fails as %', current_user;
+    END IF;
+    RETURN v;
+END $$;
+INSERT INTO bob_events VALUES (40);
+SET ROLE windowing_alice;
+SELECT windowing.process('spied');
+SELECT current_user, current_setting('search_path') AS search_path,
+       current_setting('work_mem') AS work_mem;
+DO $$
+BEGIN
+    PERFORM windowing.process('spied');
+EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'caught: %', SQLERRM;
+    RAISE NOTICE 'back as %, search_path %, work_mem %', current_user,
+        current_setting('search_path'), current_setting('work_mem');
+END $$;
+SELECT current_user, current_setting('search_path') AS search_path,
+       current_setting('work_mem') AS work_mem;
+RESET work_mem;
+RESET ROLE;
+
 -- a superuser may
 SELECT windowing.pause_pipeline('alice');
 SELECT name, state FROM windowing.pipelines ORDER BY name;

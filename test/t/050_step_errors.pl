@@ -1,7 +1,8 @@
 # Errors inside a step, with the worker running.  In each of three
 # databases one pipeline's step fails, in a different way: its owner has
 # revoked its own right to insert into the result table, a trigger on the
-# result table raises, or a row holds text that the pipeline's aggregate
+# result table raises (naming the role it runs as: the owner, never the
+# worker's superuser), or a row holds text that the pipeline's aggregate
 # cannot cast.  Only that pipeline's step is rolled back: a second pipeline
 # on the same queue goes on.  The worker exits and comes back after a
 # growing back-off; the error shows in pipeline_stats; after five failures
@@ -33,11 +34,11 @@ my %faults = (
 	],
 	raising => [
 		q{CREATE FUNCTION closed() RETURNS trigger LANGUAGE plpgsql
-		  AS $$ BEGIN RAISE EXCEPTION 'results are closed'; END $$;
+		  AS $$ BEGIN RAISE EXCEPTION 'results are closed to %', current_user; END $$;
 		  CREATE TRIGGER closed BEFORE INSERT OR UPDATE ON raising_results
 		  FOR EACH ROW EXECUTE FUNCTION closed()},
 		'DROP TRIGGER closed ON raising_results',
-		'results are closed'
+		'results are closed to alice'
 	],
 	casting => [
 		q{INSERT INTO events (k, ts, v, note) VALUES (1, 1500, 0, 'n/a');
