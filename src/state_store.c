@@ -37,6 +37,7 @@
 #include "utils/memutils.h"
 
 #include "state_store.h"
+#include "version.h"
 
 int			state_memory = 64 * 1024;	/* kB */
 
@@ -49,10 +50,14 @@ typedef struct StoreShared
 	pg_atomic_uint64 bytes;		/* images allocated, staged or published */
 } StoreShared;
 
-/* Pipeline ids are numbered per database; the area serves the cluster. */
+/*
+ * Pipeline ids are numbered per installation of the extension in a
+ * database; the area serves the cluster.
+ */
 typedef struct StoreKey
 {
 	Oid			dboid;
+	Oid			extoid;
 	int32		pipeline_id;
 } StoreKey;
 
@@ -67,7 +72,7 @@ typedef struct StoreEntry
 /* An image staged by this transaction, published at commit. */
 typedef struct Staged
 {
-	int32		pipeline_id;
+	StoreKey	key;			/* a commit has no catalog access to make it */
 	int64		version;
 	dsa_pointer image;
 	Size		size;
@@ -95,6 +100,7 @@ key_of(int32 pipeline_id)
 
 	memset(&key, 0, sizeof(key));	/* hashed and compared as bytes */
 	key.dboid = MyDatabaseId;
+	key.extoid = windowing_extension_oid();
 	key.pipeline_id = pipeline_id;
 	return key;
 }
@@ -222,12 +228,11 @@ store_xact_callback(XactEvent event, void *arg)
 	foreach(lc, staged)
 	{
 		Staged	   *s = lfirst(lc);
-		StoreKey	key = key_of(s->pipeline_id);
 		StoreEntry *e;
 
 		/* the entry was reserved when the image was staged */
 		e = event == XACT_EVENT_COMMIT ?
-			dshash_find(table, &key, true) : NULL;
+			dshash_find(table, &s->key, true) : NULL;
 		if (e == NULL)
 		{
 			free_image(s->image, s->size);
@@ -340,7 +345,7 @@ state_store_put(int32 pipeline_id, int64 version, const char *image, Size size)
 	}
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	s = palloc(sizeof(Staged));
-	s->pipeline_id = pipeline_id;
+	s->key = key_of(pipeline_id);
 	s->version = version;
 	s->image = p;
 	s->size = size;

@@ -14,5 +14,6 @@
 #define WINDOWING_VERSION "0.5"
 
 extern void check_extension_version(void);
+extern Oid windowing_extension_oid(void);
 
 #endif							/* WINDOWING_VERSION_H */
