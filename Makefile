@@ -39,7 +39,7 @@ PGFILEDESC = "windowing - Flink-style event-time windows"
 # The pure window math builds without a server; test/unit checks it alone.
 PG_CPPFLAGS = -I$(srcdir)/src
 
-REGRESS = upgrade assign calendar calendar_zones session count_window errors pipeline pipeline_reader pipeline_errors pipeline_security pipeline_access pipeline_session pipeline_clock pipeline_count \
+REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_window errors pipeline pipeline_reader pipeline_errors pipeline_security pipeline_access pipeline_session pipeline_clock pipeline_count \
 	pipeline_sliced pipeline_bad_input pipeline_ddl pipeline_state_log pipeline_results \
 	pipeline_transactions pipeline_budget pipeline_between \
 	doc_tour doc_functions doc_pipelines doc_operations

@@ -13,7 +13,7 @@ RESET windowing.step_memory;
 CREATE TABLE device_events (device int, ts bigint, value float8);
 SELECT windowing.create_pipeline('device_counts', 'device_events', 'ts', '{device}',
     windowing.tumbling('10 seconds'), 'count(*) AS n, avg(value) AS mean',
-    max_out_of_orderness => '1 second');
+    max_out_of_orderness => '1 second', retention => 'keep');
 INSERT INTO device_events VALUES (1, 1767268800000, 1.5), (2, 1767268805000, 2.5),
                                  (1, 1767268812000, 3.0);
 SELECT windowing.process('device_counts');

@@ -4,7 +4,7 @@
 CREATE SCHEMA doc_pipelines;
 SET search_path = doc_pipelines, public;
 
-CREATE TABLE clicks (user_id int, ts timestamptz, amount numeric);
+SELECT windowing.create_queue('clicks', 'user_id int, ts timestamptz, amount numeric');
 
 SELECT windowing.create_pipeline('per_minute', 'clicks', 'ts', '{user_id}',
     windowing.tumbling('1 minute'),                 -- or hopping(), cumulating()
@@ -27,6 +27,13 @@ SELECT * FROM windowing.open_windows('per_minute');  -- what unfired windows say
 
 SELECT windowing.flush('per_minute');                -- end of input: everything fires
 SELECT windowing.drop_pipeline('per_minute', drop_tables => true);
+
+CREATE TABLE page_views (url text, ts timestamptz);
+INSERT INTO page_views VALUES ('/', '2026-01-01 12:00:00+00');
+SELECT windowing.create_pipeline('views', 'page_views', 'ts', '{url}',
+    windowing.tumbling('1 hour'), retention => 'keep');
+SELECT * FROM windowing.queues WHERE queue = 'page_views'::regclass;
+SELECT windowing.drop_pipeline('views', drop_tables => true);
 
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

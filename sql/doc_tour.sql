@@ -26,7 +26,7 @@ FROM tour_orders GROUP BY 1 ORDER BY 1;
 
 SELECT windowing.sessions(ts, '8 hours') FROM tour_orders;
 
-CREATE TABLE tour_clicks (user_id int, ts timestamptz, amount numeric);
+SELECT windowing.create_queue('tour_clicks', 'user_id int, ts timestamptz, amount numeric');
 SELECT windowing.create_pipeline('tour', 'tour_clicks', 'ts', '{user_id}',
     windowing.tumbling('1 minute'), 'count(*) AS clicks, sum(amount) AS revenue',
     max_out_of_orderness => '5 seconds', allowed_lateness => '30 seconds');

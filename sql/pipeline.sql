@@ -13,7 +13,7 @@ SELECT windowing.create_pipeline('late3', 'clicks', 'ts',
     assigner => windowing.tumbling('5 seconds'),
     aggregates => 'count(*) AS n, sum(sec) AS secs, windowing.collect(sec) AS elements',
     max_out_of_orderness => '2 seconds', allowed_lateness => '3 seconds',
-    emit => 'append', start => false);
+    emit => 'append', start => false, retention => 'consume');
 INSERT INTO clicks SELECT s, '2026-01-01'::timestamptz + s * interval '1 second'
 FROM unnest(ARRAY[1, 2, 4, 6, 3, 8, 2, 11, 1, 13]) s;
 SELECT windowing.process('late3');
@@ -33,7 +33,7 @@ FROM windowing.pipeline_stats WHERE name = 'late3';
 SELECT windowing.create_pipeline('late0', 'clicks', 'ts',
     assigner => windowing.tumbling('5 seconds'),
     aggregates => 'count(*) AS n, sum(sec) AS secs',
-    max_out_of_orderness => '2 seconds', emit => 'append', start => false);
+    max_out_of_orderness => '2 seconds', emit => 'append', start => false, retention => 'consume');
 SELECT windowing.process('late0');
 SELECT windowing.flush('late0');
 SELECT window_start, window_end, n, secs, fire_count, is_final
@@ -45,7 +45,7 @@ SELECT event_time, watermark, reason FROM late0_late ORDER BY routed_at, event_t
 SELECT windowing.create_pipeline('upsert3', 'clicks', 'ts',
     assigner => windowing.tumbling('5 seconds'), aggregates => 'count(*) AS n',
     max_out_of_orderness => '2 seconds', allowed_lateness => '3 seconds',
-    start => false);
+    start => false, retention => 'consume');
 SELECT windowing.process('upsert3', 4);
 SELECT count(*) FROM upsert3_results;
 SELECT windowing.process('upsert3');
@@ -61,7 +61,7 @@ SELECT windowing.create_pipeline('b' || n, 'stream', 'ts', '{k}',
     windowing.hopping('200 milliseconds', '100 milliseconds'),
     'count(*) AS n, sum(v) AS total, min(v), max(v), avg(v)',
     max_out_of_orderness => '300 milliseconds', allowed_lateness => '100 milliseconds',
-    emit => 'append', start => false)
+    emit => 'append', start => false, retention => 'consume')
 FROM unnest(ARRAY[1, 7, 10000]) n;
 DO $$
 BEGIN
@@ -108,7 +108,7 @@ SELECT count(*) AS windows_off FROM (
 CREATE TABLE hops (ts bigint);
 SELECT windowing.create_pipeline('partial', 'hops', 'ts',
     assigner => windowing.hopping('10 milliseconds', '5 milliseconds'),
-    start => false);
+    start => false, retention => 'consume');
 INSERT INTO hops VALUES (3), (12), (9);
 SELECT windowing.process('partial');
 SELECT window_start, window_end, count, fire_count FROM partial_results ORDER BY window_end, window_start;
@@ -120,7 +120,7 @@ SELECT window_start, window_end, count, fire_count FROM partial_results ORDER BY
 CREATE TABLE sales (shop text, ts timestamptz, amount numeric);
 SELECT windowing.create_pipeline('daily', 'sales', 'ts', '{shop}',
     windowing.cumulating('6 hours', '1 day'), 'sum(amount) AS revenue, count(*) AS orders',
-    max_out_of_orderness => NULL, start => false);
+    max_out_of_orderness => NULL, start => false, retention => 'consume');
 INSERT INTO sales VALUES ('a', '2026-03-01 01:00+00', 10), ('b', '2026-03-01 02:00+00', 5),
                          ('a', '2026-03-01 07:00+00', 20), ('a', '2026-03-01 13:00+00', 1.5);
 SELECT windowing.process('daily');
@@ -136,9 +136,9 @@ SELECT shop, window_end, revenue, orders, fire_count, is_final FROM daily_result
 -- Two pipelines on one queue each see every row once; a row committed
 -- later lands in the next step.
 CREATE TABLE q (ts bigint);
-SELECT windowing.create_pipeline('q1', 'q', 'ts', assigner => windowing.tumbling('10 milliseconds'), start => false);
+SELECT windowing.create_pipeline('q1', 'q', 'ts', assigner => windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 INSERT INTO q SELECT generate_series(0, 49);
-SELECT windowing.create_pipeline('q2', 'q', 'ts', assigner => windowing.tumbling('25 milliseconds'), start => false);
+SELECT windowing.create_pipeline('q2', 'q', 'ts', assigner => windowing.tumbling('25 milliseconds'), start => false, retention => 'consume');
 SELECT windowing.process('q1'), windowing.process('q2');
 INSERT INTO q SELECT generate_series(50, 59);
 SELECT windowing.process('q1'), windowing.process('q2'), windowing.process('q1');

@@ -13,7 +13,7 @@ GRANT windowing_reader TO windowing_qowner;
 SET ROLE windowing_qowner;
 CREATE TABLE access_q (k int, ts bigint, note text);
 SELECT windowing.create_pipeline('owned', 'access_q', 'ts', '{k}',
-    windowing.tumbling('10 milliseconds'), 'count(*) AS n, sum(note::int) AS notes', start => false);
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n, sum(note::int) AS notes', start => false, retention => 'consume');
 GRANT SELECT ON access_q TO windowing_reader;
 RESET ROLE;
 
@@ -22,7 +22,7 @@ RESET ROLE;
 -- keep it from ever being emptied), neither through create_pipeline ...
 SET ROLE windowing_reader;
 SELECT windowing.create_pipeline('held', 'access_q', 'ts', '{}',
-    windowing.tumbling('10 milliseconds'), start => false);
+    windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 SELECT to_regclass('held_results') IS NULL AS no_table_left;
 -- ... nor by writing the row itself
 CREATE TABLE held_results (window_start bigint, window_end bigint, window_time bigint,
@@ -37,11 +37,11 @@ RESET ROLE;
 -- pipelines of the queue's owner, and of members of its role, share it
 SET ROLE windowing_member;
 SELECT windowing.create_pipeline('shared', 'access_q', 'ts', '{}',
-    windowing.tumbling('10 milliseconds'), start => false);
+    windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 RESET ROLE;
 SET ROLE windowing_qowner;
 SELECT windowing.create_pipeline('owned2', 'access_q', 'ts', '{}',
-    windowing.tumbling('10 milliseconds'), start => false);
+    windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 INSERT INTO access_q (k, ts, note) VALUES (1, 1, '1'), (2, 2, '2'), (1, 15, '3');
 SELECT windowing.process('owned') AS owned, windowing.process('owned2') AS owned2;
 RESET ROLE;
@@ -66,7 +66,7 @@ SELECT name, owner FROM windowing.pipelines WHERE name = 'owned2';
 SET ROLE windowing_reader;
 CREATE TABLE handed_q (ts bigint);
 SELECT windowing.create_pipeline('handed', 'handed_q', 'ts',
-    assigner => windowing.tumbling('10 milliseconds'), start => false);
+    assigner => windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 RESET ROLE;
 ALTER TABLE handed_q OWNER TO windowing_qowner;
 GRANT SELECT ON handed_q TO windowing_reader;
@@ -139,13 +139,13 @@ SELECT format('CREATE TABLE wide (ts bigint, %s)',
 CREATE FUNCTION pg_temp.keys(n int) RETURNS name[]
 LANGUAGE sql AS $$ SELECT array_agg(('k' || i)::name ORDER BY i) FROM generate_series(1, n) i $$;
 SELECT windowing.create_pipeline('wide31', 'wide', 'ts', pg_temp.keys(31),
-    windowing.tumbling('10 milliseconds'), start => false);
+    windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 SELECT windowing.create_pipeline('wide33', 'wide', 'ts', pg_temp.keys(33),
-    windowing.tumbling('10 milliseconds'), start => false);
+    windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 SELECT windowing.create_pipeline('wide30', 'wide', 'ts', pg_temp.keys(30),
-    windowing.tumbling('10 milliseconds'), start => false);
+    windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 SELECT windowing.create_pipeline('wide120', 'wide', 'ts', pg_temp.keys(120),
-    windowing.tumbling('10 milliseconds'), emit => 'append', start => false);
+    windowing.tumbling('10 milliseconds'), emit => 'append', start => false, retention => 'consume');
 INSERT INTO wide (ts, k1, k120) VALUES (1, 1, 1), (2, 1, 2), (3, 1, 1), (25, 1, 1);
 INSERT INTO wide (ts, k1, k120) VALUES (4, 1, 1);
 SELECT windowing.process('wide30'), windowing.process('wide120');

@@ -7,13 +7,13 @@ CREATE TABLE gaps (ts bigint);
 -- sliced state (lateness 0), state per window, and lateness 15 with no late table
 SELECT windowing.create_pipeline(name, 'gaps', 'ts',
     assigner => windowing.hopping('10 milliseconds', '50 milliseconds'),
-    aggregates => 'count(*) AS n, sum(ts) AS total', start => false)
+    aggregates => 'count(*) AS n, sum(ts) AS total', start => false, retention => 'consume')
 FROM unnest(ARRAY['sliced', 'per_window']) name;
 UPDATE windowing.pipeline SET sliced = false WHERE name = 'per_window';
 SELECT windowing.create_pipeline('lateness15', 'gaps', 'ts',
     assigner => windowing.hopping('10 milliseconds', '50 milliseconds'),
     aggregates => 'count(*) AS n, sum(ts) AS total', allowed_lateness => '15 milliseconds',
-    late_table => '', start => false);
+    late_table => '', start => false, retention => 'consume');
 SELECT name, sliced FROM windowing.pipeline ORDER BY name;
 -- 5: in [0,10); 30: between, on time (watermark 4), then watermark 29;
 -- 29: between, at the watermark: late (for lateness 15: 44 > 29, on time);

@@ -5,7 +5,7 @@ SET datestyle = ISO;
 SET timezone = 'UTC';
 CREATE TABLE budget (k int, ts timestamptz, v int);
 SELECT windowing.create_pipeline(p, 'budget', 'ts', '{k}', windowing.tumbling('1 hour'),
-    'count(*) AS n, sum(v) AS total, windowing.collect(v) AS vs', start => false)
+    'count(*) AS n, sum(v) AS total, windowing.collect(v) AS vs', start => false, retention => 'consume')
 FROM unnest(ARRAY['small_steps', 'one_step']) p;
 INSERT INTO budget SELECT g % 4, '2026-01-01'::timestamptz + g * interval '100 ms', g
 FROM generate_series(1, 60000) g;

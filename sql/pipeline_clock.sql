@@ -8,7 +8,7 @@ SET timezone = 'UTC';
 -- (less max_out_of_orderness), and the open session closes.
 CREATE TABLE taps (who text, ts timestamptz);
 SELECT windowing.create_pipeline('taps', 'taps', 'ts', '{who}', windowing.session('10 seconds'),
-    max_out_of_orderness => '5 seconds', idle_timeout => '1 minute', start => false);
+    max_out_of_orderness => '5 seconds', idle_timeout => '1 minute', start => false, retention => 'consume');
 SET windowing.clock = '2026-01-01 12:00:00+00';
 INSERT INTO taps VALUES ('ann', '2026-01-01 11:59:50+00'), ('ann', '2026-01-01 11:59:55+00');
 SELECT windowing.process('taps');
@@ -25,7 +25,7 @@ SELECT name, watermark FROM windowing.pipeline_stats WHERE name = 'taps';
 -- reads them, and windows close as the clock passes their end.
 CREATE TABLE hits (page text);
 SELECT windowing.create_pipeline('hits', 'hits', NULL, '{page}', windowing.tumbling('1 minute'),
-    start => false);
+    start => false, retention => 'consume');
 SET windowing.clock = '2026-01-01 10:00:30+00';
 INSERT INTO hits VALUES ('a'), ('b'), ('a');
 SELECT windowing.process('hits');
@@ -44,6 +44,6 @@ SELECT name, time_column FROM windowing.pipelines WHERE name = 'hits';
 RESET windowing.clock;
 
 SELECT windowing.create_pipeline('bad', 'taps', 'ts', assigner => windowing.tumbling('1 minute'),
-    idle_timeout => '-1 minute');
+    idle_timeout => '-1 minute', retention => 'consume');
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
 DROP TABLE taps, hits;

@@ -5,16 +5,16 @@ SET datestyle = ISO;
 \set SHOW_CONTEXT never
 CREATE TABLE readings (sensor text, seq int, v int, ts bigint);
 SELECT windowing.create_pipeline('tumbling3', 'readings', 'ts', '{sensor}', windowing.counting(3),
-    'count(*) AS n, sum(v) AS total, windowing.collect(seq) AS seqs', start => false);
+    'count(*) AS n, sum(v) AS total, windowing.collect(seq) AS seqs', start => false, retention => 'consume');
 SELECT windowing.create_pipeline('sliding3_1', 'readings', 'ts', '{sensor}', windowing.counting(3, 1),
-    'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false);
+    'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false, retention => 'consume');
 SELECT windowing.create_pipeline('sliding4_2', 'readings', 'ts', '{sensor}', windowing.counting(4, 2),
-    'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false);
+    'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false, retention => 'consume');
 -- a slide that does not divide the size (Flink's countWindow(5, 2)) and a
 -- slide longer than the size: rows 1, 4, 7, ... of countWindow(2, 3) are in
 -- no window
 SELECT windowing.create_pipeline(name, 'readings', 'ts', '{sensor}', windowing.counting(size, slide),
-    'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false)
+    'count(*) AS n, windowing.collect(seq) AS seqs', emit => 'append', start => false, retention => 'consume')
 FROM (VALUES ('sliding5_2', 5, 2), ('sampling2_3', 2, 3)) p(name, size, slide);
 -- rows arrive interleaved by sensor; time plays no part
 INSERT INTO readings SELECT s, i, i * 10, 100 - i FROM generate_series(1, 7) i, unnest(ARRAY['x', 'y']) s
@@ -89,7 +89,7 @@ WHERE sensor = 'x' AND window_end > 7 ORDER BY window_end;
 -- 13 rows, fires count_window()'s windows, row for row
 CREATE TABLE long_readings (sensor int, seq int, v int, ts bigint);
 SELECT windowing.create_pipeline('long60_7', 'long_readings', 'ts', '{sensor}', windowing.counting(60, 7),
-    'count(*) AS n, sum(v) AS total, windowing.collect(seq) AS seqs', emit => 'append', start => false);
+    'count(*) AS n, sum(v) AS total, windowing.collect(seq) AS seqs', emit => 'append', start => false, retention => 'consume');
 INSERT INTO long_readings SELECT g % 3, g, g * 7919 % 100, 0 FROM generate_series(1, 1800) g;
 DO $$ BEGIN WHILE windowing.process('long60_7', 13) > 0 LOOP END LOOP; END $$;
 WITH expected AS (
@@ -105,7 +105,7 @@ SELECT (SELECT count(*) FROM expected) AS windows,
                                          EXCEPT ALL SELECT sensor, seqs, total FROM long60_7_results)) d)
        AS differences;
 
-SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(5, 0));
-SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(0));
+SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(5, 0), retention => 'consume');
+SELECT windowing.create_pipeline('bad', 'readings', 'ts', assigner => windowing.counting(0), retention => 'consume');
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
 DROP TABLE readings, long_readings;

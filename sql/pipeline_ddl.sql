@@ -7,7 +7,7 @@ SET datestyle = ISO;
 CREATE TABLE q (k int, ts bigint, v int, gap interval);
 CREATE FUNCTION make(p text) RETURNS void LANGUAGE sql AS $$
     SELECT windowing.create_pipeline(p, 'q', 'ts', '{k}', windowing.tumbling('10 milliseconds'),
-        'sum(v) AS total, count(*) AS n', start => false)
+        'sum(v) AS total, count(*) AS n', start => false, retention => 'consume')
 $$;
 CREATE FUNCTION retry(p text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
@@ -90,7 +90,7 @@ SELECT windowing.drop_pipeline('gone', drop_tables => true);
 -- a dynamic session gap column retyped
 CREATE TABLE s (ts bigint, gap interval);
 SELECT windowing.create_pipeline('sess', 's', 'ts', assigner => windowing.session_dynamic('gap'),
-    start => false);
+    start => false, retention => 'consume');
 ALTER TABLE s ALTER COLUMN gap TYPE text;
 INSERT INTO s VALUES (1, '5 milliseconds');
 SELECT windowing.process('sess');

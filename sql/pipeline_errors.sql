@@ -5,56 +5,56 @@ SET timezone = 'UTC';
 CREATE TABLE orders (id int, ts timestamptz, ms bigint, amount numeric, note text, at date);
 
 -- unknown columns and unusable time columns
-SELECT windowing.create_pipeline('p', 'orders', 'nope', assigner => windowing.tumbling('1 minute'));
-SELECT windowing.create_pipeline('p', 'orders', 'at', assigner => windowing.tumbling('1 minute'));
-SELECT windowing.create_pipeline('p', 'orders', 'ts', '{nope}', windowing.tumbling('1 minute'));
-SELECT windowing.create_pipeline('p', 'orders', 'ts', '{id,id}', windowing.tumbling('1 minute'));
-SELECT windowing.create_pipeline('p', 'nope', 'ts', assigner => windowing.tumbling('1 minute'));
+SELECT windowing.create_pipeline('p', 'orders', 'nope', assigner => windowing.tumbling('1 minute'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'at', assigner => windowing.tumbling('1 minute'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', '{nope}', windowing.tumbling('1 minute'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', '{id,id}', windowing.tumbling('1 minute'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'nope', 'ts', assigner => windowing.tumbling('1 minute'), retention => 'consume');
 
 -- assigners
-SELECT windowing.create_pipeline('p', 'orders', 'ts');
-SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('0 seconds'));
-SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.hopping('1 hour', '7 minutes', '10 minutes'));
-SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.cumulating('7 hours', '1 day'));
-SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 month'));
-SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 day', tz => 'Nowhere/City'));
-SELECT windowing.create_pipeline('p', 'orders', 'ms', assigner => windowing.tumbling('1.5 milliseconds'));
-SELECT windowing.create_pipeline('p', 'orders', 'ms', assigner => windowing.tumbling('1 day', tz => 'UTC'));
+SELECT windowing.create_pipeline('p', 'orders', 'ts', retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('0 seconds'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.hopping('1 hour', '7 minutes', '10 minutes'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.cumulating('7 hours', '1 day'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 month'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 day', tz => 'Nowhere/City'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ms', assigner => windowing.tumbling('1.5 milliseconds'), retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ms', assigner => windowing.tumbling('1 day', tz => 'UTC'), retention => 'consume');
 
 -- aggregates: only a select list of plain aggregate calls
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'count(*); DROP TABLE orders');
+    aggregates => 'count(*); DROP TABLE orders', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'count(*) FROM pg_class');
+    aggregates => 'count(*) FROM pg_class', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'amount');
+    aggregates => 'amount', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'sum(amount) + 1');
+    aggregates => 'sum(amount) + 1', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'no_such_agg(amount)');
+    aggregates => 'no_such_agg(amount)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'sum(amount, id)');
+    aggregates => 'sum(amount, id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'count(DISTINCT id)');
+    aggregates => 'count(DISTINCT id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'sum((SELECT 1))');
+    aggregates => 'sum((SELECT 1))', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'string_agg(note, '','')');
+    aggregates => 'string_agg(note, '','')', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'count(*), count(id)');
+    aggregates => 'count(*), count(id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'count(*) AS window_end');
+    aggregates => 'count(*) AS window_end', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => '');
+    aggregates => '', retention => 'consume');
 
 -- durations and options
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    allowed_lateness => '-1 second');
+    allowed_lateness => '-1 second', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    max_out_of_orderness => '1 month');
+    max_out_of_orderness => '1 month', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    emit => 'sometimes');
-SELECT windowing.create_pipeline('', 'orders', 'ts', assigner => windowing.tumbling('1 minute'));
+    emit => 'sometimes', retention => 'consume');
+SELECT windowing.create_pipeline('', 'orders', 'ts', assigner => windowing.tumbling('1 minute'), retention => 'consume');
 
 -- nothing was created by the refused calls
 SELECT count(*) FROM windowing.pipeline;
@@ -63,8 +63,8 @@ SELECT attname FROM pg_attribute WHERE attrelid = 'orders'::regclass AND attnum 
 -- a good one, then the same name again
 SELECT windowing.create_pipeline('p', 'orders', 'ts', '{note}', windowing.tumbling('1 minute'),
     'count(*) AS n, sum(amount) AS total, avg(amount), min(note), max(ts) AS last_at',
-    start => false);
-SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'));
+    start => false, retention => 'consume');
+SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'), retention => 'consume');
 \d p_results
 \d p_late
 

@@ -12,7 +12,7 @@ SELECT windowing.create_pipeline(q, q, 'ts', '{k}', windowing.tumbling('10 milli
     'count(*) AS n, sum(v) AS total, max(v * 2 + length(note)) AS expr, '
     'windowing.collect(upper(note)) AS notes',
     max_out_of_orderness => '2 milliseconds', allowed_lateness => '5 milliseconds',
-    start => false)
+    start => false, retention => 'consume')
 FROM unnest(ARRAY['rd_direct', 'rd_child_parent', 'rd_rls', 'rd_desc']) q;
 -- what the direct scan leaves to SQL
 CREATE TABLE rd_child () INHERITS (rd_child_parent);
@@ -70,7 +70,7 @@ SELECT windowing.create_pipeline('rd_once', 'rd_once', 'ts', '{k}', windowing.tu
     'count(*) AS n, sum(v) AS total, max(v * 2 + length(note)) AS expr, '
     'windowing.collect(upper(note)) AS notes',
     max_out_of_orderness => '2 milliseconds', allowed_lateness => '5 milliseconds',
-    start => false);
+    start => false, retention => 'consume');
 INSERT INTO rd_once (k, ts, v, note)
     SELECT k, ts, v, note FROM rd_direct ORDER BY windowing_seq;
 SELECT windowing.process('rd_once');
@@ -83,7 +83,7 @@ SELECT pg_temp.differences('rd_direct_results', 'rd_once_results',
 CREATE TABLE rd_big (k int, ts bigint, v int, note text);
 CREATE TABLE rd_big_rls (k int, ts bigint, v int, note text);
 SELECT windowing.create_pipeline(q, q, 'ts', '{k}', windowing.tumbling('100 milliseconds'),
-    'count(*) AS n, sum(v) AS total', max_out_of_orderness => '5 milliseconds', start => false)
+    'count(*) AS n, sum(v) AS total', max_out_of_orderness => '5 milliseconds', start => false, retention => 'consume')
 FROM unnest(ARRAY['rd_big', 'rd_big_rls']) q;
 ALTER TABLE rd_big_rls ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
 CREATE POLICY everything ON rd_big_rls USING (true);
@@ -102,7 +102,7 @@ FROM rd_big_late;
 -- a whole-row input
 CREATE TABLE rd_whole (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('rd_whole', 'rd_whole', 'ts', '{k}', windowing.tumbling('10 milliseconds'),
-    'windowing.collect(rd_whole) AS rows', start => false);
+    'windowing.collect(rd_whole) AS rows', start => false, retention => 'consume');
 INSERT INTO rd_whole VALUES (1, 1, 10), (1, 4, 11), (2, 5, 12), (1, 12, 13);
 SELECT windowing.process('rd_whole');
 SELECT windowing.flush('rd_whole');
@@ -120,7 +120,7 @@ FROM rd_whole_results ORDER BY 2, 1;
 CREATE TABLE rd_help (k int, ts bigint, v int, note text);
 SELECT windowing.create_pipeline(p, 'rd_help', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
     'count(*) AS n, sum(v) AS total, max(' || note || ') AS note',
-    max_out_of_orderness => '5 milliseconds', start => false)
+    max_out_of_orderness => '5 milliseconds', start => false, retention => 'consume')
 FROM (VALUES ('rd_help_self', 'note'), ('rd_help', 'note'),
              ('rd_help_rows', 'note || ''''')) p(p, note);
 INSERT INTO rd_help (k, ts, v, note)
@@ -149,7 +149,7 @@ SELECT count(*) AS late FROM rd_help_late;
 BEGIN;
 CREATE TABLE rd_new (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('rd_new', 'rd_new', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
-    'count(*) AS n', start => false);
+    'count(*) AS n', start => false, retention => 'consume');
 INSERT INTO rd_new SELECT i % 7, i, i FROM generate_series(1, 3000) i;
 SET LOCAL windowing.read_helper_rows = 1;
 SELECT windowing.process('rd_new');

@@ -3,7 +3,7 @@
 -- INSERT's path.  Either way the table's constraints and indexes hold.
 CREATE TABLE bulk_src (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('bulk', 'bulk_src', 'ts', '{k}',
-    windowing.tumbling('10 milliseconds'), 'count(*) AS n, sum(v) AS total', start => false);
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n, sum(v) AS total', start => false, retention => 'consume');
 ALTER TABLE bulk_results ADD CONSTRAINT small CHECK (total < 100);
 INSERT INTO bulk_src VALUES (1, 1, 5), (1, 2, 200), (2, 3, 1), (2, 12, 4);
 \set VERBOSITY terse
@@ -37,7 +37,7 @@ DROP TABLE bulk_src;
 -- a result table attached as a partition: INSERT's path checks its bounds
 CREATE TABLE part_src (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('part', 'part_src', 'ts', '{k}',
-    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false);
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false, retention => 'consume');
 CREATE TABLE all_results (LIKE part_results) PARTITION BY RANGE (k);
 ALTER TABLE all_results ATTACH PARTITION part_results FOR VALUES FROM (0) TO (10);
 INSERT INTO part_src VALUES (1, 1, 1), (20, 2, 1), (1, 15, 1);
@@ -55,9 +55,9 @@ DROP TABLE all_results, part_src;
 -- at the index's right edge; windows kept as slices too.
 CREATE TABLE order_src (k int, g bigint, ts bigint);
 SELECT windowing.create_pipeline('ord', 'order_src', 'ts', '{k,g}',
-    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false);
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false, retention => 'consume');
 SELECT windowing.create_pipeline('ord_hop', 'order_src', 'ts', '{k,g}',
-    windowing.hopping('20 milliseconds', '10 milliseconds'), 'count(*) AS n', start => false);
+    windowing.hopping('20 milliseconds', '10 milliseconds'), 'count(*) AS n', start => false, retention => 'consume');
 INSERT INTO order_src VALUES (256, 1, 1), (1, 2, 2), (-2, 1, 3), (NULL, 1, 4),
     (1, 1, 5), (1, NULL, 6), (70000, -1, 7), (1, 2, 25);
 SELECT windowing.process('ord'), windowing.process('ord_hop');
@@ -70,9 +70,35 @@ DROP TABLE order_src;
 -- text by its bytes: the index's order under the C collation
 CREATE TABLE order_text (k text COLLATE "C", ts bigint);
 SELECT windowing.create_pipeline('ord_text', 'order_text', 'ts', '{k}',
-    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false);
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false, retention => 'consume');
 INSERT INTO order_text VALUES ('b', 1), ('ab', 2), (NULL, 3), ('a', 4), ('B', 5), ('', 6), ('a', 25);
 SELECT windowing.process('ord_text');
 SELECT quote_nullable(k) AS k, n FROM ord_text_results ORDER BY ctid;
 SELECT windowing.drop_pipeline('ord_text', drop_tables => true);
 DROP TABLE order_text;
+
+-- Re-fires update result rows in place: an upsert table of a pipeline with
+-- allowed lateness keeps half of each page free, so the updates are HOT
+-- (pruned without vacuum); tables whose rows never change stay full.
+CREATE TABLE refire_src (k int, ts bigint);
+SELECT windowing.create_pipeline('refire', 'refire_src', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), allowed_lateness => '100 milliseconds', start => false, retention => 'consume');
+SELECT windowing.create_pipeline('refire_append', 'refire_src', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), allowed_lateness => '100 milliseconds',
+    emit => 'append', start => false, retention => 'consume');
+SELECT windowing.create_pipeline('refire_never', 'refire_src', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
+SELECT relname, reloptions FROM pg_class WHERE relname LIKE 'refire%_results' ORDER BY 1;
+INSERT INTO refire_src SELECT k, 1 FROM generate_series(1, 20) k;
+INSERT INTO refire_src VALUES (1, 30);
+SELECT windowing.process('refire');
+INSERT INTO refire_src SELECT k, 2 FROM generate_series(1, 20) k;
+BEGIN;
+SELECT windowing.process('refire');
+SELECT pg_stat_get_xact_tuples_updated('refire_results'::regclass) AS updated,
+       pg_stat_get_xact_tuples_hot_updated('refire_results'::regclass) AS hot;
+COMMIT;
+SELECT count(*), sum(count), min(fire_count), max(fire_count) FROM refire_results WHERE k <= 20;
+SELECT windowing.drop_pipeline(p, drop_tables => true)
+FROM unnest(ARRAY['refire', 'refire_append', 'refire_never']) p;
+DROP TABLE refire_src;

@@ -10,7 +10,7 @@ SET ROLE windowing_alice;
 CREATE TABLE alice_events (ts bigint, v int);
 SELECT windowing.create_pipeline('alice', 'alice_events', 'ts',
     assigner => windowing.tumbling('10 milliseconds'), aggregates => 'sum(v) AS total',
-    start => false);
+    start => false, retention => 'consume');
 INSERT INTO alice_events VALUES (1, 1), (2, 2), (15, 3);
 SELECT windowing.process('alice');
 SELECT windowing.flush('alice');
@@ -37,11 +37,11 @@ DELETE FROM windowing.pipeline;
 DELETE FROM windowing.window_state;
 -- nor build a pipeline over a table it cannot alter
 SELECT windowing.create_pipeline('steal', 'alice_events', 'ts',
-    assigner => windowing.tumbling('10 milliseconds'));
+    assigner => windowing.tumbling('10 milliseconds'), retention => 'consume');
 -- a pipeline of bob's reads with bob's rights
 CREATE TABLE bob_events (ts bigint);
 SELECT windowing.create_pipeline('bob', 'bob_events', 'ts',
-    assigner => windowing.tumbling('10 milliseconds'), start => false);
+    assigner => windowing.tumbling('10 milliseconds'), start => false, retention => 'consume');
 -- window states and definitions are the extension's to write, even for
 -- their owner: a forged state would reach C functions as if they had made it
 INSERT INTO bob_events VALUES (1), (2);
@@ -110,7 +110,7 @@ BEGIN
 END $$;
 SELECT windowing.create_pipeline('spied', 'bob_events', 'ts',
     assigner => windowing.tumbling('10 milliseconds'), aggregates => 'sum(public.spy(ts)) AS s',
-    start => false);
+    start => false, retention => 'consume');
 RESET ROLE;
 SELECT windowing.process('spied');
 SELECT who, path FROM seen;
@@ -135,7 +135,7 @@ CREATE TABLE tricks (k int, ts bigint, v int);
 SET search_path = evil, public, pg_catalog;
 SELECT windowing.create_pipeline('tricks', 'tricks', 'ts', '{k}',
     windowing.tumbling('10 milliseconds'), 'count(*) AS n, sum(v) AS s, sum(v + 1) AS s1',
-    allowed_lateness => '10 milliseconds', start => false);
+    allowed_lateness => '10 milliseconds', start => false, retention => 'consume');
 INSERT INTO tricks VALUES (1, 1, 10), (2, 2, 20), (1, 3, 30), (1, 25, 1), (1, 4, 40);
 SELECT windowing.process('tricks');
 SELECT windowing.flush('tricks');
@@ -146,11 +146,16 @@ WHERE name = 'tricks';
 SELECT windowing.drop_pipeline('tricks', drop_tables => true);
 RESET search_path;
 -- every PL/pgSQL or SQL function of the extension not parsed at creation
--- runs with a pinned search_path
+-- runs with a pinned search_path, but create_queue: it runs its caller's
+-- CREATE TABLE as the caller would type it (types and the table's schema
+-- found through the caller's search_path), as the caller, and names
+-- everything else it calls with its schema
 SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
 WHERE p.pronamespace = 'windowing'::regnamespace
   AND (l.lanname = 'plpgsql' OR (l.lanname = 'sql' AND p.prosqlbody IS NULL))
   AND NOT coalesce(p.proconfig @> '{"search_path=pg_catalog, pg_temp"}', false);
+SELECT p.prosecdef, p.proconfig FROM pg_proc p
+WHERE p.oid = 'windowing.create_queue(text,text,text)'::regprocedure;
 
 -- alice may hand her pipeline to a role she can act as, and only to one
 -- (with its queue, whose owner's privileges a pipeline's owner must have)

@@ -7,9 +7,9 @@ SET timezone = 'UTC';
 -- [20,23); the late 7 touches [10,13) at 10 and merges into [7,13).
 CREATE TABLE visits (who text, sec int, ts timestamptz);
 SELECT windowing.create_pipeline('sess', 'visits', 'ts', '{who}', windowing.session('3 seconds'),
-    'count(*) AS n, sum(sec) AS secs', start => false);
+    'count(*) AS n, sum(sec) AS secs', start => false, retention => 'consume');
 SELECT windowing.create_pipeline('sess_stream', 'visits', 'ts', '{who}', windowing.session('3 seconds'),
-    'count(*) AS n, sum(sec) AS secs', emit => 'append', start => false);
+    'count(*) AS n, sum(sec) AS secs', emit => 'append', start => false, retention => 'consume');
 INSERT INTO visits SELECT 'ann', s, '2026-01-01'::timestamptz + s * interval '1 second'
 FROM unnest(ARRAY[1, 2, 10, 7, 20]) s;
 SELECT windowing.process('sess'), windowing.process('sess_stream');
@@ -27,10 +27,10 @@ SELECT count(*) = 3 AS same_stream FROM (
 CREATE TABLE clicks (who text, sec int, ts timestamptz);
 SELECT windowing.create_pipeline('bridge', 'clicks', 'ts', '{who}', windowing.session('3 seconds'),
     'count(*) AS n, sum(sec) AS secs', max_out_of_orderness => NULL,
-    allowed_lateness => '10 seconds', start => false);
+    allowed_lateness => '10 seconds', start => false, retention => 'consume');
 SELECT windowing.create_pipeline('bridge_stream', 'clicks', 'ts', '{who}', windowing.session('3 seconds'),
     'count(*) AS n, sum(sec) AS secs', max_out_of_orderness => NULL,
-    allowed_lateness => '10 seconds', emit => 'append', start => false);
+    allowed_lateness => '10 seconds', emit => 'append', start => false, retention => 'consume');
 INSERT INTO clicks VALUES ('bob', 1, '2026-01-01 00:00:01+00'), ('bob', 10, '2026-01-01 00:00:10+00'),
                           ('eve', 2, '2026-01-01 00:00:02+00');
 SELECT windowing.process('bridge'), windowing.process('bridge_stream');
@@ -55,7 +55,7 @@ SELECT event_time, reason, missed_windows FROM bridge_late;
 -- Dynamic gap: each row's gap from a column.
 CREATE TABLE reads (reader text, ts timestamptz, linger interval);
 SELECT windowing.create_pipeline('reading', 'reads', 'ts', '{reader}', windowing.session_dynamic('linger'),
-    'count(*) AS pages', start => false);
+    'count(*) AS pages', start => false, retention => 'consume');
 INSERT INTO reads VALUES ('kim', '2026-01-01 10:00+00', '10 minutes'), ('kim', '2026-01-01 10:05+00', '30 minutes'),
                          ('kim', '2026-01-01 10:40+00', '10 minutes'), ('kim', '2026-01-01 10:55+00', '5 minutes'),
                          ('kim', '2026-01-01 11:30+00', NULL), ('kim', '2026-01-01 11:40+00', '-1 minute');
@@ -78,7 +78,7 @@ SELECT count(*) AS differences FROM (
 CREATE TABLE many (who int, ts timestamptz, v int);
 SELECT windowing.create_pipeline('many', 'many', 'ts', '{who}', windowing.session('1 minute'),
     'count(*) AS n, sum(v) AS total', max_out_of_orderness => NULL,
-    allowed_lateness => '100 days', start => false);
+    allowed_lateness => '100 days', start => false, retention => 'consume');
 SELECT setseed(0.25);
 INSERT INTO many
 SELECT g % 3, '2026-01-01'::timestamptz + (random() * 100000)::int * interval '1 second', g
@@ -103,10 +103,10 @@ SELECT (SELECT count(*) FROM expected) AS sessions,
 -- Sessions need aggregates that can combine states, and a gap of type interval.
 CREATE AGGREGATE plain_sum(int) (sfunc = int4pl, stype = int, initcond = '0');
 SELECT windowing.create_pipeline('bad', 'clicks', 'ts', '{who}', windowing.session('3 seconds'),
-    'public.plain_sum(sec)');
-SELECT windowing.create_pipeline('bad', 'reads', 'ts', '{reader}', windowing.session_dynamic('reader'));
-SELECT windowing.create_pipeline('bad', 'reads', 'ts', '{reader}', windowing.session_dynamic('nope'));
-SELECT windowing.create_pipeline('bad', 'reads', 'ts', '{reader}', windowing.session('0 seconds'));
+    'public.plain_sum(sec)', retention => 'consume');
+SELECT windowing.create_pipeline('bad', 'reads', 'ts', '{reader}', windowing.session_dynamic('reader'), retention => 'consume');
+SELECT windowing.create_pipeline('bad', 'reads', 'ts', '{reader}', windowing.session_dynamic('nope'), retention => 'consume');
+SELECT windowing.create_pipeline('bad', 'reads', 'ts', '{reader}', windowing.session('0 seconds'), retention => 'consume');
 DROP AGGREGATE plain_sum(int);
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;

@@ -7,7 +7,7 @@ INSERT INTO ticks
 SELECT windowing.create_pipeline(name, 'ticks', 'ts', '{k}',
     windowing.hopping('200 milliseconds', '50 milliseconds', '10 milliseconds'),
     'count(*) AS n, sum(v) AS total, min(v), max(v), avg(v)',
-    max_out_of_orderness => '100 milliseconds', start => false)
+    max_out_of_orderness => '100 milliseconds', start => false, retention => 'consume')
 FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000']) name;
 -- pipelines made before 0.3 keep their state per window
 UPDATE windowing.pipeline SET sliced = false WHERE name LIKE 'w%';
@@ -47,7 +47,7 @@ FROM (VALUES ('s7', 's10000'), ('s7', 'w7'), ('s7', 'w10000')) p(a, b);
 SELECT windowing.create_pipeline(name, 'ticks', 'ts', '{k}',
     windowing.hopping('100 milliseconds', '40 milliseconds'),
     'count(*) AS n, sum(v) AS total, min(v), max(v), avg(v)',
-    max_out_of_orderness => '50 milliseconds', start => false)
+    max_out_of_orderness => '50 milliseconds', start => false, retention => 'consume')
 FROM unnest(ARRAY['g', 'h']) name;
 UPDATE windowing.pipeline SET sliced = false WHERE name = 'h';
 DO $$
@@ -68,7 +68,7 @@ FROM g_results;
 SELECT windowing.create_pipeline(name, 'ticks', 'ts', '{k}',
     windowing.cumulating('30 milliseconds', '300 milliseconds', '10 milliseconds'),
     'count(*) AS n, sum(v) AS total, min(v), max(v), avg(v)',
-    max_out_of_orderness => '100 milliseconds', start => false)
+    max_out_of_orderness => '100 milliseconds', start => false, retention => 'consume')
 FROM unnest(ARRAY['c', 'cw']) name;
 UPDATE windowing.pipeline SET sliced = false WHERE name = 'cw';
 SELECT windowing.process(name, 1500) FROM unnest(ARRAY['c', 'cw']) name;
@@ -103,7 +103,7 @@ INSERT INTO long_ticks
 SELECT count(*) FROM (
   SELECT windowing.create_pipeline(p.name || s.suffix, 'long_ticks', 'ts', '{k}', p.assigner,
       'count(*) AS n, sum(v) AS total', max_out_of_orderness => '20 milliseconds',
-      allowed_lateness => p.lateness::interval, emit => p.emit, start => false)
+      allowed_lateness => p.lateness::interval, emit => p.emit, start => false, retention => 'consume')
   FROM (VALUES ('lh', windowing.hopping('1 second', '250 milliseconds'), 'upsert', '0'),
                ('ls', windowing.session('90 milliseconds'), 'upsert', '0'),
                ('lt', windowing.tumbling('1 second'), 'append', '0'),

@@ -9,7 +9,7 @@ INSERT INTO taps
 SELECT windowing.create_pipeline(name || kind, 'taps', 'ts', '{k}', assigner,
     'count(*) AS n, sum(v) AS total, max(v)',
     max_out_of_orderness => '50 milliseconds', allowed_lateness => lateness,
-    emit => emit, start => false)
+    emit => emit, start => false, retention => 'consume')
 FROM (VALUES ('t', windowing.tumbling('100 milliseconds'), interval '200 milliseconds', 'upsert'),
              ('s', windowing.session('40 milliseconds'), interval '0', 'upsert'),
              ('h', windowing.hopping('100 milliseconds', '25 milliseconds'), interval '0', 'append'))

@@ -13,7 +13,7 @@ CREATE TABLE tx_other (x int);
 CREATE TABLE tx_q (k int, ts timestamptz, v int);
 CREATE FUNCTION pg_temp.make(name text) RETURNS void LANGUAGE sql AS $$
     SELECT windowing.create_pipeline(name, 'tx_q', 'ts', '{k}', windowing.tumbling('1 minute'),
-                                     'count(*) AS n, sum(v) AS s', start => false);
+                                     'count(*) AS n, sum(v) AS s', start => false, retention => 'consume');
 $$;
 CREATE FUNCTION pg_temp.results(name text, OUT n bigint, OUT s bigint) LANGUAGE plpgsql AS $$
 BEGIN
@@ -116,7 +116,7 @@ TRUNCATE tx_q;
 SELECT pg_temp.make('t5');
 CREATE TABLE tx_bad (k int, ts timestamptz, v text);
 SELECT windowing.create_pipeline('t5bad', 'tx_bad', 'ts', '{k}', windowing.tumbling('1 minute'),
-                                 'sum(v::int) AS s', start => false);
+                                 'sum(v::int) AS s', start => false, retention => 'consume');
 INSERT INTO tx_q VALUES (1, '2026-01-01 00:00:01', 1);
 INSERT INTO tx_bad VALUES (1, '2026-01-01 00:00:01', '1'), (1, '2026-01-01 00:00:02', 'n/a');
 DO $$
@@ -226,7 +226,7 @@ SELECT windowing.drop_pipeline('t8', drop_tables => true);
 -- pipeline goes on.
 CREATE TABLE tx_urls (url text, ts timestamptz);
 SELECT windowing.create_pipeline('t10', 'tx_urls', 'ts', '{url}', windowing.tumbling('1 minute'),
-                                 start => false);
+                                 start => false, retention => 'consume');
 INSERT INTO tx_urls VALUES ('https://example.com/a', '2026-01-01 00:00:01');
 INSERT INTO tx_urls SELECT 'https://example.com/?q=' || string_agg(md5(g::text), ''),
                            '2026-01-01 00:00:02' FROM generate_series(1, 120) g;

@@ -7,7 +7,7 @@ SELECT to_regproc('windowing.create_pipeline') IS NULL AS no_pipelines_yet;
 ALTER EXTENSION windowing UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'windowing';
 SELECT to_regproc('windowing.create_pipeline') IS NOT NULL AS pipelines;
--- A fresh install of the default version (windowing--0.5.sql, one script)
+-- A fresh install of the default version (windowing--0.6.sql, one script)
 -- gives the schema that the upgrade chain gave: the same objects, and of
 -- each the same definition and grants.
 CREATE FUNCTION pg_temp.windowing_schema() RETURNS TABLE (what text, name text, detail text)
@@ -104,6 +104,9 @@ SELECT windowing.create_pipeline('upgraded', 'upgrade_events', 'ts', '{k}',
 -- state per window before 0.5, from slices since: it keeps its state per window
 SELECT windowing.create_pipeline('upgraded_cumulate', 'upgrade_events', 'ts', '{k}',
     windowing.cumulating('5 milliseconds', '10 milliseconds'), start => false);
+-- an upsert result table that re-fires: room for HOT updates since 0.6
+SELECT windowing.create_pipeline('upgraded_late', 'upgrade_events', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), allowed_lateness => '5 milliseconds', start => false);
 INSERT INTO upgrade_events VALUES (1, 1), (1, 2), (2, 15);
 SELECT windowing.process('upgraded');
 SELECT windowing.advance_watermark('upgraded', 5::bigint);
@@ -114,10 +117,22 @@ SELECT rows_consumed, last_error FROM windowing.pipeline_stats;
 ALTER EXTENSION windowing UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'windowing';
 SELECT name, sliced FROM windowing.pipeline ORDER BY name;
+SELECT relname, reloptions FROM pg_class WHERE relname LIKE 'upgraded%_results' ORDER BY 1;
+-- the queue is consumed, as it was, numbered on from the shared sequence by
+-- one of its own, which is not the extension's
+SELECT * FROM windowing.queues;
+SELECT pg_get_serial_sequence('upgrade_events', 'windowing_seq') AS sequence,
+       pg_get_expr(d.adbin, d.adrelid) AS old_default
+FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+WHERE a.attrelid = 'upgrade_events'::regclass AND a.attname = 'windowing_seq';
+SELECT count(*) AS extension_members FROM pg_depend
+WHERE refclassid = 'pg_extension'::regclass AND objid = pg_get_serial_sequence('upgrade_events', 'windowing_seq')::regclass;
+INSERT INTO upgrade_events VALUES (1, 20);
+SELECT k, ts, windowing_seq FROM upgrade_events ORDER BY windowing_seq;
 SELECT windowing.process('upgraded');
 SELECT windowing.flush('upgraded');
 SELECT k, window_start, count FROM upgraded_results ORDER BY 1, 2;
-SELECT windowing.drop_pipeline(p, drop_tables => true) FROM unnest(ARRAY['upgraded', 'upgraded_cumulate']) p;
+SELECT windowing.drop_pipeline(p, drop_tables => true) FROM unnest(ARRAY['upgraded', 'upgraded_cumulate', 'upgraded_late']) p;
 DROP TABLE upgrade_events;
 -- the tests that follow start from a fresh install (pipeline ids from 1)
 DROP EXTENSION windowing;

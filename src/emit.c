@@ -31,7 +31,6 @@
 #include "emit.h"
 #include "owner.h"
 #include "plans.h"
-#include "queue.h"
 
 /* The qualified name of a table of the pipeline, which must still exist. */
 char *
@@ -226,7 +225,7 @@ int8_array(Datum *d, int n)
 static void
 run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 {
-	Oid			owner = table_owner(get_relname_relid("window_state",
+	Oid			owner = owner_of_table(get_relname_relid("window_state",
 													  get_namespace_oid("windowing", false)));
 	int			rc = owner_execute(owner, sql, nargs, types, values);
 

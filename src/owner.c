@@ -20,8 +20,10 @@
  */
 #include "compat.h"
 
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/syscache.h"
 
 #include "owner.h"
 #include "plans.h"
@@ -42,6 +44,20 @@ owner_leave(OwnerContext *cx)
 {
 	SetUserIdAndSecContext(cx->caller, cx->caller_sec);
 	AtEOXact_GUC(false, cx->nestlevel);
+}
+
+/* The owner of a table (a queue, or the extension's own). */
+Oid
+owner_of_table(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
 }
 
 int

@@ -24,6 +24,8 @@ typedef struct OwnerContext
 extern void owner_enter(OwnerContext *cx, Oid role);
 extern void owner_leave(OwnerContext *cx);
 
+extern Oid	owner_of_table(Oid relid);
+
 /* One statement through SPI (connected) as "role": the SPI result code. */
 extern int	owner_execute(Oid role, const char *sql, int nargs, Oid *types,
 						  Datum *values);

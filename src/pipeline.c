@@ -22,6 +22,7 @@
  */
 #include "compat.h"
 
+#include "catalog/dependency.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
 #include "catalog/pg_type_d.h"
@@ -602,6 +603,28 @@ tick_snapshot(void)
 }
 
 /*
+ * The last arrival number the queue's identity sequence gave.  The
+ * sequence is the queue's: its owner reads it, since the pipeline's owner
+ * need not have the rights of the queue's (pipelines made before 0.5, or a
+ * queue given to another role since).
+ */
+static int64
+queue_numbered(Oid source)
+{
+	Oid			type = OIDOID;
+	Datum		seq = ObjectIdGetDatum(getIdentitySequence(source,
+														   get_attnum(source, "windowing_seq"),
+														   false));
+	bool		isnull;
+
+	if (owner_execute(owner_of_table(source),
+					  "SELECT COALESCE(pg_catalog.pg_sequence_last_value($1::pg_catalog.regclass), 0)",
+					  1, &type, &seq) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the arrival numbers of a queue");
+	return DatumGetInt64(col(1, &isnull));
+}
+
+/*
  * Opens a tick ending now, scanning from scan_from.  Without scan_from
  * every tick would read the queue from its start, and a step would cost
  * the queue's length rather than its new rows.  A row's transaction id is
@@ -629,9 +652,7 @@ open_tick(Step *s)
 	}
 	if (s->scan_next_xid == NULL)
 	{
-		s->scan_next = DatumGetInt64(query_value("SELECT COALESCE(pg_catalog.pg_sequence_last_value("
-												 "'windowing.queue_seq'::pg_catalog.regclass), 0)",
-												 0, NULL, NULL, &isnull));
+		s->scan_next = queue_numbered(s->source);
 		s->scan_next_xid = psprintf(UINT64_FORMAT,
 									U64FromFullTransactionId(ReadNextFullTransactionId()));
 	}

@@ -11,7 +11,8 @@
  * lets every pipeline of the queue consume what is committed (no producer
  * can add a row meanwhile), and TRUNCATEs it, all in one transaction.  A
  * queue with a paused or failed pipeline is left alone, since that pipeline
- * has yet to read its rows.
+ * has yet to read its rows, and so is a queue whose owner chose to keep its
+ * rows (retention 'keep', held by the queue's trigger).
  *
  * Steps run as each pipeline's owner and the TRUNCATE as the table's
  * owner, so no user code (a TRUNCATE trigger, an aggregate) ever runs with
@@ -27,8 +28,6 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
-#include "utils/syscache.h"
-#include "catalog/pg_class.h"
 
 #include "owner.h"
 #include "pipeline.h"
@@ -67,27 +66,13 @@ running_readers(Oid source, List **readers)
 	return all_running && *readers != NIL;
 }
 
-/* The owner of a table (a queue, or the extension's own). */
-Oid
-table_owner(Oid relid)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
-
 /* Empties the queue as its owner: its TRUNCATE triggers are that owner's code. */
 static void
 truncate_queue(Oid source, const char *qualified)
 {
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (owner_execute(table_owner(source), psprintf("TRUNCATE %s", qualified),
+	if (owner_execute(owner_of_table(source), psprintf("TRUNCATE %s", qualified),
 					  0, NULL, NULL) != SPI_OK_UTILITY)
 		elog(ERROR, "could not truncate %s", qualified);
 	SPI_finish();
@@ -137,32 +122,46 @@ lock_queue(const char *qualified)
 	return locked;
 }
 
-/* Has every pipeline of the queue consumed every row in it? */
+/* The answer of a yes-or-no query about queue $1. */
 static bool
-all_consumed(Oid source, const char *qualified)
+ask_about_queue(const char *sql, Oid source)
 {
 	Oid			argtype = OIDOID;
 	Datum		arg = ObjectIdGetDatum(source);
 	bool		isnull;
-	bool		done;
+	bool		yes;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (execute_cached(psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
-								"WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-								"AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
-								"OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo)))",
-								qualified),
-					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not check queue %s", qualified);
-	done = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (execute_cached(sql, 1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not run: %s", sql);
+	yes = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
-	return done;
+	return yes;
+}
+
+/* Are the queue's rows to be deleted once read (retention 'consume')? */
+static bool
+consumed_queue(Oid source)
+{
+	return ask_about_queue("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
+						   "IS NOT DISTINCT FROM 'consume'", source);
+}
+
+/* Has every pipeline of the queue consumed every row in it? */
+static bool
+all_consumed(Oid source, const char *qualified)
+{
+	return ask_about_queue(psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
+									"WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+									"AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
+									"OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo)))",
+									qualified), source);
 }
 
 /*
- * Empties queue "source" if it has grown past queue_truncate_size and every
- * pipeline reading it can consume it now.  Runs in the caller's
+ * Empties queue "source" if its rows are to be consumed, it has grown past
+ * queue_truncate_size and every pipeline reading it can consume it now.  Runs in the caller's
  * transaction; returns true if the queue was truncated.  While a pipeline
  * steps, *stepping names it, so that the caller can record an error of the
  * step as that pipeline's.
@@ -181,7 +180,8 @@ queue_reclaim(Oid source, const char *volatile *stepping)
 	/* pipelines first, in name order, as a process() call would take them */
 	foreach(lc, readers)
 		pipeline_lock(lfirst(lc));
-	if (!lock_queue(qualified))
+	/* the lock also waits out a change of retention, then sees it */
+	if (!lock_queue(qualified) || !consumed_queue(source))
 		return false;
 	foreach(lc, readers)
 	{

@@ -10,7 +10,6 @@
 extern int	queue_truncate_size;
 extern int	queue_lock_timeout;
 
-extern Oid	table_owner(Oid relid);
 extern bool queue_needs_reclaim(Oid source);
 extern bool queue_reclaim(Oid source, const char *volatile *stepping);
 

@@ -389,7 +389,7 @@ step_pipeline(const char *name)
 	return consumed;
 }
 
-/* The queues of running pipelines, in the round's memory. */
+/* The consumed queues of running pipelines, in the round's memory. */
 static List *
 running_queues(void)
 {
@@ -400,7 +400,8 @@ running_queues(void)
 	begin_catalog_transaction("looking for queues to reclaim");
 	SPI_connect();
 	if (SPI_execute("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
-					" WHERE state OPERATOR(pg_catalog.=) 'running'",
+					" WHERE state OPERATOR(pg_catalog.=) 'running'"
+					" AND windowing._queue_retention(source) OPERATOR(pg_catalog.=) 'consume'",
 					true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the queues");
 	spi_cxt = MemoryContextSwitchTo(round_cxt);

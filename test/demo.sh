@@ -59,7 +59,7 @@ CREATE TABLE clicks (sec int, ts timestamptz);
 SELECT windowing.create_pipeline('clicks', 'clicks', 'ts',
     assigner => windowing.tumbling('5 seconds'), aggregates => 'count(*) AS n, sum(sec) AS secs',
     max_out_of_orderness => '2 seconds', allowed_lateness => '3 seconds',
-    emit => 'append', start => false);
+    emit => 'append', start => false, retention => 'consume');
 \o
 INSERT INTO clicks SELECT s, timestamptz '2026-01-01 00:00+00' + s * interval '1 second'
 FROM unnest(ARRAY[1, 2, 4, 6, 3, 8, 2, 11, 1, 13]) s;

@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS seen (watermark bigint, at timestamptz);
 TRUNCATE seen;
 SELECT windowing.create_pipeline('lat', 'events', 'ts', '{key}',
 	windowing.tumbling('1 second'), 'count(*) AS n, sum(value) AS total',
-	max_out_of_orderness => '0');
+	max_out_of_orderness => '0', retention => 'consume');
 SQL
 	[ "$1" = wake ] || sql -c 'DROP TRIGGER windowing_wake ON events'
 	# the worker is up
@@ -154,7 +154,7 @@ SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines;
 TRUNCATE events;
 SELECT windowing.create_pipeline('bound', 'events', 'ts', '{key}',
 	windowing.tumbling('1 minute'), 'count(*) AS n, sum(value) AS total',
-	max_out_of_orderness => '2 seconds', late_table => '');
+	max_out_of_orderness => '2 seconds', late_table => '', retention => 'consume');
 SQL
 	sed "s/generate_series(1, $BATCH)/generate_series(1, $per_txn)/" "$DIR/producer.sql" >"$DIR/bulk.sql"
 	chmod a+r "$DIR/bulk.sql"

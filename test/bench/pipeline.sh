@@ -112,7 +112,7 @@ prepare() {
 CREATE TABLE queue (key int, ts timestamptz, value int);
 -- autovacuum would run in the middle of the timings
 ALTER TABLE queue SET (autovacuum_enabled = false);
-SELECT windowing.create_pipeline('p', $(printf "$PIPELINE_ARGS" "windowing.tumbling('1 minute')"));
+SELECT windowing.create_pipeline('p', $(printf "$PIPELINE_ARGS" "windowing.tumbling('1 minute')"), retention => 'consume');
 SELECT windowing.drop_pipeline('p', true);
 SQL
 	load_queue "$ROWS_FILE"
@@ -147,7 +147,7 @@ new_pipeline() {
 	# shellcheck disable=SC2059
 	sql >/dev/null <<SQL
 SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines;
-SELECT windowing.create_pipeline('p', $(printf "$PIPELINE_ARGS" "$1"));
+SELECT windowing.create_pipeline('p', $(printf "$PIPELINE_ARGS" "$1"), retention => 'consume');
 CHECKPOINT;
 SQL
 }

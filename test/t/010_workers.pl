@@ -41,7 +41,7 @@ $node->safe_psql('app', 'CREATE TABLE clicks (user_id int, ts timestamptz)');
 # without any process() call.
 $node->safe_psql('app', q{
 	SELECT windowing.create_pipeline('per_minute', 'clicks', 'ts', '{user_id}',
-		windowing.tumbling('1 minute'));
+		windowing.tumbling('1 minute'), retention => 'consume');
 });
 ok($node->poll_query_until('app', $workers_in_app, '1'),
 	'a worker starts once a pipeline runs');

@@ -26,12 +26,12 @@ CREATE TABLE events (k int, ts bigint, v int);
 CREATE TABLE truth (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('sums', 'events', 'ts', '{k}',
     windowing.tumbling('100 milliseconds'), 'count(*) AS n, sum(v) AS total',
-    max_out_of_orderness => '0');
+    max_out_of_orderness => '0', retention => 'consume');
 SELECT windowing.create_pipeline('fires', 'events', 'ts', '{k}',
     windowing.hopping('200 milliseconds', '100 milliseconds'), 'count(*) AS n',
-    emit => 'append');
+    emit => 'append', retention => 'consume');
 SELECT windowing.create_pipeline('sess', 'events', 'ts', '{k}',
-    windowing.session('8 milliseconds'), 'count(*) AS n, sum(v) AS total');
+    windowing.session('8 milliseconds'), 'count(*) AS n, sum(v) AS total', retention => 'consume');
 });
 
 sub worker_pid

@@ -32,7 +32,7 @@ sub create
 SELECT windowing.create_pipeline('$name', 'events', 'ts', '{k}',
     windowing.hopping('300 milliseconds', '100 milliseconds'),
     'count(*) AS n, sum(v) AS total, max(v)', max_out_of_orderness => '40 milliseconds',
-    allowed_lateness => '20 milliseconds', emit => 'append', start => false)});
+    allowed_lateness => '20 milliseconds', emit => 'append', start => false, retention => 'consume')});
 }
 
 # Steps of 500 rows, each reading the state the previous one left.
@@ -115,7 +115,7 @@ CREATE EXTENSION windowing;
 CREATE TABLE events (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('sums', 'events', 'ts', '{k}',
     windowing.tumbling('100 milliseconds'), 'count(*) AS n, sum(v) AS total',
-    start => false)});
+    start => false, retention => 'consume')});
 }
 for my $round (0 .. 3)
 {

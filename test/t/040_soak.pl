@@ -47,13 +47,13 @@ CREATE TABLE events (id bigint, k int, ts bigint, v int, late boolean);
 CREATE TABLE truth (id bigint, k int, ts bigint, v int, late boolean, seq bigint);
 SELECT windowing.create_pipeline('tum', 'events', 'ts', '{k}',
     windowing.tumbling('1 second'), 'count(*) AS n, sum(v) AS total',
-    max_out_of_orderness => '5 seconds', allowed_lateness => '1 second');
+    max_out_of_orderness => '5 seconds', allowed_lateness => '1 second', retention => 'consume');
 SELECT windowing.create_pipeline('hop', 'events', 'ts', '{k}',
     windowing.hopping('2 seconds', '1 second'), 'count(*) AS n, sum(v) AS total',
-    max_out_of_orderness => '5 seconds', allowed_lateness => '1 second', emit => 'append');
+    max_out_of_orderness => '5 seconds', allowed_lateness => '1 second', emit => 'append', retention => 'consume');
 SELECT windowing.create_pipeline('ses', 'events', 'ts', '{k}',
     windowing.session('3 milliseconds'), 'count(*) AS n, sum(v) AS total',
-    max_out_of_orderness => '5 seconds', allowed_lateness => '1 second');
+    max_out_of_orderness => '5 seconds', allowed_lateness => '1 second', retention => 'consume');
 CREATE FUNCTION produce(late_share float8) RETURNS void LANGUAGE sql AS $$
   WITH r AS (
     SELECT nextval('ids') AS id, (random() * 6)::int AS k, random() < late_share AS late,

@@ -92,9 +92,9 @@ for my $db (@dbs)
 CREATE TABLE events (k int, ts bigint, v int, note text);
 CREATE TABLE truth (k int, ts bigint, v int, note text);
 SELECT windowing.create_pipeline('$db', 'events', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
-    'count(*) AS n, sum(v) AS total, sum(note::int) AS notes');
+    'count(*) AS n, sum(v) AS total, sum(note::int) AS notes', retention => 'consume');
 SELECT windowing.create_pipeline('${db}_ok', 'events', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
-    'count(*) AS n, sum(v) AS total');});
+    'count(*) AS n, sum(v) AS total', retention => 'consume');});
 	produce($db, 1);
 	ok(consumed($db, $db, 50) && consumed($db, "${db}_ok", 50), "$db: both pipelines run");
 }

@@ -1,7 +1,8 @@
 # What happens to running pipelines when what they live in goes away, with
 # the worker busy in a step:
 # - DROP EXTENSION is refused while queues and late tables depend on it;
-#   with CASCADE it waits for the step, and the worker leaves quietly.
+#   with CASCADE it waits for the step, and the worker leaves quietly;
+#   producers keep inserting into the queue.
 # - DROP DATABASE succeeds even in the middle of a round of long steps:
 #   the worker looks for a waiting DROP before every step.
 # - DROP ROLE of a pipeline's owner is refused while the role owns the
@@ -56,13 +57,13 @@ sub wait_for_step_of
 create_database('ext');
 $node->safe_psql('ext', q{
 SELECT windowing.create_pipeline('slow', 'events', 'ts', '{k}',
-    windowing.tumbling('100 milliseconds'), 'public.slow_sum(v) AS total');
+    windowing.tumbling('100 milliseconds'), 'public.slow_sum(v) AS total', retention => 'consume');
 INSERT INTO events SELECT i % 3, i, i FROM generate_series(1, 1500) i;});
 wait_for_step_of('ext', 'slow');
 my ($ret, $out, $err) = $node->psql('ext', 'DROP EXTENSION windowing');
 like($err, qr/ERROR:  cannot drop extension windowing because other objects depend on it
 DETAIL:  column missed_windows of table slow_late depends on type windowing.bigint_window\[\]
-default value for column windowing_seq of table events depends on sequence windowing.queue_seq/,
+trigger windowing_wake on table events depends on function windowing._queue_rows_added\(\)/,
 	'DROP EXTENSION is refused while a queue and a late table use its objects');
 ok($node->poll_query_until('ext',
 		q{SELECT rows_consumed = 1500 FROM windowing.pipeline_stats WHERE name = 'slow'}),
@@ -80,16 +81,15 @@ like($log, qr/windowing worker for database "ext" leaves: no extension with pipe
 unlike($log, qr/ERROR|exited with exit code 1/, 'without an error');
 is($node->safe_psql('ext', 'SELECT count(*) FROM events'), '3000', 'the queue keeps its rows');
 ($ret, $out, $err) = $node->psql('ext', 'INSERT INTO events VALUES (1, 1, 1)');
-like($err, qr/null value in column "windowing_seq" of relation "events" violates not-null constraint/,
-	'and its arrival numbers lost their default: producers must drop the columns');
-$node->safe_psql('ext', 'ALTER TABLE events DROP COLUMN windowing_xid, DROP COLUMN windowing_seq;
-	INSERT INTO events VALUES (1, 1, 1)');
+is($err, '', 'and producers go on inserting: its columns need nothing of the extension');
+is($node->safe_psql('ext', 'SELECT max(windowing_seq) FROM events'), '3001',
+	'numbered by its own sequence');
 
 # DROP DATABASE while the worker has a round of ten one-second steps ahead.
 create_database('busy');
 $node->safe_psql('busy', q{
 SELECT windowing.create_pipeline(format('p%s', i), 'events', 'ts', '{k}',
-    windowing.tumbling('100 milliseconds'), 'public.slow_sum(v) AS total')
+    windowing.tumbling('100 milliseconds'), 'public.slow_sum(v) AS total', retention => 'consume')
 FROM generate_series(1, 10) i;
 INSERT INTO events SELECT i % 3, i, i FROM generate_series(1, 1000) i;});
 wait_for_step_of('busy', 'p1');
@@ -105,7 +105,7 @@ $node->safe_psql('own', q{
 SET ROLE carol;
 CREATE TABLE mine (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('mine', 'mine', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
-    'count(*) AS n, sum(v) AS total');
+    'count(*) AS n, sum(v) AS total', retention => 'consume');
 INSERT INTO mine SELECT i % 3, i, i FROM generate_series(1, 1000) i;});
 ok($node->poll_query_until('own',
 		q{SELECT rows_consumed = 1000 FROM windowing.pipeline_stats WHERE name = 'mine'}),
@@ -113,6 +113,7 @@ ok($node->poll_query_until('own',
 ($ret, $out, $err) = $node->psql('own', 'DROP ROLE carol');
 like($err, qr/ERROR:  role "carol" cannot be dropped because some objects depend on it
 DETAIL:  owner of table mine
+owner of sequence mine_windowing_seq_seq
 owner of table mine_results
 owner of table mine_late/, 'DROP ROLE of the owner is refused, naming the pipeline\'s tables');
 
@@ -147,7 +148,7 @@ $node->safe_psql('theirs', q{
 CREATE ROLE erin;
 SET ROLE erin;
 CREATE TABLE hers (k int, ts bigint);
-SELECT windowing.create_pipeline('hers', 'hers', 'ts', assigner => windowing.tumbling('1 second'));});
+SELECT windowing.create_pipeline('hers', 'hers', 'ts', assigner => windowing.tumbling('1 second'), retention => 'consume');});
 $node->safe_psql('theirs', 'DROP OWNED BY erin');
 ok($node->poll_query_until('theirs',
 		q{SELECT state = 'failed' FROM windowing.pipeline_stats WHERE name = 'hers'}),

@@ -32,7 +32,7 @@ CREATE EXTENSION windowing;
 CREATE TABLE events (k int, ts bigint, v numeric);
 SELECT windowing.create_pipeline('sums', 'events', 'ts', '{k}',
     windowing.tumbling('1 second'), 'count(*) AS n, sum(v) AS total, avg(v), max(v)',
-    max_out_of_orderness => '100 milliseconds');
+    max_out_of_orderness => '100 milliseconds', retention => 'consume');
 });
 
 my $worker = q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'};

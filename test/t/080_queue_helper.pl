@@ -21,12 +21,12 @@ CREATE EXTENSION windowing;
 CREATE TABLE events (k int, ts bigint, v int, note text);
 SELECT windowing.create_pipeline(p, 'events', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
     'count(*) AS n, sum(v) AS total, max(note) AS note', max_out_of_orderness => '5 milliseconds',
-    start => false)
+    start => false, retention => 'consume')
 FROM unnest(ARRAY['self', 'helped', 'no_slot']) p;
 SELECT windowing.create_pipeline('helped_rows', 'events', 'ts', '{k}',
     windowing.tumbling('100 milliseconds'),
     'count(*) AS n, sum(v) AS total, max(note || '''') AS note',
-    max_out_of_orderness => '5 milliseconds', start => false);
+    max_out_of_orderness => '5 milliseconds', start => false, retention => 'consume');
 INSERT INTO events (k, ts, v, note)
     SELECT i % 13, i + (i * 7) % 11, i, repeat('z', i % 90) || i FROM generate_series(1, 50000) i;
 });
@@ -74,7 +74,7 @@ $node->safe_psql('postgres', q{
 CREATE TABLE slow (k int, ts bigint, v int, note text);
 SELECT windowing.create_pipeline(p, 'slow', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
     'count(*) AS n, ' || total || ' AS total', max_out_of_orderness => '5 milliseconds',
-    start => false)
+    start => false, retention => 'consume')
 FROM (VALUES ('slow_self', 'sum(v)'),
              ('slow_helped', 'sum(v + length(pg_sleep(0.0002)::text))')) p(p, total);
 INSERT INTO slow (k, ts, v, note)

@@ -3,7 +3,7 @@
 # big tick open, and producers keep committing meanwhile: the reclaim must
 # still consume every committed row before it truncates, without an error,
 # so that nothing is lost, nothing counted twice, and the worker keeps
-# running.
+# running.  A queue whose rows are kept is never emptied.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -23,7 +23,7 @@ $node->safe_psql('postgres', q{
 CREATE EXTENSION windowing;
 CREATE TABLE q (k int, ts timestamptz, v int);
 SELECT windowing.create_pipeline('t', 'q', 'ts', '{k}', windowing.tumbling('1 day'),
-                                 'count(*) AS n, sum(v) AS s');});
+                                 'count(*) AS n, sum(v) AS s', retention => 'consume');});
 
 # A trickle of one committed row every 10 ms, then a batch of 300,000 rows
 # while it runs; all in one day's windows, so that no row is late.
@@ -58,6 +58,25 @@ is($node->safe_psql('postgres', 'SELECT sum(n), sum(s) FROM t_results'),
 	'300400|300400', 'each row counted once');
 cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM q'),
 	'<', 300400, 'the queue was emptied meanwhile');
+
+# A kept queue is never emptied, however big: the worker passes it by.
+$node->safe_psql('postgres', q{
+CREATE TABLE kq (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('kt', 'kq', 'ts', '{k}', windowing.tumbling('1 day'),
+                                 retention => 'keep');
+INSERT INTO kq SELECT g % 10, '2026-01-01'::timestamptz + g * interval '1 ms', 1
+FROM generate_series(1, 50000) g;});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 50000 FROM windowing.pipeline WHERE name = 'kt'}),
+	'the kept queue is consumed');
+cmp_ok($node->safe_psql('postgres', q{SELECT pg_relation_size('kq')}),
+	'>', 1024 * 1024, 'past windowing.queue_truncate_size');
+# one more round of the worker, which would empty a consumed queue now
+$node->safe_psql('postgres', q{INSERT INTO kq VALUES (1, '2026-01-01 02:00', 1)});
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 50001 FROM windowing.pipeline WHERE name = 'kt'}),
+	'and its next rows too');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM kq'), '50001', 'but never emptied');
 
 my $log = slurp_file($node->logfile);
 unlike($log, qr/still has rows to consume/, 'reclaim never found rows left behind');

@@ -28,9 +28,9 @@ CREATE AGGREGATE slow_sum(int) (SFUNC = slow_add, STYPE = bigint, INITCOND = '0'
 CREATE TABLE busy (k int, ts bigint, v int);
 CREATE TABLE small (k int, ts bigint, v int);
 SELECT windowing.create_pipeline('busy', 'busy', 'ts', '{k}', windowing.tumbling('1 second'),
-                                 'count(*) AS n, public.slow_sum(v) AS total');
+                                 'count(*) AS n, public.slow_sum(v) AS total', retention => 'consume');
 SELECT windowing.create_pipeline('small', 'small', 'ts', '{k}', windowing.tumbling('1 second'),
-                                 'count(*) AS n');
+                                 'count(*) AS n', retention => 'consume');
 INSERT INTO busy SELECT i % 5, i, 1 FROM generate_series(1, 8000) i;});
 
 # The busy pipeline has started on its backlog.
