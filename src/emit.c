@@ -563,13 +563,13 @@ emit_firings_as_fired(const EmitTarget *t, const Operator *op)
 /*
  * The firings to write: every one in append mode; in upsert mode only the
  * last of each window (and none of sessions merged away), so that one
- * statement never touches a row twice.
+ * statement never touches a row twice.  Windows are told apart by their
+ * bounds: the firings of a window made of slices have one identity each.
  */
 static List *
 firings_to_write(const EmitTarget *t, Operator *op)
 {
 	List	   *out = NIL;
-	HASHCTL		ctl;
 	HTAB	   *seen;
 
 	/* nothing to choose */
@@ -586,10 +586,7 @@ firings_to_write(const EmitTarget *t, Operator *op)
 		}
 		return out;
 	}
-	ctl.keysize = sizeof(WindowRef *);
-	ctl.entrysize = sizeof(WindowRef *);
-	ctl.hcxt = CurrentMemoryContext;
-	seen = hash_create("windowing firings", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	seen = op_window_table("windowing firings", sizeof(WindowKey));
 	/* newest first, filling an array from its end: linear, unlike lcons */
 	{
 		int			n = list_length(op->firings);
@@ -603,7 +600,7 @@ firings_to_write(const EmitTarget *t, Operator *op)
 
 			if (f->values == NULL || f->win->merged_away)
 				continue;
-			hash_search(seen, &f->win, HASH_ENTER, &found);
+			hash_search(seen, &f->win->k, HASH_ENTER, &found);
 			if (!found)
 				keep[--first] = f;
 		}

@@ -76,8 +76,8 @@ window_match(const void *a, const void *b, Size keysize)
 #include "lib/simplehash.h"
 
 /* A table of windows (entries led by their WindowKey) in the current context. */
-static HTAB *
-windows_table(const char *name, Size entrysize)
+HTAB *
+op_window_table(const char *name, Size entrysize)
 {
 	HASHCTL		ctl;
 
@@ -906,7 +906,7 @@ op_changes(Operator *op, Size *size)
 HTAB *
 op_stored_begin(void)
 {
-	return windows_table("windowing stored windows", sizeof(SavedWindow));
+	return op_window_table("windowing stored windows", sizeof(SavedWindow));
 }
 
 void

@@ -147,6 +147,7 @@ extern void op_load_image(Operator *op, const char *image, Size size);
 extern bool op_image_valid(const char *image, Size size);
 extern int64 op_image_windows(const char *image);
 extern char *op_changes(Operator *op, Size *size);
+extern HTAB *op_window_table(const char *name, Size entrysize);
 extern HTAB *op_stored_begin(void);
 extern void op_stored_row(HTAB *stored, bytea *key, int64 start, int64 end,
 						  int fire_count, bytea *state);
