@@ -7,6 +7,10 @@
  * were.  Rows are numbered by each queue's own identity sequence instead of
  * the extension's shared one, so producers' inserts outlive the extension.
  *
+ * Sliding and cumulating windows with allowed lateness are kept as
+ * slices, as those without it are; pipelines made before keep their state
+ * per window.
+ *
  * Upsert result tables of pipelines with allowed lateness keep room on
  * each page (fillfactor 50).  A re-fire updates the window's result row:
  * with full pages the new version goes to another page, the index gets a
@@ -284,6 +288,12 @@ $$;
 -- out of the extension first, which also takes it off the list pg_dump dumps
 ALTER EXTENSION windowing DROP SEQUENCE windowing.queue_seq;
 DROP SEQUENCE windowing.queue_seq;
+
+-- Sliding and cumulating windows with allowed lateness are computed from
+-- slices from 0.6 on (slices.c).  Such a pipeline made before keeps its
+-- state per window, which is what its stored windows are.
+UPDATE windowing.pipeline SET sliced = false
+WHERE allowed_lateness OPERATOR(pg_catalog.<>) '0'::pg_catalog.interval;
 
 DO $$
 DECLARE

@@ -1,6 +1,7 @@
 -- Sliding windows computed from slices (the default for pipelines created
--- from 0.3 on, when nothing is allowed late) give exactly what per-window
--- state gives: same results, same late rows, whatever the step size.
+-- from 0.3 on, and from 0.5 on with allowed lateness too) give exactly what
+-- per-window state gives: same results, same late rows, whatever the step
+-- size.
 CREATE TABLE ticks (k int, ts bigint, v int);
 INSERT INTO ticks
   SELECT i % 5, (i * 7919) % 400 + i * 3, i % 17 FROM generate_series(1, 3000) i;
@@ -143,3 +144,124 @@ SELECT count(*) FROM (
   FROM unnest(ARRAY['s7', 's10000', 'w7', 'w10000', 'g', 'h', 'c', 'cw', 'lh_one', 'lh_steps',
                     'ls_one', 'ls_steps', 'lt_one', 'lt_steps', 'la_one', 'la_steps']) name) d;
 DROP TABLE ticks, long_ticks;
+
+-- Sliding and cumulating windows with allowed lateness from slices too: a
+-- row late for windows still alive fires each of them again with its whole
+-- result, slices stay until their last window is cleaned up, and cleaned
+-- up windows become final.  By hand first: hopping 10 / 5 ms, lateness
+-- 10 ms, the watermark one tick behind the latest row.
+CREATE TABLE few (k int, ts bigint);
+SELECT windowing.create_pipeline(name, 'few', 'ts', '{k}',
+    windowing.hopping('10 milliseconds', '5 milliseconds'), 'count(*) AS n, sum(ts) AS total',
+    allowed_lateness => '10 milliseconds', emit => emit, start => false)
+FROM (VALUES ('fs', 'upsert'), ('fw', 'upsert'), ('fa', 'append'), ('faw', 'append')) p(name, emit);
+UPDATE windowing.pipeline SET sliced = false WHERE name IN ('fw', 'faw');
+SELECT name, sliced FROM windowing.pipeline WHERE name LIKE 'f%' ORDER BY name;
+-- one row a step: 3 and 12 fire [-5,5) and [0,10); 4 and 1 fire them again;
+-- 16 fires [5,15) and cleans up [-5,5); 2 misses it; 30 fires [10,20)
+-- past its cleanup time and [15,25), and cleans up up to [10,20); 7 and 14
+-- miss every window; 17 misses [10,20) and fires [15,25) again; 21 is the
+-- first row of [20,30), fired already: it fires at once
+INSERT INTO few SELECT 1, ts FROM unnest(ARRAY[3, 12, 4, 1, 16, 2, 30, 7, 14, 17, 21]) ts;
+DO $$
+BEGIN
+    FOR i IN 1..11 LOOP
+        PERFORM windowing.process(name, 1) FROM unnest(ARRAY['fs', 'fw', 'fa', 'faw']) name;
+    END LOOP;
+END $$;
+SELECT window_start, window_end, n, total, fire_count, is_final FROM fs_results ORDER BY window_end;
+SELECT window_start, window_end, n, total, fire_count, is_final FROM fa_results
+ORDER BY window_end, fire_count;
+SELECT event_time, watermark, reason, missed_windows FROM fs_late ORDER BY event_time;
+SELECT windowing.flush(name) FROM unnest(ARRAY['fs', 'fw', 'fa', 'faw']) name;
+SELECT window_start, window_end, n, total, fire_count, is_final FROM fs_results ORDER BY window_end;
+SELECT count(*) AS firings FROM fa_results;
+SELECT a, pg_temp.differences(a || '_results', b || '_results',
+           'k, window_start, window_end, n, total, fire_count, is_final') AS results,
+       pg_temp.differences(a || '_late', b || '_late',
+           'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows
+FROM (VALUES ('fs', 'fw'), ('fa', 'faw')) p(a, b);
+
+-- Rows out of order by up to 89 ms, every eleventh 200 ms more, and the
+-- time jumping 1 s ahead every 300 rows, for sliding windows (slices of a
+-- fifth of a window, of 20 ms where the size is not a multiple of the
+-- slide, and slices that are whole windows) and cumulating ones, upsert
+-- and append; "s" in steps of 37 rows, "r" too but with its state read
+-- back from the heap every third step, "w" with state per window.  The
+-- watermark is moved 60 ms ahead by hand at the eighth step.
+CREATE TABLE lates (k int, ts bigint, v int);
+INSERT INTO lates
+  SELECT i % 3, i * 4 + (i / 300) * 1000 - (i * 7919) % 90 - CASE WHEN i % 11 = 0 THEN 200 ELSE 0 END,
+         i % 13
+  FROM generate_series(1, 1500) i;
+SELECT count(*) FROM (
+  SELECT windowing.create_pipeline(a.kind || e.emit || v.variant, 'lates', 'ts', '{k}', a.assigner,
+      'count(*) AS n, sum(v) AS total, max(v)', max_out_of_orderness => '30 milliseconds',
+      allowed_lateness => '50 milliseconds', emit => e.mode, start => false)
+  FROM (VALUES ('h', windowing.hopping('100 milliseconds', '20 milliseconds')),
+               ('g', windowing.hopping('100 milliseconds', '40 milliseconds')),
+               ('d', windowing.hopping('20 milliseconds', '60 milliseconds')),
+               ('c', windowing.cumulating('20 milliseconds', '100 milliseconds'))) a(kind, assigner),
+       (VALUES ('u', 'upsert'), ('a', 'append')) e(emit, mode),
+       (VALUES ('s'), ('r'), ('w')) v(variant)) c;
+UPDATE windowing.pipeline SET sliced = false WHERE name LIKE '__w';
+SELECT count(*) FILTER (WHERE sliced) AS sliced, count(*) FILTER (WHERE NOT sliced) AS per_window
+FROM windowing.pipeline WHERE name ~ '^[hgdc][ua][srw]$';
+CREATE PROCEDURE pg_temp.late_steps(p_name text, reread boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    i int := 0;
+BEGIN
+    LOOP
+        IF reread AND i % 3 = 2 THEN
+            PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = p_name;
+        END IF;
+        IF i = 8 THEN
+            PERFORM windowing.advance_watermark(p_name, watermark + 60)
+            FROM windowing.pipeline WHERE name = p_name;
+        END IF;
+        EXIT WHEN windowing.process(p_name, 37) = 0;
+        COMMIT;
+        i := i + 1;
+    END LOOP;
+    PERFORM windowing.flush(p_name);
+    COMMIT;
+END
+$$;
+DO $$
+DECLARE
+    p text;
+BEGIN
+    FOR p IN SELECT name FROM windowing.pipeline WHERE name ~ '^[hgdc][ua][srw]$' ORDER BY name LOOP
+        CALL pg_temp.late_steps(p, p LIKE '__r');
+    END LOOP;
+END $$;
+SELECT name, pg_temp.differences(name || '_results', replace(name, 's', 'w') || '_results',
+           'k, window_start, window_end, n, total, max, fire_count, is_final') AS results,
+       pg_temp.differences(name || '_late', replace(name, 's', 'w') || '_late',
+           'event_time, watermark, reason, missed_windows, row_data::text') AS late_rows,
+       pg_temp.differences(replace(name, 's', 'r') || '_results', replace(name, 's', 'w') || '_results',
+           'k, window_start, window_end, n, total, max, fire_count, is_final') AS reread_results,
+       pg_temp.differences(replace(name, 's', 'r') || '_late', replace(name, 's', 'w') || '_late',
+           'event_time, watermark, reason, missed_windows, row_data::text') AS reread_late_rows
+FROM unnest(ARRAY['hus', 'has', 'gus', 'gas', 'dus', 'das', 'cus', 'cas']) name;
+-- what they went through: windows fired again, rows late for some windows
+-- and for all
+SELECT 'hus' AS name, count(*) AS windows, count(*) FILTER (WHERE fire_count > 1) AS refired,
+       max(fire_count) AS most_fires, count(*) FILTER (WHERE NOT is_final) AS not_final
+FROM hus_results
+UNION ALL SELECT 'dus', count(*), count(*) FILTER (WHERE fire_count > 1), max(fire_count),
+       count(*) FILTER (WHERE NOT is_final) FROM dus_results
+UNION ALL SELECT 'cus', count(*), count(*) FILTER (WHERE fire_count > 1), max(fire_count),
+       count(*) FILTER (WHERE NOT is_final) FROM cus_results;
+SELECT 'has' AS name, count(*) AS firings, count(*) FILTER (WHERE fire_count > 1) AS refires,
+       count(*) FILTER (WHERE is_final) AS final_when_fired FROM has_results;
+SELECT 'hus' AS name, reason, count(*) AS late_rows FROM hus_late GROUP BY reason
+UNION ALL SELECT 'cus', reason, count(*) FROM cus_late GROUP BY reason
+ORDER BY name, reason;
+
+SELECT count(*) FROM (
+  SELECT windowing.drop_pipeline(name, true) FROM windowing.pipeline
+  WHERE name ~ '^[hgdc][ua][srw]$' OR name IN ('fs', 'fw', 'fa', 'faw')) d;
+DROP TABLE few, lates;
+

@@ -107,6 +107,11 @@ SELECT windowing.create_pipeline('upgraded_cumulate', 'upgrade_events', 'ts', '{
 -- an upsert result table that re-fires: room for HOT updates since 0.6
 SELECT windowing.create_pipeline('upgraded_late', 'upgrade_events', 'ts', '{k}',
     windowing.tumbling('10 milliseconds'), allowed_lateness => '5 milliseconds', start => false);
+-- sliding windows with allowed lateness: state per window before 0.6, from
+-- slices since: it keeps its state per window
+SELECT windowing.create_pipeline('upgraded_late_hop', 'upgrade_events', 'ts', '{k}',
+    windowing.hopping('10 milliseconds', '5 milliseconds'), allowed_lateness => '5 milliseconds',
+    start => false);
 INSERT INTO upgrade_events VALUES (1, 1), (1, 2), (2, 15);
 SELECT windowing.process('upgraded');
 SELECT windowing.advance_watermark('upgraded', 5::bigint);
@@ -132,7 +137,8 @@ SELECT k, ts, windowing_seq FROM upgrade_events ORDER BY windowing_seq;
 SELECT windowing.process('upgraded');
 SELECT windowing.flush('upgraded');
 SELECT k, window_start, count FROM upgraded_results ORDER BY 1, 2;
-SELECT windowing.drop_pipeline(p, drop_tables => true) FROM unnest(ARRAY['upgraded', 'upgraded_cumulate', 'upgraded_late']) p;
+SELECT windowing.drop_pipeline(p, drop_tables => true)
+FROM unnest(ARRAY['upgraded', 'upgraded_cumulate', 'upgraded_late', 'upgraded_late_hop']) p;
 DROP TABLE upgrade_events;
 -- the tests that follow start from a fresh install (pipeline ids from 1)
 DROP EXTENSION windowing;

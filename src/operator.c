@@ -159,6 +159,8 @@ op_key_entries(Operator *op, bytea *key)
 		sk->live = NIL;
 		sk->in_timers = false;
 		sk->swag = NULL;
+		sk->in_cleanups = false;
+		sk->refired = NIL;
 		sk->unsorted = false;
 	}
 	return sk;
@@ -221,7 +223,7 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->counting = spec->kind == WK_COUNT;
 	if (op->counting)
 		op->slice = wm_gcd(spec->rows, spec->rows_slide);
-	op->sliced = can_slice(spec, agg, lateness, may_slice);
+	op->sliced = can_slice(spec, agg, may_slice);
 	if (op->sliced)
 		slices_init(op);
 	if (spec->kind == WK_SESSION || op->counting || op->sliced)
@@ -405,23 +407,27 @@ op_leave(Operator *op, WindowEntry *e)
 	op->leaving = lappend(op->leaving, e);
 }
 
-/* A window's end of life after it fired: its last result becomes final. */
-static void
-finalize(Operator *op, WindowEntry *e)
+/* A firing without results: the window's last result becomes final. */
+void
+op_final(Operator *op, WindowRef *ref, int fire_count)
 {
-	MemoryContext old;
-	Firing	   *f;
+	MemoryContext old = MemoryContextSwitchTo(op->firing_cxt);
+	Firing	   *f = palloc0(sizeof(Firing));
 
-	op_leave(op, e);
-	if (op->lateness == 0)
-		return;					/* fired and cleaned at once: already final */
-	old = MemoryContextSwitchTo(op->firing_cxt);
-	f = palloc0(sizeof(Firing));
-	f->win = e->ref;
-	f->fire_count = e->fire_count;
+	f->win = ref;
+	f->fire_count = fire_count;
 	f->is_final = true;
 	op->firings = lappend(op->firings, f);
 	MemoryContextSwitchTo(old);
+}
+
+/* A window's end of life after it fired. */
+static void
+finalize(Operator *op, WindowEntry *e)
+{
+	op_leave(op, e);
+	if (op->lateness > 0)		/* else fired and cleaned at once: already final */
+		op_final(op, e->ref, e->fire_count);
 }
 
 /* Runs the timers the watermark has passed. */
@@ -510,6 +516,18 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
 	return missed;
 }
 
+/* The identity of a window made of parts, for its firings. */
+WindowRef *
+op_part_ref(Operator *op, bytea *key, int64 start, int64 end)
+{
+	WindowRef  *ref = MemoryContextAllocZero(op->firing_cxt, sizeof(WindowRef));
+
+	ref->k.key = key;
+	ref->k.start = start;
+	ref->k.end = end;
+	return ref;
+}
+
 /*
  * A window made of parts (count panes, slices) only to fire it: no table
  * entry, no timers, no stored state.
@@ -519,11 +537,8 @@ op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 {
 	WindowEntry *w = MemoryContextAllocZero(op->firing_cxt, sizeof(WindowEntry));
 
-	w->k.key = key;
-	w->k.start = start;
-	w->k.end = end;
-	w->ref = MemoryContextAllocZero(op->firing_cxt, sizeof(WindowRef));
-	w->ref->k = w->k;
+	w->ref = op_part_ref(op, key, start, end);
+	w->k = w->ref->k;
 	w->states = MemoryContextAlloc(op->firing_cxt, sizeof(AggValue) * op->agg->naggs);
 	return w;
 }

@@ -125,6 +125,8 @@ typedef struct Operator
 								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
 	pairingheap *key_timers;	/* sliced: keys by the end of their next window */
+	pairingheap *key_cleanups;	/* sliced, allowed lateness: keys by the end
+								 * of their oldest fired window still alive */
 	int64		windows_fired;
 	int			log_steps;		/* steps whose changes state_log holds */
 } Operator;

@@ -23,6 +23,11 @@ typedef struct KeyEntries
 	int64		oldest;			/* sliced: the starts of its first and last */
 	int64		newest;			/* slices (and count panes), without a walk */
 	struct Swag *swag;			/* sliced: its windows' running combinations */
+	pairingheap_node cleanup;	/* sliced, allowed lateness: in key_cleanups */
+	int64		clean_end;		/* its oldest fired window still alive ends here */
+	bool		in_cleanups;
+	List	   *refired;		/* sliced: WindowEntry *, the fire counts of its
+								 * live windows fired more than once */
 	bool		unsorted;		/* sessions, panes: loaded out of start order */
 } KeyEntries;
 
@@ -43,9 +48,11 @@ extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 extern bool op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end);
 extern void op_add_fire_timer(Operator *op, WindowEntry *e);
 extern void op_fire(Operator *op, WindowEntry *e);
+extern void op_final(Operator *op, WindowRef *ref, int fire_count);
 extern void op_leave(Operator *op, WindowEntry *e);
 extern void op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts,
 						const char *reason, List *missed);
+extern WindowRef *op_part_ref(Operator *op, bytea *key, int64 start, int64 end);
 extern WindowEntry *op_part_window(Operator *op, bytea *key, int64 start, int64 end);
 
 /* sessions.c */
@@ -62,8 +69,7 @@ extern void slices_init(Operator *op);
 extern void slice_changed(KeyEntries *sk, int64 start);
 extern bool slices_combine(Operator *op, KeyEntries *sk, int64 from, int64 end,
 						   AggValue *states);
-extern bool can_slice(const WindowSpec *spec, Aggregator *agg, int64 lateness,
-					  bool may_slice);
+extern bool can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice);
 extern void load_slice(Operator *op, WindowEntry *e);
 extern const AssignedSlice *slice_windows(Operator *op, int64 ts);
 extern void slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,

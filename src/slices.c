@@ -35,6 +35,15 @@
  * slices leaves the stacks until the cell is done; each window is the one
  * before with the slices of one more step added to the back.  A row costs
  * one slice, not the up to max_size / step windows that hold it.
+ *
+ * With allowed lateness a slice stays until the last window holding it is
+ * cleaned up, not only until it fired.  A row late for windows still alive
+ * fires each of them again at once, combined anew from its slices; a key
+ * waits in key_cleanups for its oldest fired window still alive, whose last
+ * result becomes final when the watermark passes its cleanup time, as the
+ * per-window operator does.  A window fired at the watermark only fired
+ * once; one fired by late rows keeps its fire count in the entry of its own
+ * bounds (refire_count), without states of its own unless it is one slice.
  */
 
 typedef struct Swag
@@ -83,19 +92,28 @@ key_timer_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 	return -op_key_cmp(arg, x->key, y->key);
 }
 
+/* Allowed lateness: the key with the earliest window to clean up first. */
+static int
+key_cleanup_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
+{
+	const KeyEntries *x = pairingheap_const_container(KeyEntries, cleanup, a);
+	const KeyEntries *y = pairingheap_const_container(KeyEntries, cleanup, b);
+
+	return (x->clean_end < y->clean_end) - (x->clean_end > y->clean_end);
+}
+
 /*
  * Whether sliding or cumulating windows can be computed from slices
- * (below): fixed lengths, aggregates that combine, and no allowed lateness,
- * so that a window fires once, when the watermark passes it, and is gone at
- * once.  may_slice is false for pipelines whose stored state is per window.
+ * (below): fixed lengths and aggregates that combine.  may_slice is false
+ * for pipelines whose stored state is per window.
  */
 bool
-can_slice(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice)
+can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 {
 	const char *which;
 
 	return may_slice && (spec->kind == WK_HOP || spec->kind == WK_CUMULATE) &&
-		!spec->calendar && spec->size != spec->slide && lateness == 0 &&
+		!spec->calendar && spec->size != spec->slide &&
 		agg_can_combine(agg, &which);
 }
 
@@ -134,19 +152,42 @@ window_start(const Operator *op, int64 end)
 	return start;
 }
 
+/* The first window end from "end" on, a slide apart, whose end - 1 is past t. */
+static int64
+end_after(const Operator *op, int64 end, int64 t)
+{
+	if (t != WMK_NONE && end - 1 <= t)
+		end += ((t - (end - 1)) / op->spec->slide + 1) * op->spec->slide;
+	return end;
+}
+
+/* A key waits in "heap" for the window ending at "end", unless for an earlier one. */
+static void
+key_wait(pairingheap *heap, pairingheap_node *node, int64 *at, bool *waits, int64 end)
+{
+	if (*waits)
+	{
+		if (*at <= end)
+			return;
+		pairingheap_remove(heap, node);
+	}
+	*at = end;
+	pairingheap_add(heap, node);
+	*waits = true;
+}
+
 /* The key's next window ends at "end", unless an earlier one is due. */
 static void
 key_timer_at(Operator *op, KeyEntries *sk, int64 end)
 {
-	if (sk->in_timers)
-	{
-		if (sk->next_end <= end)
-			return;
-		pairingheap_remove(op->key_timers, &sk->timer);
-	}
-	sk->next_end = end;
-	pairingheap_add(op->key_timers, &sk->timer);
-	sk->in_timers = true;
+	key_wait(op->key_timers, &sk->timer, &sk->next_end, &sk->in_timers, end);
+}
+
+/* The key's fired window ending at "end" is alive until its cleanup time. */
+static void
+key_cleanup_at(Operator *op, KeyEntries *sk, int64 end)
+{
+	key_wait(op->key_cleanups, &sk->cleanup, &sk->clean_end, &sk->in_cleanups, end);
 }
 
 /*
@@ -171,20 +212,36 @@ slice_track(KeyEntries *sk, WindowEntry *e)
 		sk->newest = e->k.start;
 }
 
-/* A stored slice: its key waits for the first of its windows not fired. */
+/*
+ * A stored slice: its key waits for the first of its windows not fired,
+ * and for the first fired one still alive.  An entry of another length
+ * only keeps a window's fire count (refire_count).
+ */
 void
 load_slice(Operator *op, WindowEntry *e)
 {
 	KeyEntries *sk = op_key_entries(op, e->k.key);
 	int64		first;
 	int64		last;
+	int64		alive;
 	int64		w = op->wm.value;
 
+	if (e->fire_count > 0)
+		sk->refired = lappend(sk->refired, e);
+	if (e->k.end - e->k.start != op->slice)
+		return;
 	slice_track(sk, e);
 	slice_changed(sk, e->k.start);
 	slice_ends(op, e->k.start, &first, &last);
-	if (w != WMK_NONE && first - 1 <= w)
-		first += ((w - (first - 1)) / op->spec->slide + 1) * op->spec->slide;
+	if (op->lateness > 0 && w != WMK_NONE)
+	{
+		if (pg_sub_s64_overflow(w, op->lateness, &alive))
+			alive = WMK_NONE;
+		alive = end_after(op, first, alive);
+		if (alive <= last && wmk_window_fires(alive - 1, w))
+			key_cleanup_at(op, sk, alive);
+	}
+	first = end_after(op, first, w);
 	if (first <= last)
 		key_timer_at(op, sk, first);
 }
@@ -220,7 +277,13 @@ slice_windows(Operator *op, int64 ts)
 	return a;
 }
 
-/* A row at ts, whose windows slice_windows gave. */
+static void refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_slice);
+
+/*
+ * A row at ts, whose windows slice_windows gave: those fired already and
+ * still alive (allowed lateness) fire again at once, the key waits for the
+ * others.
+ */
 void
 slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 		  bytea *key, Datum *args, bool *argnulls)
@@ -228,13 +291,14 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 	const WmWindow *w = a->w;
 	int			n = a->n;
 	int			live = n;
+	int			pending;
 	List	   *missed = NIL;
 	KeyEntries *sk;
 	WindowEntry *slice;
 	int64		start;
 	bool		created;
 
-	while (live > 0 && wmk_window_expired(w[live - 1].end - 1, 0, op->wm.value))
+	while (live > 0 && wmk_window_expired(w[live - 1].end - 1, op->lateness, op->wm.value))
 		live--;
 	for (int i = live; i < n; i++)
 	{
@@ -258,7 +322,13 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 	agg_advance(op->agg, slice->states, args, argnulls);
 	slice_changed(sk, start);
 	slice->dirty = true;
-	key_timer_at(op, sk, w[live - 1].end);
+	pending = live;
+	while (pending > 0 && wmk_window_fires(w[pending - 1].end - 1, op->wm.value))
+		pending--;
+	for (int i = pending; i < live; i++)
+		refire(op, sk, &w[i], created);
+	if (pending > 0)
+		key_timer_at(op, sk, w[pending - 1].end);
 }
 
 /* The first of the key's slices starting at or after "start". */
@@ -406,43 +476,198 @@ sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 }
 
 /*
- * After the window ending at "fired": slices no later window holds leave,
- * and the key waits for its next window holding a slice, if any.  A
- * slice's last window ends later the later it starts, so those leaving
- * are the first ones.
+ * The entry keeping the fire count of the key's window ending at "end", if
+ * it fired more than once: the slice itself where the window is one slice,
+ * else an entry of the window's bounds that holds no rows.
+ */
+static WindowEntry *
+refire_count(KeyEntries *sk, int64 end)
+{
+	ListCell   *lc;
+
+	foreach(lc, sk->refired)
+	{
+		WindowEntry *e = lfirst(lc);
+
+		if (e->k.end == end)
+			return e;
+	}
+	return NULL;
+}
+
+/* The key's window "win" fired more than once: its entry keeps the count. */
+static void
+keep_fire_count(Operator *op, KeyEntries *sk, const WindowEntry *win)
+{
+	WindowEntry *e = refire_count(sk, win->k.end);
+	bool		created;
+
+	if (e == NULL)
+	{
+		e = op_entry(op, sk->key, win->k.start, win->k.end, &created);
+		if (created)
+			agg_init(op->agg, e->states);
+		sk->refired = lappend(sk->refired, e);
+	}
+	e->fire_count = win->fire_count;
+	e->dirty = true;
+}
+
+/* The key's window ending at "end" is cleaned up: its fire count goes. */
+static void
+forget_fire_count(Operator *op, KeyEntries *sk, int64 end)
+{
+	WindowEntry *e;
+
+	if (sk->refired == NIL || (e = refire_count(sk, end)) == NULL)
+		return;
+	sk->refired = list_delete_ptr(sk->refired, e);
+	if (e->k.end - e->k.start != op->slice)
+		op_leave(op, e);
+	else
+	{
+		e->fire_count = 0;		/* a slice, which later windows may hold */
+		e->dirty = true;
+	}
+}
+
+/*
+ * A row late for the key's window w, which is alive still, fires it again
+ * at once (Flink's EventTimeTrigger.onElement), with every slice it holds;
+ * for the first time if the row is its first (then it has one slice, a new
+ * one).
+ */
+static void
+refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_slice)
+{
+	WindowEntry *count = refire_count(sk, w->end);
+	bool		has_rows;
+	WindowEntry *win = sliced_window(op, sk, w->end, &has_rows);
+	int			slices = first_slice_from(sk->live, w->end) -
+		first_slice_from(sk->live, w->start);
+
+	if (count != NULL)
+		win->fire_count = count->fire_count;
+	else
+		win->fire_count = slices > 1 || !new_slice ? 1 : 0;
+	op_fire(op, win);
+	if (win->fire_count > 1)
+		keep_fire_count(op, sk, win);
+	key_cleanup_at(op, sk, w->end);
+}
+
+/* The window after the one ending at "end"; false if there is none. */
+static bool
+window_after(const Operator *op, int64 end, int64 *next)
+{
+	if (pg_add_s64_overflow(end, op->spec->slide, next))
+		*next = PG_INT64_MAX;
+	return end != PG_INT64_MAX;
+}
+
+/*
+ * The key's slices in no window ending at "next" or later leave (every
+ * one if "all").  A slice's last window ends later the later it starts, so
+ * those leaving are the first ones.
+ */
+static void
+slices_leave(Operator *op, KeyEntries *sk, int64 next, bool all)
+{
+	int			leaving = 0;
+	ListCell   *lc;
+	int64		first;
+	int64		last;
+
+	slice_ends(op, sk->oldest, &first, &last);
+	if (last >= next && !all)
+		return;
+	foreach(lc, sk->live)
+	{
+		WindowEntry *s = lfirst(lc);
+
+		slice_ends(op, s->k.start, &first, &last);
+		if (last >= next && !all)
+			break;
+		op_leave(op, s);
+		leaving++;
+	}
+	sk->live = list_delete_first_n(sk->live, leaving);
+	if (sk->live != NIL)
+		sk->oldest = ((WindowEntry *) linitial(sk->live))->k.start;
+}
+
+/*
+ * The end of the key's first window from the one ending at "next" on that
+ * holds a slice, its first slice in a window ending there or later being
+ * the i-th; false if it has none.
+ */
+static bool
+window_with_slice(const Operator *op, KeyEntries *sk, int i, int64 next, int64 *end)
+{
+	int64		first;
+	int64		last;
+
+	if (i >= list_length(sk->live))
+		return false;
+	slice_ends(op, i == 0 ? sk->oldest : ((WindowEntry *) list_nth(sk->live, i))->k.start,
+			   &first, &last);
+	*end = Max(next, first);
+	return true;
+}
+
+/*
+ * After the window ending at "fired", the key waits for its next window
+ * holding a slice, if any.  Without allowed lateness the slices no later
+ * window holds leave now; with it they stay for the windows that fired.
  */
 static void
 next_slice_window(Operator *op, KeyEntries *sk, int64 fired)
 {
-	int			leaving = 0;
-	ListCell   *lc;
 	int64		next;
-	int64		first;
-	int64		last;
+	bool		more = window_after(op, fired, &next);
+	int			i = 0;
+	int64		end;
 
-	if (pg_add_s64_overflow(fired, op->spec->slide, &next))
-		next = PG_INT64_MAX;
-	slice_ends(op, sk->oldest, &first, &last);
-	if (last < next || fired == PG_INT64_MAX)
-	{
-		foreach(lc, sk->live)
-		{
-			WindowEntry *s = lfirst(lc);
-
-			slice_ends(op, s->k.start, &first, &last);
-			if (last >= next && fired != PG_INT64_MAX)
-				break;
-			op_leave(op, s);
-			leaving++;
-		}
-		sk->live = list_delete_first_n(sk->live, leaving);
-		if (sk->live == NIL)
-			return;
-		sk->oldest = ((WindowEntry *) linitial(sk->live))->k.start;
-	}
-	key_timer_at(op, sk, Max(next, first));
+	if (op->lateness == 0)
+		slices_leave(op, sk, next, !more);
+	else if (more)
+		i = first_slice_from(sk->live, window_start(op, next));
+	else
+		return;
+	if (window_with_slice(op, sk, i, next, &end))
+		key_timer_at(op, sk, end);
 }
 
+/*
+ * The key's window ending at "end" is cleaned up: its last result becomes
+ * final, its fire count goes, and so do the slices no later window holds.
+ * Then the key waits for its next fired window, if it has one alive.
+ */
+static void
+clean_key(Operator *op, KeyEntries *sk, int64 end)
+{
+	int64		w = op->wm.value;
+
+	for (;;)
+	{
+		int64		next;
+		bool		more = window_after(op, end, &next);
+
+		forget_fire_count(op, sk, end);
+		op_final(op, op_part_ref(op, sk->key, window_start(op, end), end), 0);
+		slices_leave(op, sk, next, !more);
+		if (sk->live == NIL || !window_with_slice(op, sk, 0, next, &end) ||
+			!wmk_window_fires(end - 1, w))
+			return;
+		if (!wmk_window_expired(end - 1, op->lateness, w))
+		{
+			key_cleanup_at(op, sk, end);
+			return;
+		}
+	}
+}
+
+/* Fires the windows the watermark passed, then cleans up those past their time. */
 void
 fire_sliced(Operator *op)
 {
@@ -460,6 +685,19 @@ fire_sliced(Operator *op)
 		sk->in_timers = false;
 		op_fire(op, sliced_window(op, sk, end, &has_rows));
 		next_slice_window(op, sk, end);
+		if (op->lateness > 0)
+			key_cleanup_at(op, sk, end);
+	}
+	while (op->lateness > 0 && !pairingheap_is_empty(op->key_cleanups))
+	{
+		KeyEntries *sk = pairingheap_container(KeyEntries, cleanup,
+											   pairingheap_first(op->key_cleanups));
+
+		if (!wmk_window_expired(sk->clean_end - 1, op->lateness, op->wm.value))
+			break;
+		pairingheap_remove_first(op->key_cleanups);
+		sk->in_cleanups = false;
+		clean_key(op, sk, sk->clean_end);
 	}
 }
 
@@ -498,6 +736,7 @@ slices_init(Operator *op)
 {
 	op->slice = wm_gcd(op->spec->size, op->spec->slide);
 	op->key_timers = pairingheap_allocate(key_timer_cmp, op);
+	op->key_cleanups = pairingheap_allocate(key_cleanup_cmp, op);
 	op->assigned = palloc0(sizeof(AssignedSlice) * ASSIGNED_SLICES);
 	for (int i = 0; i < ASSIGNED_SLICES; i++)
 		op->assigned[i].w = palloc(sizeof(WmWindow) * op->spec->max_windows);
