@@ -160,7 +160,7 @@ op_key_entries(Operator *op, bytea *key)
 		sk->in_timers = false;
 		sk->swag = NULL;
 		sk->in_cleanups = false;
-		sk->refired = NIL;
+		sk->refired = 0;
 		sk->unsorted = false;
 	}
 	return sk;

@@ -26,8 +26,8 @@ typedef struct KeyEntries
 	pairingheap_node cleanup;	/* sliced, allowed lateness: in key_cleanups */
 	int64		clean_end;		/* its oldest fired window still alive ends here */
 	bool		in_cleanups;
-	List	   *refired;		/* sliced: WindowEntry *, the fire counts of its
-								 * live windows fired more than once */
+	int			refired;		/* sliced: its live windows fired more than
+								 * once, whose entries keep their counts */
 	bool		unsorted;		/* sessions, panes: loaded out of start order */
 } KeyEntries;
 

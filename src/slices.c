@@ -227,7 +227,7 @@ load_slice(Operator *op, WindowEntry *e)
 	int64		w = op->wm.value;
 
 	if (e->fire_count > 0)
-		sk->refired = lappend(sk->refired, e);
+		sk->refired++;
 	if (e->k.end - e->k.start != op->slice)
 		return;
 	slice_track(sk, e);
@@ -325,7 +325,8 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 	pending = live;
 	while (pending > 0 && wmk_window_fires(w[pending - 1].end - 1, op->wm.value))
 		pending--;
-	for (int i = pending; i < live; i++)
+	/* oldest first: the stacks slide forward from one window to the next */
+	for (int i = live - 1; i >= pending; i--)
 		refire(op, sk, &w[i], created);
 	if (pending > 0)
 		key_timer_at(op, sk, w[pending - 1].end);
@@ -476,30 +477,30 @@ sliced_window(Operator *op, KeyEntries *sk, int64 end, bool *has_rows)
 }
 
 /*
- * The entry keeping the fire count of the key's window ending at "end", if
- * it fired more than once: the slice itself where the window is one slice,
+ * The entry keeping the fire count of the key's window [start, end), if it
+ * fired more than once: the slice itself where the window is one slice,
  * else an entry of the window's bounds that holds no rows.
  */
 static WindowEntry *
-refire_count(KeyEntries *sk, int64 end)
+refire_count(Operator *op, KeyEntries *sk, int64 start, int64 end)
 {
-	ListCell   *lc;
+	WindowKey	k = {sk->key, start, end};
+	WindowSlot *slot;
+	WindowEntry *e;
 
-	foreach(lc, sk->refired)
-	{
-		WindowEntry *e = lfirst(lc);
-
-		if (e->k.end == end)
-			return e;
-	}
-	return NULL;
+	if (sk->refired == 0 || (slot = wintab_lookup(op->windows, &k)) == NULL)
+		return NULL;
+	e = slot_entry(slot);
+	return e->gone || e->fire_count == 0 ? NULL : e;
 }
 
-/* The key's window "win" fired more than once: its entry keeps the count. */
+/*
+ * The key's window "win" fired more than once: its entry (e, made if NULL)
+ * keeps the count.
+ */
 static void
-keep_fire_count(Operator *op, KeyEntries *sk, const WindowEntry *win)
+keep_fire_count(Operator *op, KeyEntries *sk, WindowEntry *e, const WindowEntry *win)
 {
-	WindowEntry *e = refire_count(sk, win->k.end);
 	bool		created;
 
 	if (e == NULL)
@@ -507,21 +508,21 @@ keep_fire_count(Operator *op, KeyEntries *sk, const WindowEntry *win)
 		e = op_entry(op, sk->key, win->k.start, win->k.end, &created);
 		if (created)
 			agg_init(op->agg, e->states);
-		sk->refired = lappend(sk->refired, e);
+		sk->refired++;
 	}
 	e->fire_count = win->fire_count;
 	e->dirty = true;
 }
 
-/* The key's window ending at "end" is cleaned up: its fire count goes. */
+/* The key's window [start, end) is cleaned up: its fire count goes. */
 static void
-forget_fire_count(Operator *op, KeyEntries *sk, int64 end)
+forget_fire_count(Operator *op, KeyEntries *sk, int64 start, int64 end)
 {
-	WindowEntry *e;
+	WindowEntry *e = refire_count(op, sk, start, end);
 
-	if (sk->refired == NIL || (e = refire_count(sk, end)) == NULL)
+	if (e == NULL)
 		return;
-	sk->refired = list_delete_ptr(sk->refired, e);
+	sk->refired--;
 	if (e->k.end - e->k.start != op->slice)
 		op_leave(op, e);
 	else
@@ -540,7 +541,7 @@ forget_fire_count(Operator *op, KeyEntries *sk, int64 end)
 static void
 refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_slice)
 {
-	WindowEntry *count = refire_count(sk, w->end);
+	WindowEntry *count = refire_count(op, sk, w->start, w->end);
 	bool		has_rows;
 	WindowEntry *win = sliced_window(op, sk, w->end, &has_rows);
 	int			slices = first_slice_from(sk->live, w->end) -
@@ -552,7 +553,7 @@ refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_slice)
 		win->fire_count = slices > 1 || !new_slice ? 1 : 0;
 	op_fire(op, win);
 	if (win->fire_count > 1)
-		keep_fire_count(op, sk, win);
+		keep_fire_count(op, sk, count, win);
 	key_cleanup_at(op, sk, w->end);
 }
 
@@ -653,8 +654,10 @@ clean_key(Operator *op, KeyEntries *sk, int64 end)
 		int64		next;
 		bool		more = window_after(op, end, &next);
 
-		forget_fire_count(op, sk, end);
-		op_final(op, op_part_ref(op, sk->key, window_start(op, end), end), 0);
+		int64		start = window_start(op, end);
+
+		forget_fire_count(op, sk, start, end);
+		op_final(op, op_part_ref(op, sk->key, start, end), 0);
 		slices_leave(op, sk, next, !more);
 		if (sk->live == NIL || !window_with_slice(op, sk, 0, next, &end) ||
 			!wmk_window_fires(end - 1, w))
