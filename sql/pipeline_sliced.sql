@@ -153,7 +153,7 @@ DROP TABLE ticks, long_ticks;
 CREATE TABLE few (k int, ts bigint);
 SELECT windowing.create_pipeline(name, 'few', 'ts', '{k}',
     windowing.hopping('10 milliseconds', '5 milliseconds'), 'count(*) AS n, sum(ts) AS total',
-    allowed_lateness => '10 milliseconds', emit => emit, start => false)
+    allowed_lateness => '10 milliseconds', emit => emit, start => false, retention => 'consume')
 FROM (VALUES ('fs', 'upsert'), ('fw', 'upsert'), ('fa', 'append'), ('faw', 'append')) p(name, emit);
 UPDATE windowing.pipeline SET sliced = false WHERE name IN ('fw', 'faw');
 SELECT name, sliced FROM windowing.pipeline WHERE name LIKE 'f%' ORDER BY name;
@@ -197,7 +197,7 @@ INSERT INTO lates
 SELECT count(*) FROM (
   SELECT windowing.create_pipeline(a.kind || e.emit || v.variant, 'lates', 'ts', '{k}', a.assigner,
       'count(*) AS n, sum(v) AS total, max(v)', max_out_of_orderness => '30 milliseconds',
-      allowed_lateness => '50 milliseconds', emit => e.mode, start => false)
+      allowed_lateness => '50 milliseconds', emit => e.mode, start => false, retention => 'consume')
   FROM (VALUES ('h', windowing.hopping('100 milliseconds', '20 milliseconds')),
                ('g', windowing.hopping('100 milliseconds', '40 milliseconds')),
                ('d', windowing.hopping('20 milliseconds', '60 milliseconds')),
