@@ -951,10 +951,14 @@ emit_late(const EmitTarget *t, Operator *op)
 	SPIPlanPtr	plan;
 	LateChunk	c = {0};
 	ListCell   *lc;
+	MemoryContext cxt;
+	MemoryContext old;
 
 	if (t->late_table == NULL || op->late == NIL)
 		return 0;
 	plan = prepare_late_insert(t);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing late", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
 	c.seq = palloc(sizeof(Datum) * LATE_CHUNK);
 	c.ts = palloc(sizeof(Datum) * LATE_CHUNK);
 	c.ts_null = palloc(sizeof(bool) * LATE_CHUNK);
@@ -973,5 +977,7 @@ emit_late(const EmitTarget *t, Operator *op)
 	}
 	if (c.n > 0)
 		late_chunk_write(t, plan, &c);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
 	return list_length(op->late);
 }

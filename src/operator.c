@@ -214,6 +214,8 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->cxt = CurrentMemoryContext;
 	op->firing_cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing firings",
 										   ALLOCSET_DEFAULT_SIZES);
+	op->late_cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing late rows",
+										 ALLOCSET_DEFAULT_SIZES);
 	op->spec = spec;
 	op->agg = agg;
 	op->lateness = lateness;
@@ -388,6 +390,14 @@ op_forget_firings(Operator *op)
 	MemoryContextReset(op->firing_cxt);
 }
 
+/* The late rows are written: a storm of them costs a chunk's memory. */
+void
+op_forget_late(Operator *op)
+{
+	op->late = NIL;
+	MemoryContextReset(op->late_cxt);
+}
+
 /*
  * A window leaves: its stored state is to be deleted, and its entry leaves
  * the table at the next op_compact, so that the table holds the live
@@ -470,15 +480,26 @@ void
 op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts, const char *reason,
 		 List *missed)
 {
+	MemoryContext old = MemoryContextSwitchTo(op->late_cxt);
 	LateRow    *l = palloc(sizeof(LateRow));
+	ListCell   *lc;
 
 	l->seq = seq;
 	l->ts_null = ts_null;
 	l->ts = ts;
 	l->watermark = op->wm.value;
 	l->reason = reason;
-	l->missed = missed;
+	l->missed = NIL;
+	foreach(lc, missed)
+	{
+		WmWindow   *copy = palloc(sizeof(WmWindow));
+
+		*copy = *(WmWindow *) lfirst(lc);
+		l->missed = lappend(l->missed, copy);
+	}
 	op->late = lappend(op->late, l);
+	MemoryContextSwitchTo(old);
+	list_free_deep(missed);
 }
 
 /* Adds a row to its live windows; returns the windows it missed. */

@@ -109,6 +109,7 @@ typedef struct Operator
 	Watermark	wm;
 	MemoryContext cxt;			/* entries and late rows */
 	MemoryContext firing_cxt;	/* the firings not written yet (op_forget_firings) */
+	MemoryContext late_cxt;		/* the late rows not written yet (op_forget_late) */
 	wintab_hash *windows;
 	pairingheap *fire_timers;	/* entries not fired yet, by end, key, start */
 	pairingheap *cleanup_timers;	/* every live entry, by cleanup time */
@@ -135,6 +136,7 @@ extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   int64 lateness, bool may_slice,
 						   KeyOrder key_order, const void *key_order_arg);
 extern void op_forget_firings(Operator *op);
+extern void op_forget_late(Operator *op);
 extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
 							int fire_count, bytea *state);
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,

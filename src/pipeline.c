@@ -756,6 +756,21 @@ reader_feed(Step *s, Reader *r, int64 want)
 }
 
 /*
+ * Writes the late rows so far to the late table (counting those without
+ * one) and frees them: after each chunk, so that a step of late rows holds
+ * a chunk of them, not all.
+ */
+static void
+route_late(Step *s)
+{
+	int64		routed = emit_late(&s->target, s->op);
+
+	s->late_routed += routed;
+	s->late_dropped += list_length(s->op->late) - routed;
+	op_forget_late(s->op);
+}
+
+/*
  * Consumes up to max_rows (<= 0: all) rows of the open tick; true if that
  * was all of it.
  */
@@ -777,6 +792,7 @@ consume_tick(Step *s, int64 max_rows)
 		/* the chunk's firings now, where that writes what the step's end would */
 		if (emit_firings_as_fired(&s->target, s->op))
 			emit_firings(&s->target, s->op);
+		route_late(s);
 		op_compact(s->op);
 		s->rows += n;
 		if (s->cut_short)
@@ -931,8 +947,7 @@ finish_step(Step *s)
 	state_store_put(s->id, s->steps + 1, image, size);
 	emit_superseded(&s->target, s->op);
 	emit_firings(&s->target, s->op);
-	s->late_routed = emit_late(&s->target, s->op);
-	s->late_dropped = list_length(s->op->late) - s->late_routed;
+	route_late(s);
 	save_progress(s);
 	if (s->op->windows_fired > 0)
 		Async_Notify(psprintf("windowing_%d", s->id),
@@ -977,7 +992,8 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	if (has_watermark)
 		op_advance_watermark(s.op, watermark);
 	/* an empty new tick changes nothing; closing an open one must be saved */
-	idle = s.rows == 0 && s.op->windows_fired == 0 && s.op->late == NIL &&
+	idle = s.rows == 0 && s.op->windows_fired == 0 &&
+		s.op->late == NIL && s.late_routed + s.late_dropped == 0 &&
 		!has_watermark && !tick_was_open && s.tick_hi == NULL;
 	if (!idle)
 		finish_step(&s);
