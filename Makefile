@@ -5,6 +5,7 @@ OBJS = \
 	src/aggregates.o \
 	src/bulk_insert.o \
 	src/calendar.o \
+	src/catalog.o \
 	src/count_windows.o \
 	src/emit.o \
 	src/launcher.o \

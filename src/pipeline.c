@@ -44,6 +44,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "emit.h"
 #include "owner.h"
 #include "pipeline.h"
@@ -73,11 +74,8 @@ int			step_memory = -1;	/* kB; -1: maintenance_work_mem */
 
 typedef struct Step
 {
-	int32		id;
-	char	   *name;
-	Oid			source;
-	char	   *time_column;
-	bool		is_ts;
+	PipelineDef def;
+	PipelineProgress progress;
 	KeyColumns	keys;
 	StringInfoData keybuf;		/* the key of the row being read */
 	WindowSpec	spec;
@@ -85,16 +83,8 @@ typedef struct Step
 	EmitTarget	target;
 	Operator   *op;
 	bool		state_in_memory;	/* loaded from the shared-memory image */
-	char	   *tick_lo;		/* NULL: nothing consumed yet */
-	char	   *tick_hi;		/* NULL: no tick open */
-	int64		last_seq;
-	int64		scan_from;		/* every row up to it is consumed or aborted */
-	int64		scan_next;		/* scan_from to be, once scan_next_xid has ended */
-	char	   *scan_next_xid;	/* NULL: no candidate */
-	int64		steps;			/* committed steps so far */
 	TimestampTz now;			/* the step's clock */
 	int64		idle_timeout;	/* microseconds, -1 for none */
-	TimestampTz last_row_at;	/* clock of the last step with rows */
 	int64		rows;			/* consumed by this step */
 	int64		late_routed;
 	int64		late_dropped;
@@ -109,15 +99,6 @@ static Datum
 col(int i, bool *isnull)
 {
 	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i, isnull);
-}
-
-static char *
-text_col(int i)
-{
-	bool		isnull;
-	Datum		d = col(i, &isnull);
-
-	return isnull ? NULL : TextDatumGetCString(d);
 }
 
 /*
@@ -185,25 +166,11 @@ end_as_owner(Step *s)
 
 /* Durations in the time column's unit: microseconds, or milliseconds for bigint. */
 static int64
-duration(Datum iv, bool is_ts, const char *what)
+duration(const Interval *iv, bool is_ts, const char *what)
 {
-	int64		us = interval_span(DatumGetIntervalP(iv), what, false).usecs;
+	int64		us = interval_span(iv, what, false).usecs;
 
 	return is_ts ? us : us / 1000;
-}
-
-static char **
-name_array(Datum arr, int *n)
-{
-	Datum	   *items;
-	char	  **names;
-
-	deconstruct_array(DatumGetArrayTypeP(arr), TEXTOID, -1, false, TYPALIGN_INT,
-					  &items, NULL, n);
-	names = palloc(sizeof(char *) * Max(*n, 1));
-	for (int i = 0; i < *n; i++)
-		names[i] = TextDatumGetCString(items[i]);
-	return names;
 }
 
 /*
@@ -227,108 +194,67 @@ pipeline_lock(const char *name)
  * the result table's key columns, made from them).
  */
 static void
-check_tables(const char *name, Oid source, Oid result, Oid late,
-			 const char *time_column, bool is_ts, int nkeys, char **keys)
+check_tables(const PipelineDef *def)
 {
-	check_pipeline_table(name, source, "source table");
-	check_pipeline_table(name, result, "result table");
-	if (OidIsValid(late))
-		check_pipeline_table(name, late, "late table");
-	check_pipeline_column(name, source, "windowing_xid", "queue column", XID8OID, InvalidOid);
-	check_pipeline_column(name, source, "windowing_seq", "queue column", INT8OID, InvalidOid);
-	if (time_column)
-		check_pipeline_column(name, source, time_column, "time column",
-							  is_ts ? TIMESTAMPTZOID : INT8OID, InvalidOid);
-	for (int i = 0; i < nkeys; i++)
-		check_pipeline_column(name, source, keys[i], "key column", InvalidOid, result);
+	check_pipeline_table(def->name, def->source, "source table");
+	check_pipeline_table(def->name, def->result_table, "result table");
+	if (OidIsValid(def->late_table))
+		check_pipeline_table(def->name, def->late_table, "late table");
+	check_pipeline_column(def->name, def->source, "windowing_xid", "queue column", XID8OID, InvalidOid);
+	check_pipeline_column(def->name, def->source, "windowing_seq", "queue column", INT8OID, InvalidOid);
+	if (def->time_column)
+		check_pipeline_column(def->name, def->source, def->time_column, "time column",
+							  def->is_ts ? TIMESTAMPTZOID : INT8OID, InvalidOid);
+	for (int i = 0; i < def->nkeys; i++)
+		check_pipeline_column(def->name, def->source, def->keys[i], "key column", InvalidOid,
+							  def->result_table);
 }
 
-/* Reads the pipeline's row (after pipeline_lock) and prepares everything. */
+/*
+ * Reads the pipeline's row (after pipeline_lock) and prepares everything:
+ * the definition is checked against the tables as they are now.
+ */
 static void
 load_step(Step *s, const char *name)
 {
-	Oid			argtype = TEXTOID;
-	Datum		arg = CStringGetTextDatum(name);
-	bool		isnull;
-	bool		delay_null;
-	int			nkeys;
-	char	  **keys_names;
-	Oid			result;
-	Oid			late;
-	Datum		delay;
+	PipelineDef *def = &s->def;
 	Watermark  *wm;
 
-	if (execute_cached(
-					   "SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
-					   "time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype, "
-					   "key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
-					   "allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
-					   "emit OPERATOR(pg_catalog.=) 'append', tick_lo::pg_catalog.text, "
-					   "tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
-					   "idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced "
-					   "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
-					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("pipeline \"%s\" does not exist", name)));
-	s->name = pstrdup(name);
-	s->id = DatumGetInt32(col(1, &isnull));
-	s->source = DatumGetObjectId(col(2, &isnull));
-	s->time_column = text_col(3);
-	s->is_ts = DatumGetBool(col(4, &isnull));
-	keys_names = name_array(col(5, &isnull), &nkeys);
-	result = DatumGetObjectId(col(10, &isnull));
-	late = DatumGetObjectId(col(11, &isnull));
-	if (isnull)
-		late = InvalidOid;
-	check_tables(name, s->source, result, late, s->time_column, s->is_ts, nkeys, keys_names);
-	s->target.source = relation_name(s->source, "source table");
-	keys_init(&s->keys, s->source, nkeys, keys_names);
+	catalog_load_pipeline(name, def, &s->progress);
+	check_tables(def);
+	s->target.source = relation_name(def->source, "source table");
+	keys_init(&s->keys, def->source, def->nkeys, def->keys);
 	initStringInfo(&s->keybuf);
-	spec_from_assigner(&s->spec, DatumGetHeapTupleHeader(col(6, &isnull)), s->is_ts);
+	spec_from_assigner(&s->spec, def->assigner, def->is_ts);
 	if (s->spec.gap_column)
-		check_pipeline_column(name, s->source, s->spec.gap_column, "gap column",
+		check_pipeline_column(name, def->source, s->spec.gap_column, "gap column",
 							  INTERVALOID, InvalidOid);
-	s->agg = agg_prepare(s->source, text_col(7));
-	check_pipeline_outputs(name, result, s->agg);
-	delay = col(8, &delay_null);
-	s->op = op_create(&s->spec, s->agg, duration(col(9, &isnull), s->is_ts, "allowed_lateness"),
-					  DatumGetBool(col(24, &isnull)), keys_order, &s->keys);
+	s->agg = agg_prepare(def->source, def->aggregates);
+	check_pipeline_outputs(name, def->result_table, s->agg);
+	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
+					  def->sliced, keys_order, &s->keys);
 	wm = &s->op->wm;
-	wmk_init(wm, delay_null ? 0 : duration(delay, s->is_ts, "max_out_of_orderness"), !delay_null);
-	s->target.pipeline_id = s->id;
-	s->target.result_table = relation_name(result, "result table");
-	s->target.result_relid = result;
+	wmk_init(wm, def->max_out_of_orderness ?
+			 duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : 0,
+			 def->max_out_of_orderness != NULL);
+	s->target.pipeline_id = def->id;
+	s->target.result_table = relation_name(def->result_table, "result table");
+	s->target.result_relid = def->result_table;
 	s->target.late_table = NULL;
-	if (OidIsValid(late))
-		s->target.late_table = relation_name(late, "late table");
-	s->target.append = DatumGetBool(col(12, &isnull));
+	if (OidIsValid(def->late_table))
+		s->target.late_table = relation_name(def->late_table, "late table");
+	s->target.append = def->append;
 	/* session bounds recur after merges, count windows at each flush */
 	s->target.fixed_windows = s->spec.kind != WK_SESSION && s->spec.kind != WK_COUNT;
-	s->target.is_timestamp = s->is_ts;
-	s->target.window_type = s->spec.kind == WK_COUNT || !s->is_ts ? INT8OID : TIMESTAMPTZOID;
+	s->target.is_timestamp = def->is_ts;
+	s->target.window_type = s->spec.kind == WK_COUNT || !def->is_ts ? INT8OID : TIMESTAMPTZOID;
 	s->target.keys = &s->keys;
 	s->target.agg = s->agg;
-	s->tick_lo = text_col(13);
-	s->tick_hi = text_col(14);
-	s->last_seq = DatumGetInt64(col(15, &isnull));
-	wm->value = DatumGetInt64(col(16, &isnull));
-	if (isnull)
-		wm->value = WMK_NONE;
-	wm->max_seen = DatumGetInt64(col(17, &isnull));
-	if (isnull)
-		wm->max_seen = INT64_MIN;
-	s->steps = DatumGetInt64(col(18, &isnull));
-	s->target.step = s->steps + 1;
-	delay = col(19, &isnull);
-	s->idle_timeout = isnull ? -1 : interval_span(DatumGetIntervalP(delay), "idle_timeout", false).usecs;
-	s->last_row_at = DatumGetTimestampTz(col(20, &isnull));
-	if (isnull)
-		s->last_row_at = DT_NOBEGIN;
-	s->scan_from = DatumGetInt64(col(21, &isnull));
-	s->scan_next = DatumGetInt64(col(22, &isnull));
-	s->scan_next_xid = text_col(23);
+	wm->value = s->progress.watermark;
+	wm->max_seen = s->progress.max_seen;
+	s->target.step = s->progress.steps + 1;
+	s->idle_timeout = def->idle_timeout ?
+		interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
 	s->now = pipeline_clock();
 }
 
@@ -343,9 +269,9 @@ static void
 load_state(Step *s)
 {
 	Oid			argtype = INT4OID;
-	Datum		arg = Int32GetDatum(s->id);
+	Datum		arg = Int32GetDatum(s->def.id);
 	Size		size;
-	char	   *image = state_store_get(s->id, s->steps, &size);
+	char	   *image = state_store_get(s->def.id, s->progress.steps, &size);
 	HTAB	   *stored;
 
 	s->state_in_memory = image != NULL && op_image_valid(image, size);
@@ -400,13 +326,13 @@ prepare_reader(Step *s)
 {
 	StringInfoData sql;
 	Oid			types[4] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID};
-	const char *q = quote_identifier(get_rel_name(s->source));
+	const char *q = quote_identifier(get_rel_name(s->def.source));
 	SPIPlanPtr	plan;
 
 	initStringInfo(&sql);
 	/* processing time has no time column: rows get the step's clock */
 	appendStringInfo(&sql, "SELECT %s.windowing_seq, %s", q,
-					 s->time_column ? psprintf("%s.%s", q, quote_identifier(s->time_column)) :
+					 s->def.time_column ? psprintf("%s.%s", q, quote_identifier(s->def.time_column)) :
 					 "NULL::pg_catalog.int8");
 	for (int i = 0; i < s->keys.n; i++)
 		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->keys.names[i]));
@@ -441,7 +367,7 @@ row_gap(Step *s, Datum value, bool isnull)
 		pg_mul_s64_overflow(iv->day, USECS_PER_DAY, &us) ||
 		pg_add_s64_overflow(us, iv->time, &us))
 		return 0;
-	return s->is_ts ? us : us / 1000;
+	return s->def.is_ts ? us : us / 1000;
 }
 
 /* One row read from the queue, to the operator. */
@@ -452,13 +378,13 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 	int			args = 2 + nkeys + (s->spec.gap_column ? 1 : 0);
 
 	/* processing time has no time column: rows get the step's clock */
-	op_row(s->op, DatumGetInt64(vals[0]), s->time_column ? nulls[1] : false,
-		   s->time_column ? DatumGetInt64(vals[1]) : s->now,
+	op_row(s->op, DatumGetInt64(vals[0]), s->def.time_column ? nulls[1] : false,
+		   s->def.time_column ? DatumGetInt64(vals[1]) : s->now,
 		   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
 		   s->spec.gap,
 		   keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf),
 		   vals + args, nulls + args);
-	s->last_seq = DatumGetInt64(vals[0]);
+	s->progress.last_seq = DatumGetInt64(vals[0]);
 }
 
 /*
@@ -642,23 +568,23 @@ open_tick(Step *s)
 {
 	bool		isnull;
 
-	if (s->tick_lo && s->scan_next_xid &&
+	if (s->progress.tick_lo && s->progress.scan_next_xid &&
 		DatumGetBool(query_value("SELECT pg_catalog.pg_snapshot_xmin($1::pg_catalog.pg_snapshot) "
 								 "OPERATOR(pg_catalog.>=) $2::pg_catalog.xid8",
-								 2, s->tick_lo, s->scan_next_xid, &isnull)))
+								 2, s->progress.tick_lo, s->progress.scan_next_xid, &isnull)))
 	{
-		s->scan_from = s->scan_next;
-		s->scan_next_xid = NULL;
+		s->progress.scan_from = s->progress.scan_next;
+		s->progress.scan_next_xid = NULL;
 	}
-	if (s->scan_next_xid == NULL)
+	if (s->progress.scan_next_xid == NULL)
 	{
-		s->scan_next = queue_numbered(s->source);
-		s->scan_next_xid = psprintf(UINT64_FORMAT,
+		s->progress.scan_next = queue_numbered(s->def.source);
+		s->progress.scan_next_xid = psprintf(UINT64_FORMAT,
 									U64FromFullTransactionId(ReadNextFullTransactionId()));
 	}
 	/* a fresh snapshot, not the caller's: everything committed now */
-	s->tick_hi = tick_snapshot();
-	s->last_seq = s->scan_from;
+	s->progress.tick_hi = tick_snapshot();
+	s->progress.last_seq = s->progress.scan_from;
 }
 
 static Datum
@@ -678,12 +604,12 @@ reader_columns(Step *s, int *n)
 	AttrNumber *cols = palloc(sizeof(AttrNumber) * (3 + s->keys.n));
 
 	*n = 0;
-	cols[(*n)++] = get_attnum(s->source, "windowing_seq");
-	cols[(*n)++] = s->time_column ? get_attnum(s->source, s->time_column) : 0;
+	cols[(*n)++] = get_attnum(s->def.source, "windowing_seq");
+	cols[(*n)++] = s->def.time_column ? get_attnum(s->def.source, s->def.time_column) : 0;
 	for (int i = 0; i < s->keys.n; i++)
-		cols[(*n)++] = get_attnum(s->source, s->keys.names[i]);
+		cols[(*n)++] = get_attnum(s->def.source, s->keys.names[i]);
 	if (s->spec.gap_column)
-		cols[(*n)++] = get_attnum(s->source, s->spec.gap_column);
+		cols[(*n)++] = get_attnum(s->def.source, s->spec.gap_column);
 	return cols;
 }
 
@@ -701,8 +627,8 @@ typedef struct Reader
 static void
 reader_open(Step *s, Reader *r, int64 max_rows)
 {
-	Datum		tick_hi = snapshot_datum(s->tick_hi);
-	Datum		tick_lo = s->tick_lo ? snapshot_datum(s->tick_lo) : (Datum) 0;
+	Datum		tick_hi = snapshot_datum(s->progress.tick_hi);
+	Datum		tick_lo = s->progress.tick_lo ? snapshot_datum(s->progress.tick_lo) : (Datum) 0;
 	int			ncols;
 	AttrNumber *cols = reader_columns(s, &ncols);
 
@@ -710,8 +636,8 @@ reader_open(Step *s, Reader *r, int64 max_rows)
 		feeder_shutdown, DestNone}, s, NULL, 0};
 	r->feeder.rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 											 "windowing row", ALLOCSET_SMALL_SIZES);
-	r->scan = queue_scan_begin(s->source, cols, ncols, s->agg->arg_exprs,
-							   tick_hi, tick_lo, s->last_seq, max_rows);
+	r->scan = queue_scan_begin(s->def.source, cols, ncols, s->agg->arg_exprs,
+							   tick_hi, tick_lo, s->progress.last_seq, max_rows);
 	if (r->scan)
 	{
 		r->vals = palloc(sizeof(Datum) * (ncols + s->agg->nargs));
@@ -727,7 +653,7 @@ reader_open(Step *s, Reader *r, int64 max_rows)
 		r->params->params[i].isnull = false;
 	}
 	r->params->params[0].value = tick_hi;
-	r->params->params[1].isnull = s->tick_lo == NULL;
+	r->params->params[1].isnull = s->progress.tick_lo == NULL;
 	r->params->params[1].value = tick_lo;
 }
 
@@ -747,7 +673,7 @@ reader_feed(Step *s, Reader *r, int64 want)
 	}
 	options.params = r->params;
 	options.dest = &r->feeder.pub;
-	r->params->params[2].value = Int64GetDatum(s->last_seq);
+	r->params->params[2].value = Int64GetDatum(s->progress.last_seq);
 	r->params->params[3].value = Int64GetDatum(want);
 	/* read with a snapshot no older than tick_hi */
 	if (SPI_execute_plan_extended(r->plan, &options) < 0)
@@ -808,9 +734,9 @@ consume_tick(Step *s, int64 max_rows)
 	if (!done)
 		return false;
 	/* the tick is consumed: the next one starts where it ended */
-	s->tick_lo = s->tick_hi;
-	s->tick_hi = NULL;
-	s->last_seq = s->scan_from;
+	s->progress.tick_lo = s->progress.tick_hi;
+	s->progress.tick_hi = NULL;
+	s->progress.last_seq = s->progress.scan_from;
 	return true;
 }
 
@@ -823,7 +749,7 @@ consume_tick(Step *s, int64 max_rows)
 static void
 consume(Step *s, int64 max_rows)
 {
-	bool		tick_was_open = s->tick_hi != NULL;
+	bool		tick_was_open = s->progress.tick_hi != NULL;
 
 	if (!tick_was_open)
 		open_tick(s);
@@ -843,12 +769,12 @@ save_progress(Step *s)
 	char		flags[15] = "              ";
 	Watermark  *wm = &s->op->wm;
 
-	args[0] = Int32GetDatum(s->id);
-	args[1] = s->tick_lo ? CStringGetTextDatum(s->tick_lo) : (Datum) 0;
-	flags[1] = s->tick_lo ? ' ' : 'n';
-	args[2] = s->tick_hi ? CStringGetTextDatum(s->tick_hi) : (Datum) 0;
-	flags[2] = s->tick_hi ? ' ' : 'n';
-	args[3] = Int64GetDatum(s->last_seq);
+	args[0] = Int32GetDatum(s->def.id);
+	args[1] = s->progress.tick_lo ? CStringGetTextDatum(s->progress.tick_lo) : (Datum) 0;
+	flags[1] = s->progress.tick_lo ? ' ' : 'n';
+	args[2] = s->progress.tick_hi ? CStringGetTextDatum(s->progress.tick_hi) : (Datum) 0;
+	flags[2] = s->progress.tick_hi ? ' ' : 'n';
+	args[3] = Int64GetDatum(s->progress.last_seq);
 	args[4] = Int64GetDatum(wm->value);
 	flags[4] = wm->value == WMK_NONE ? 'n' : ' ';
 	args[5] = Int64GetDatum(wm->max_seen);
@@ -857,12 +783,12 @@ save_progress(Step *s)
 	args[7] = Int64GetDatum(s->op->windows_fired);
 	args[8] = Int64GetDatum(s->late_routed);
 	args[9] = Int64GetDatum(s->late_dropped);
-	args[10] = TimestampTzGetDatum(s->last_row_at);
-	flags[10] = s->last_row_at == DT_NOBEGIN ? 'n' : ' ';
-	args[11] = Int64GetDatum(s->scan_from);
-	args[12] = Int64GetDatum(s->scan_next);
-	args[13] = s->scan_next_xid ? CStringGetTextDatum(s->scan_next_xid) : (Datum) 0;
-	flags[13] = s->scan_next_xid ? ' ' : 'n';
+	args[10] = TimestampTzGetDatum(s->progress.last_row_at);
+	flags[10] = s->progress.last_row_at == DT_NOBEGIN ? 'n' : ' ';
+	args[11] = Int64GetDatum(s->progress.scan_from);
+	args[12] = Int64GetDatum(s->progress.scan_next);
+	args[13] = s->progress.scan_next_xid ? CStringGetTextDatum(s->progress.scan_next_xid) : (Datum) 0;
+	flags[13] = s->progress.scan_next_xid ? ' ' : 'n';
 	if (execute_cached("UPDATE windowing.pipeline SET "
 					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
@@ -874,7 +800,7 @@ save_progress(Step *s)
 					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8 "
 					   "WHERE id OPERATOR(pg_catalog.=) $1",
 					   14, types, args, flags, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not save the progress of pipeline \"%s\"", s->name);
+		elog(ERROR, "could not save the progress of pipeline \"%s\"", s->def.name);
 }
 
 /*
@@ -904,7 +830,7 @@ pipeline_clock(void)
 static int64
 clock_units(Step *s)
 {
-	return s->is_ts ? s->now :
+	return s->def.is_ts ? s->now :
 		(s->now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY) / 1000;
 }
 
@@ -920,13 +846,13 @@ follow_clock(Step *s)
 {
 	Watermark  *wm = &s->op->wm;
 
-	if (s->time_column == NULL)
+	if (s->def.time_column == NULL)
 		op_advance_watermark(s->op, s->now - 1);
-	else if (s->rows == 0 && s->idle_timeout >= 0 && s->last_row_at != DT_NOBEGIN &&
-			 s->now - s->last_row_at >= s->idle_timeout)
+	else if (s->rows == 0 && s->idle_timeout >= 0 && s->progress.last_row_at != DT_NOBEGIN &&
+			 s->now - s->progress.last_row_at >= s->idle_timeout)
 		op_advance_watermark(s->op, clock_units(s) - wm->delay - 1);
 	if (s->rows > 0)
-		s->last_row_at = s->now;
+		s->progress.last_row_at = s->now;
 }
 
 /* Writes what the step produced, and tells listeners if windows fired. */
@@ -944,13 +870,13 @@ finish_step(Step *s)
 	emit_state(&s->target, s->op,
 			   !s->state_in_memory || s->op->log_steps >= STATE_LOG_STEPS);
 	image = op_image(s->op, &size);
-	state_store_put(s->id, s->steps + 1, image, size);
+	state_store_put(s->def.id, s->progress.steps + 1, image, size);
 	emit_superseded(&s->target, s->op);
 	emit_firings(&s->target, s->op);
 	route_late(s);
 	save_progress(s);
 	if (s->op->windows_fired > 0)
-		Async_Notify(psprintf("windowing_%d", s->id),
+		Async_Notify(psprintf("windowing_%d", s->def.id),
 					 psprintf("%lld", (long long) s->op->windows_fired));
 }
 
@@ -983,7 +909,7 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	load_step(&s, name);
 	load_state(&s);
 	s.loaded = MemoryContextMemAllocated(s.cxt, true);
-	tick_was_open = s.tick_hi != NULL;
+	tick_was_open = s.progress.tick_hi != NULL;
 	if (consume_rows)
 	{
 		consume(&s, max_rows);
@@ -994,7 +920,7 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	/* an empty new tick changes nothing; closing an open one must be saved */
 	idle = s.rows == 0 && s.op->windows_fired == 0 &&
 		s.op->late == NIL && s.late_routed + s.late_dropped == 0 &&
-		!has_watermark && !tick_was_open && s.tick_hi == NULL;
+		!has_watermark && !tick_was_open && s.progress.tick_hi == NULL;
 	if (!idle)
 		finish_step(&s);
 	end_as_owner(&s);
@@ -1011,22 +937,12 @@ pipeline_step(const char *name, int64 max_rows, int max_ms)
 static bool
 has_timestamptz_time(const char *name)
 {
-	Oid			argtype = TEXTOID;
-	Datum		arg = CStringGetTextDatum(name);
-	bool		isnull;
 	bool		is_ts;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	(void) check_owner(name, false);
-	if (execute_cached("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
-					   "FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
-					   1, &argtype, &arg, NULL, true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("pipeline \"%s\" does not exist", name)));
-	is_ts = DatumGetBool(col(1, &isnull));
+	is_ts = catalog_time_is_timestamptz(name);
 	SPI_finish();
 	return is_ts;
 }
@@ -1182,7 +1098,7 @@ put_open_window(WindowEntry *e, void *arg)
 	bool	   *resnulls = palloc(sizeof(bool) * a->naggs);
 	char	  **names = palloc(sizeof(char *) * a->naggs);
 	Oid		   *types = palloc(sizeof(Oid) * a->naggs);
-	Oid			time_out = s->is_ts ? F_TIMESTAMPTZ_OUT : F_INT8OUT;
+	Oid			time_out = s->def.is_ts ? F_TIMESTAMPTZ_OUT : F_INT8OUT;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 

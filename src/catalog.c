@@ -1,0 +1,171 @@
+/*
+ * catalog.c
+ *		The statements on the pipeline catalog, windowing.pipeline.
+ *
+ * A step reads its pipeline's definition and progress into typed structs
+ * and writes its progress back from them; the worker and the reclaim of
+ * queues list pipelines and count their failures.  Results are read by
+ * column name (expressions are named with AS), never by position, so the
+ * column lists of the statements can change without their readers
+ * getting another column's value.  The statements keep the rules of the
+ * extension's own SQL: every operator qualified, plans kept by their text
+ * (plans.c).  Callers come from above (pipeline.c, worker.c, queue.c);
+ * this file calls none of them.
+ */
+#include "compat.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "plans.h"
+#include "watermark.h"
+
+static void pg_attribute_noreturn()
+no_pipeline(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("pipeline \"%s\" does not exist", name)));
+}
+
+/* A statement whose one parameter is a pipeline's name. */
+static int
+execute_for(const char *sql, const char *name, bool read_only, long count)
+{
+	Oid			argtype = TEXTOID;
+	Datum		arg = CStringGetTextDatum(name);
+
+	return execute_cached(sql, 1, &argtype, &arg, NULL, read_only, count);
+}
+
+/* Column "column" of row "row" of the last result. */
+static Datum
+value(uint64 row, const char *column, bool *isnull)
+{
+	int			fnum = SPI_fnumber(SPI_tuptable->tupdesc, column);
+
+	if (fnum <= 0)
+		elog(ERROR, "no column \"%s\" in a result on windowing.pipeline", column);
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, fnum, isnull);
+}
+
+static bool
+bool_value(const char *column)
+{
+	bool		isnull;
+
+	return DatumGetBool(value(0, column, &isnull));
+}
+
+static Oid
+oid_value(const char *column)
+{
+	bool		isnull;
+	Datum		d = value(0, column, &isnull);
+
+	return isnull ? InvalidOid : DatumGetObjectId(d);
+}
+
+static int64
+int8_value(const char *column, int64 if_null)
+{
+	bool		isnull;
+	Datum		d = value(0, column, &isnull);
+
+	return isnull ? if_null : DatumGetInt64(d);
+}
+
+static char *
+text_value(const char *column)
+{
+	bool		isnull;
+	Datum		d = value(0, column, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+static Interval *
+interval_value(const char *column)
+{
+	bool		isnull;
+	Datum		d = value(0, column, &isnull);
+
+	return isnull ? NULL : DatumGetIntervalP(d);
+}
+
+static char **
+names_value(const char *column, int *n)
+{
+	bool		isnull;
+	Datum	   *items;
+	char	  **names;
+
+	deconstruct_array(DatumGetArrayTypeP(value(0, column, &isnull)), TEXTOID, -1, false,
+					  TYPALIGN_INT, &items, NULL, n);
+	names = palloc(sizeof(char *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		names[i] = TextDatumGetCString(items[i]);
+	return names;
+}
+
+void
+catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *progress)
+{
+	bool		isnull;
+
+	if (execute_for("SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
+					"time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
+					"AS timestamptz_time, "
+					"key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
+					"allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
+					"emit OPERATOR(pg_catalog.=) 'append' AS emit_append, tick_lo::pg_catalog.text, "
+					"tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
+					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced "
+					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
+					name, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		no_pipeline(name);
+	def->id = DatumGetInt32(value(0, "id", &isnull));
+	def->name = pstrdup(name);
+	def->source = oid_value("source");
+	def->time_column = text_value("time_column");
+	def->is_ts = bool_value("timestamptz_time");
+	def->keys = names_value("key_columns", &def->nkeys);
+	def->assigner = DatumGetHeapTupleHeader(value(0, "assigner", &isnull));
+	def->aggregates = text_value("aggregates");
+	def->max_out_of_orderness = interval_value("max_out_of_orderness");
+	def->allowed_lateness = interval_value("allowed_lateness");
+	def->result_table = oid_value("result_table");
+	def->late_table = oid_value("late_table");
+	def->append = bool_value("emit_append");
+	def->idle_timeout = interval_value("idle_timeout");
+	def->sliced = bool_value("sliced");
+
+	progress->tick_lo = text_value("tick_lo");
+	progress->tick_hi = text_value("tick_hi");
+	progress->last_seq = int8_value("last_seq", 0);
+	progress->watermark = int8_value("watermark", WMK_NONE);
+	progress->max_seen = int8_value("max_seen", INT64_MIN);
+	progress->steps = int8_value("steps", 0);
+	progress->last_row_at = int8_value("last_row_at", DT_NOBEGIN);
+	progress->scan_from = int8_value("scan_from", 0);
+	progress->scan_next = int8_value("scan_next", 0);
+	progress->scan_next_xid = text_value("scan_next_xid");
+}
+
+/* Is the pipeline's time column timestamptz? */
+bool
+catalog_time_is_timestamptz(const char *name)
+{
+	if (execute_for("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
+					"AS timestamptz_time "
+					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
+					name, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		no_pipeline(name);
+	return bool_value("timestamptz_time");
+}

@@ -1,0 +1,65 @@
+/*
+ * catalog.h
+ *		The pipeline catalog, windowing.pipeline, as typed rows.
+ *
+ * Every statement of the C code on windowing.pipeline is in catalog.c, and
+ * reads its result by column name, so that a column added to the catalog
+ * is added here and where it is used.  All of them need SPI connected.
+ */
+#ifndef WINDOWING_CATALOG_H
+#define WINDOWING_CATALOG_H
+
+#include "postgres.h"
+
+#include "access/htup.h"
+#include "datatype/timestamp.h"
+
+/* What a pipeline computes and where it writes. */
+typedef struct PipelineDef
+{
+	int32		id;
+	char	   *name;
+	Oid			source;			/* the queue */
+	char	   *time_column;	/* NULL: processing time */
+	bool		is_ts;			/* the time type is timestamptz, not bigint */
+	int			nkeys;
+	char	  **keys;			/* the key columns' names */
+	HeapTupleHeader assigner;	/* a windowing.assigner */
+	char	   *aggregates;
+	Interval   *max_out_of_orderness;	/* NULL: explicit watermarks only */
+	Interval   *allowed_lateness;
+	Oid			result_table;
+	Oid			late_table;		/* InvalidOid: late rows are dropped */
+	bool		append;			/* emit 'append', not 'upsert' */
+	Interval   *idle_timeout;	/* NULL: none */
+	bool		sliced;			/* sliding windows kept as slices */
+} PipelineDef;
+
+/*
+ * Where the pipeline's steps got to: the cursor on the queue and the
+ * watermark.  The NULLs of the catalog are the sentinels the step uses.
+ */
+typedef struct PipelineProgress
+{
+	char	   *tick_lo;		/* NULL: nothing consumed yet */
+	char	   *tick_hi;		/* NULL: no tick open */
+	int64		last_seq;
+	int64		watermark;		/* WMK_NONE: none yet */
+	int64		max_seen;		/* INT64_MIN: no event time consumed */
+	int64		steps;			/* committed steps so far */
+	TimestampTz last_row_at;	/* clock of the last step with rows; DT_NOBEGIN: none */
+	int64		scan_from;		/* every row up to it is consumed or aborted */
+	int64		scan_next;		/* scan_from to be, once scan_next_xid has ended */
+	char	   *scan_next_xid;	/* NULL: no candidate */
+} PipelineProgress;
+
+/*
+ * The row of pipeline "name", read with a fresh snapshot (a step reads it
+ * once it holds the pipeline's lock); an error if there is none.  Its
+ * values live until SPI_finish.
+ */
+extern void catalog_load_pipeline(const char *name, PipelineDef *def,
+								  PipelineProgress *progress);
+extern bool catalog_time_is_timestamptz(const char *name);
+
+#endif							/* WINDOWING_CATALOG_H */
