@@ -155,6 +155,10 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	progress->scan_from = int8_value("scan_from", 0);
 	progress->scan_next = int8_value("scan_next", 0);
 	progress->scan_next_xid = text_value("scan_next_xid");
+	progress->rows = 0;
+	progress->windows_fired = 0;
+	progress->late_routed = 0;
+	progress->late_dropped = 0;
 }
 
 /* Is the pipeline's time column timestamptz? */
@@ -168,4 +172,56 @@ catalog_time_is_timestamptz(const char *name)
 		SPI_processed != 1)
 		no_pipeline(name);
 	return bool_value("timestamptz_time");
+}
+
+/* A text parameter, or NULL. */
+static Datum
+text_arg(const char *text, char *null_flag)
+{
+	*null_flag = text ? ' ' : 'n';
+	return text ? CStringGetTextDatum(text) : (Datum) 0;
+}
+
+/* An int8 parameter, NULL where it holds "if_null". */
+static Datum
+int8_arg(int64 value, int64 if_null, char *null_flag)
+{
+	*null_flag = value == if_null ? 'n' : ' ';
+	return Int64GetDatum(value);
+}
+
+void
+catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
+{
+	Oid			types[14] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID};
+	Datum		args[14];
+	char		flags[15] = "              ";
+
+	args[0] = Int32GetDatum(def->id);
+	args[1] = text_arg(progress->tick_lo, &flags[1]);
+	args[2] = text_arg(progress->tick_hi, &flags[2]);
+	args[3] = Int64GetDatum(progress->last_seq);
+	args[4] = int8_arg(progress->watermark, WMK_NONE, &flags[4]);
+	args[5] = int8_arg(progress->max_seen, INT64_MIN, &flags[5]);
+	args[6] = Int64GetDatum(progress->rows);
+	args[7] = Int64GetDatum(progress->windows_fired);
+	args[8] = Int64GetDatum(progress->late_routed);
+	args[9] = Int64GetDatum(progress->late_dropped);
+	args[10] = int8_arg(progress->last_row_at, DT_NOBEGIN, &flags[10]);
+	args[11] = Int64GetDatum(progress->scan_from);
+	args[12] = Int64GetDatum(progress->scan_next);
+	args[13] = text_arg(progress->scan_next_xid, &flags[13]);
+	if (execute_cached("UPDATE windowing.pipeline SET "
+					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
+					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
+					   "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $7, "
+					   "windows_fired = windows_fired OPERATOR(pg_catalog.+) $8, "
+					   "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
+					   "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
+					   "last_step_at = pg_catalog.now(), last_row_at = $11, "
+					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8 "
+					   "WHERE id OPERATOR(pg_catalog.=) $1",
+					   14, types, args, flags, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
 }

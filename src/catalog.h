@@ -37,7 +37,8 @@ typedef struct PipelineDef
 
 /*
  * Where the pipeline's steps got to: the cursor on the queue and the
- * watermark.  The NULLs of the catalog are the sentinels the step uses.
+ * watermark, and what the step under way adds to the counters.  The NULLs
+ * of the catalog are the sentinels the step uses.
  */
 typedef struct PipelineProgress
 {
@@ -51,6 +52,11 @@ typedef struct PipelineProgress
 	int64		scan_from;		/* every row up to it is consumed or aborted */
 	int64		scan_next;		/* scan_from to be, once scan_next_xid has ended */
 	char	   *scan_next_xid;	/* NULL: no candidate */
+	/* the step's own counts: zero when loaded, added to the totals when saved */
+	int64		rows;
+	int64		windows_fired;
+	int64		late_routed;
+	int64		late_dropped;
 } PipelineProgress;
 
 /*
@@ -61,5 +67,9 @@ typedef struct PipelineProgress
 extern void catalog_load_pipeline(const char *name, PipelineDef *def,
 								  PipelineProgress *progress);
 extern bool catalog_time_is_timestamptz(const char *name);
+
+/* Writes the progress of a step, in the step's transaction, counting it. */
+extern void catalog_save_progress(const PipelineDef *def,
+								  const PipelineProgress *progress);
 
 #endif							/* WINDOWING_CATALOG_H */

@@ -85,9 +85,6 @@ typedef struct Step
 	bool		state_in_memory;	/* loaded from the shared-memory image */
 	TimestampTz now;			/* the step's clock */
 	int64		idle_timeout;	/* microseconds, -1 for none */
-	int64		rows;			/* consumed by this step */
-	int64		late_routed;
-	int64		late_dropped;
 	OwnerContext as_owner;		/* who to be again after the step */
 	MemoryContext cxt;			/* all that the step allocates */
 	Size		loaded;			/* of which its loaded state */
@@ -691,8 +688,8 @@ route_late(Step *s)
 {
 	int64		routed = emit_late(&s->target, s->op);
 
-	s->late_routed += routed;
-	s->late_dropped += list_length(s->op->late) - routed;
+	s->progress.late_routed += routed;
+	s->progress.late_dropped += list_length(s->op->late) - routed;
 	op_forget_late(s->op);
 }
 
@@ -709,7 +706,7 @@ consume_tick(Step *s, int64 max_rows)
 	reader_open(s, &r, max_rows);
 	for (;;)
 	{
-		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->rows) : CHUNK_ROWS;
+		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->progress.rows) : CHUNK_ROWS;
 		uint64		n;
 
 		if (want <= 0)
@@ -720,7 +717,7 @@ consume_tick(Step *s, int64 max_rows)
 			emit_firings(&s->target, s->op);
 		route_late(s);
 		op_compact(s->op);
-		s->rows += n;
+		s->progress.rows += n;
 		if (s->cut_short)
 			break;
 		if (n < (uint64) want)
@@ -760,47 +757,14 @@ consume(Step *s, int64 max_rows)
 	}
 }
 
+/* The step's watermark and counts, to the catalog. */
 static void
 save_progress(Step *s)
 {
-	Oid			types[14] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
-	INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID};
-	Datum		args[14];
-	char		flags[15] = "              ";
-	Watermark  *wm = &s->op->wm;
-
-	args[0] = Int32GetDatum(s->def.id);
-	args[1] = s->progress.tick_lo ? CStringGetTextDatum(s->progress.tick_lo) : (Datum) 0;
-	flags[1] = s->progress.tick_lo ? ' ' : 'n';
-	args[2] = s->progress.tick_hi ? CStringGetTextDatum(s->progress.tick_hi) : (Datum) 0;
-	flags[2] = s->progress.tick_hi ? ' ' : 'n';
-	args[3] = Int64GetDatum(s->progress.last_seq);
-	args[4] = Int64GetDatum(wm->value);
-	flags[4] = wm->value == WMK_NONE ? 'n' : ' ';
-	args[5] = Int64GetDatum(wm->max_seen);
-	flags[5] = wm->max_seen == INT64_MIN ? 'n' : ' ';
-	args[6] = Int64GetDatum(s->rows);
-	args[7] = Int64GetDatum(s->op->windows_fired);
-	args[8] = Int64GetDatum(s->late_routed);
-	args[9] = Int64GetDatum(s->late_dropped);
-	args[10] = TimestampTzGetDatum(s->progress.last_row_at);
-	flags[10] = s->progress.last_row_at == DT_NOBEGIN ? 'n' : ' ';
-	args[11] = Int64GetDatum(s->progress.scan_from);
-	args[12] = Int64GetDatum(s->progress.scan_next);
-	args[13] = s->progress.scan_next_xid ? CStringGetTextDatum(s->progress.scan_next_xid) : (Datum) 0;
-	flags[13] = s->progress.scan_next_xid ? ' ' : 'n';
-	if (execute_cached("UPDATE windowing.pipeline SET "
-					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
-					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
-					   "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $7, "
-					   "windows_fired = windows_fired OPERATOR(pg_catalog.+) $8, "
-					   "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
-					   "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
-					   "last_step_at = pg_catalog.now(), last_row_at = $11, "
-					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8 "
-					   "WHERE id OPERATOR(pg_catalog.=) $1",
-					   14, types, args, flags, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not save the progress of pipeline \"%s\"", s->def.name);
+	s->progress.watermark = s->op->wm.value;
+	s->progress.max_seen = s->op->wm.max_seen;
+	s->progress.windows_fired = s->op->windows_fired;
+	catalog_save_progress(&s->def, &s->progress);
 }
 
 /*
@@ -848,10 +812,10 @@ follow_clock(Step *s)
 
 	if (s->def.time_column == NULL)
 		op_advance_watermark(s->op, s->now - 1);
-	else if (s->rows == 0 && s->idle_timeout >= 0 && s->progress.last_row_at != DT_NOBEGIN &&
+	else if (s->progress.rows == 0 && s->idle_timeout >= 0 && s->progress.last_row_at != DT_NOBEGIN &&
 			 s->now - s->progress.last_row_at >= s->idle_timeout)
 		op_advance_watermark(s->op, clock_units(s) - wm->delay - 1);
-	if (s->rows > 0)
+	if (s->progress.rows > 0)
 		s->progress.last_row_at = s->now;
 }
 
@@ -918,13 +882,13 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	if (has_watermark)
 		op_advance_watermark(s.op, watermark);
 	/* an empty new tick changes nothing; closing an open one must be saved */
-	idle = s.rows == 0 && s.op->windows_fired == 0 &&
-		s.op->late == NIL && s.late_routed + s.late_dropped == 0 &&
+	idle = s.progress.rows == 0 && s.op->windows_fired == 0 && s.op->late == NIL &&
+		s.progress.late_routed + s.progress.late_dropped == 0 &&
 		!has_watermark && !tick_was_open && s.progress.tick_hi == NULL;
 	if (!idle)
 		finish_step(&s);
 	end_as_owner(&s);
-	return s.rows;
+	return s.progress.rows;
 }
 
 int64
