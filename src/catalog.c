@@ -42,15 +42,22 @@ execute_for(const char *sql, const char *name, bool read_only, long count)
 	return execute_cached(sql, 1, &argtype, &arg, NULL, read_only, count);
 }
 
-/* Column "column" of row "row" of the last result. */
-static Datum
-value(uint64 row, const char *column, bool *isnull)
+/* The number of column "column" in the last result. */
+static int
+fnumber(const char *column)
 {
 	int			fnum = SPI_fnumber(SPI_tuptable->tupdesc, column);
 
 	if (fnum <= 0)
 		elog(ERROR, "no column \"%s\" in a result on windowing.pipeline", column);
-	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, fnum, isnull);
+	return fnum;
+}
+
+/* Column "column" of row "row" of the last result. */
+static Datum
+value(uint64 row, const char *column, bool *isnull)
+{
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, fnumber(column), isnull);
 }
 
 static bool
@@ -224,4 +231,152 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 					   "WHERE id OPERATOR(pg_catalog.=) $1",
 					   14, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
+}
+
+/*
+ * The names of the running pipelines, fewest failures in a row first: a
+ * failing step ends the worker's round, so a failing pipeline cannot hold
+ * the others back, and failing ones take turns at counting their failures.
+ */
+List *
+catalog_running_pipelines(MemoryContext cxt)
+{
+	List	   *result = NIL;
+	MemoryContext old;
+
+	if (SPI_execute("SELECT name FROM windowing.pipeline"
+					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY failures, name",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the running pipelines");
+	old = MemoryContextSwitchTo(cxt);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		result = lappend(result, TextDatumGetCString(value(i, "name", &isnull)));
+	}
+	MemoryContextSwitchTo(old);
+	return result;
+}
+
+/* The queues of running pipelines whose rows are deleted once read. */
+List *
+catalog_consumed_queues(MemoryContext cxt)
+{
+	List	   *result = NIL;
+	MemoryContext old;
+
+	if (SPI_execute("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
+					" WHERE state OPERATOR(pg_catalog.=) 'running'"
+					" AND windowing._queue_retention(source) OPERATOR(pg_catalog.=) 'consume'",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the queues");
+	old = MemoryContextSwitchTo(cxt);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		result = lappend_oid(result, DatumGetObjectId(value(i, "source", &isnull)));
+	}
+	MemoryContextSwitchTo(old);
+	return result;
+}
+
+/* The pipeline's owner if it is running, else InvalidOid. */
+Oid
+catalog_owner_if_running(const char *name)
+{
+	if (execute_for("SELECT owner FROM windowing.pipeline"
+					" WHERE name OPERATOR(pg_catalog.=) $1"
+					" AND state OPERATOR(pg_catalog.=) 'running'",
+					name, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not lock pipeline \"%s\"", name);
+	return SPI_processed == 1 ? oid_value("owner") : InvalidOid;
+}
+
+/*
+ * Records a failed step's error; the pipeline is marked failed at
+ * "max_failures" in a row.  True if it was.
+ */
+bool
+catalog_record_failure(const char *name, const char *message, int max_failures)
+{
+	Oid			types[3] = {TEXTOID, TEXTOID, INT4OID};
+	Datum		values[3];
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = CStringGetTextDatum(message);
+	values[2] = Int32GetDatum(max_failures);
+	if (execute_cached("UPDATE windowing.pipeline"
+					   " SET last_error = $2,"
+					   " failures = failures OPERATOR(pg_catalog.+) 1,"
+					   " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
+					   " OPERATOR(pg_catalog.>=) $3 THEN 'failed' ELSE state END"
+					   " WHERE name OPERATOR(pg_catalog.=) $1"
+					   " RETURNING state OPERATOR(pg_catalog.=) 'failed' AS failed",
+					   3, types, values, NULL, false, 0)
+		!= SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "could not record the failure of pipeline \"%s\"", name);
+	return SPI_processed == 1 && bool_value("failed");
+}
+
+/* Ends a streak of failures; writes nothing if there is none. */
+void
+catalog_clear_failures(const char *name)
+{
+	if (execute_for("UPDATE windowing.pipeline SET failures = 0"
+					" WHERE name OPERATOR(pg_catalog.=) $1"
+					" AND failures OPERATOR(pg_catalog.<>) 0",
+					name, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not reset the failures of pipeline \"%s\"", name);
+}
+
+/*
+ * The names of the pipelines reading queue "source", in name order; false
+ * if one of them is not running.
+ */
+bool
+catalog_queue_readers(Oid source, MemoryContext cxt, List **readers)
+{
+	Oid			argtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(source);
+	bool		all_running = true;
+
+	if (execute_cached("SELECT name, state OPERATOR(pg_catalog.=) 'running' AS running "
+					   "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+					   "ORDER BY name",
+					   1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the pipelines of a queue");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+		bool		isnull;
+
+		*readers = lappend(*readers, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+												  fnumber("name")));
+		all_running &= DatumGetBool(value(i, "running", &isnull));
+		MemoryContextSwitchTo(old);
+	}
+	return all_running;
+}
+
+/*
+ * Has every pipeline of queue "source", whose quoted and qualified name is
+ * "qualified", consumed every row in it?
+ */
+bool
+catalog_queue_consumed(Oid source, const char *qualified)
+{
+	Oid			argtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(source);
+	char	   *sql = psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
+							   "WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+							   "AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
+							   "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo))) "
+							   "AS consumed",
+							   qualified);
+
+	if (execute_cached(sql, 1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not run: %s", sql);
+	return bool_value("consumed");
 }

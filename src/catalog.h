@@ -13,6 +13,7 @@
 
 #include "access/htup.h"
 #include "datatype/timestamp.h"
+#include "nodes/pg_list.h"
 
 /* What a pipeline computes and where it writes. */
 typedef struct PipelineDef
@@ -71,5 +72,17 @@ extern bool catalog_time_is_timestamptz(const char *name);
 /* Writes the progress of a step, in the step's transaction, counting it. */
 extern void catalog_save_progress(const PipelineDef *def,
 								  const PipelineProgress *progress);
+
+/* The worker's: lists are made in "cxt". */
+extern List *catalog_running_pipelines(MemoryContext cxt);
+extern List *catalog_consumed_queues(MemoryContext cxt);
+extern Oid	catalog_owner_if_running(const char *name);
+extern bool catalog_record_failure(const char *name, const char *message,
+								   int max_failures);
+extern void catalog_clear_failures(const char *name);
+
+/* The reclaim of a queue's: the list of names is made in "cxt". */
+extern bool catalog_queue_readers(Oid source, MemoryContext cxt, List **readers);
+extern bool catalog_queue_consumed(Oid source, const char *qualified);
 
 #endif							/* WINDOWING_CATALOG_H */

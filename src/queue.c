@@ -29,6 +29,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
+#include "catalog.h"
 #include "owner.h"
 #include "pipeline.h"
 #include "plans.h"
@@ -41,27 +42,11 @@ int			queue_lock_timeout = 100;	/* ms */
 static bool
 running_readers(Oid source, List **readers)
 {
-	Oid			argtype = OIDOID;
-	Datum		arg = ObjectIdGetDatum(source);
-	bool		all_running = true;
+	bool		all_running;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (execute_cached("SELECT name, state OPERATOR(pg_catalog.=) 'running' "
-					   "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-					   "ORDER BY name",
-					   1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the pipelines of a queue");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-		bool		isnull;
-
-		*readers = lappend(*readers, SPI_getvalue(tup, SPI_tuptable->tupdesc, 1));
-		all_running &= DatumGetBool(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &isnull));
-		MemoryContextSwitchTo(old);
-	}
+	all_running = catalog_queue_readers(source, TopTransactionContext, readers);
 	SPI_finish();
 	return all_running && *readers != NIL;
 }
@@ -152,11 +137,13 @@ consumed_queue(Oid source)
 static bool
 all_consumed(Oid source, const char *qualified)
 {
-	return ask_about_queue(psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
-									"WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-									"AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
-									"OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo)))",
-									qualified), source);
+	bool		consumed;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	consumed = catalog_queue_consumed(source, qualified);
+	SPI_finish();
+	return consumed;
 }
 
 /*

@@ -61,9 +61,9 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "catalog.h"
 #include "launcher.h"
 #include "pipeline.h"
-#include "plans.h"
 #include "queue.h"
 #include "version.h"
 #include "worker.h"
@@ -202,31 +202,11 @@ begin_catalog_transaction(const char *activity)
 static List *
 running_pipelines(void)
 {
-	List	   *result = NIL;
-	MemoryContext spi_cxt;
-	bool		isnull;
+	List	   *result;
 
 	begin_catalog_transaction("looking for running pipelines");
-
-	/*
-	 * A failing step ends the round and the worker with it, so pipelines
-	 * with fewer failures in a row go first: a failing one cannot hold the
-	 * others back, and failing ones take turns at counting their failures.
-	 */
 	SPI_connect();
-	if (SPI_execute("SELECT name FROM windowing.pipeline"
-					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY failures, name",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the running pipelines");
-	spi_cxt = MemoryContextSwitchTo(round_cxt);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		Datum		name = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-										 1, &isnull);
-
-		result = lappend(result, TextDatumGetCString(name));
-	}
-	MemoryContextSwitchTo(spi_cxt);
+	result = catalog_running_pipelines(round_cxt);
 	SPI_finish();
 	commit_transaction();
 	return result;
@@ -235,29 +215,9 @@ running_pipelines(void)
 static void
 record_failure(const char *name, const char *message)
 {
-	Oid			types[3] = {TEXTOID, TEXTOID, INT4OID};
-	Datum		values[3];
-	bool		isnull;
-
-	values[0] = CStringGetTextDatum(name);
-	values[1] = CStringGetTextDatum(message);
-	values[2] = Int32GetDatum(MAX_FAILURES);
-
 	begin_catalog_transaction("recording a pipeline failure");
 	SPI_connect();
-	if (execute_cached("UPDATE windowing.pipeline"
-					   " SET last_error = $2,"
-					   " failures = failures OPERATOR(pg_catalog.+) 1,"
-					   " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
-					   " OPERATOR(pg_catalog.>=) $3 THEN 'failed' ELSE state END"
-					   " WHERE name OPERATOR(pg_catalog.=) $1"
-					   " RETURNING state OPERATOR(pg_catalog.=) 'failed'",
-					   3, types, values, NULL, false, 0)
-		!= SPI_OK_UPDATE_RETURNING)
-		elog(ERROR, "could not record the failure of pipeline \"%s\"", name);
-	if (SPI_processed == 1 &&
-		DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-								   &isnull)))
+	if (catalog_record_failure(name, message, MAX_FAILURES))
 		ereport(WARNING,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("pipeline \"%s\" is marked failed after %d errors in a row",
@@ -290,15 +250,8 @@ fail(const char *name)
 static void
 clear_failures(const char *name)
 {
-	Oid			type = TEXTOID;
-	Datum		value = CStringGetTextDatum(name);
-
 	SPI_connect();
-	if (execute_cached("UPDATE windowing.pipeline SET failures = 0"
-					   " WHERE name OPERATOR(pg_catalog.=) $1"
-					   " AND failures OPERATOR(pg_catalog.<>) 0",
-					   1, &type, &value, NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not reset the failures of pipeline \"%s\"", name);
+	catalog_clear_failures(name);
 	SPI_finish();
 }
 
@@ -316,21 +269,11 @@ step_error_context(void *arg)
 static Oid
 lock_if_running(const char *name)
 {
-	Oid			type = TEXTOID;
-	Datum		value = CStringGetTextDatum(name);
-	Oid			owner = InvalidOid;
-	bool		isnull;
+	Oid			owner;
 
 	pipeline_lock(name);
 	SPI_connect();
-	if (execute_cached("SELECT owner FROM windowing.pipeline"
-					   " WHERE name OPERATOR(pg_catalog.=) $1"
-					   " AND state OPERATOR(pg_catalog.=) 'running'",
-					   1, &type, &value, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not lock pipeline \"%s\"", name);
-	if (SPI_processed == 1)
-		owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
-											   SPI_tuptable->tupdesc, 1, &isnull));
+	owner = catalog_owner_if_running(name);
 	SPI_finish();
 	return owner;
 }
@@ -393,23 +336,11 @@ step_pipeline(const char *name)
 static List *
 running_queues(void)
 {
-	List	   *result = NIL;
-	MemoryContext spi_cxt;
-	bool		isnull;
+	List	   *result;
 
 	begin_catalog_transaction("looking for queues to reclaim");
 	SPI_connect();
-	if (SPI_execute("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
-					" WHERE state OPERATOR(pg_catalog.=) 'running'"
-					" AND windowing._queue_retention(source) OPERATOR(pg_catalog.=) 'consume'",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the queues");
-	spi_cxt = MemoryContextSwitchTo(round_cxt);
-	for (uint64 i = 0; i < SPI_processed; i++)
-		result = lappend_oid(result,
-							 DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-															SPI_tuptable->tupdesc, 1, &isnull)));
-	MemoryContextSwitchTo(spi_cxt);
+	result = catalog_consumed_queues(round_cxt);
 	SPI_finish();
 	commit_transaction();
 	return result;
