@@ -107,30 +107,24 @@ lock_queue(const char *qualified)
 	return locked;
 }
 
-/* The answer of a yes-or-no query about queue $1. */
-static bool
-ask_about_queue(const char *sql, Oid source)
-{
-	Oid			argtype = OIDOID;
-	Datum		arg = ObjectIdGetDatum(source);
-	bool		isnull;
-	bool		yes;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (execute_cached(sql, 1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not run: %s", sql);
-	yes = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-	return yes;
-}
-
 /* Are the queue's rows to be deleted once read (retention 'consume')? */
 static bool
 consumed_queue(Oid source)
 {
-	return ask_about_queue("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
-						   "IS NOT DISTINCT FROM 'consume'", source);
+	Oid			argtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(source);
+	bool		isnull;
+	bool		consumed;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (execute_cached("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
+					   "IS NOT DISTINCT FROM 'consume'",
+					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the retention of a queue");
+	consumed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return consumed;
 }
 
 /* Has every pipeline of the queue consumed every row in it? */
