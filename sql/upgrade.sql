@@ -71,9 +71,18 @@ LANGUAGE sql AS $$
   SELECT 'constraint', con.conrelid::regclass || ' ' || con.conname, pg_get_constraintdef(con.oid)
   FROM pg_constraint con WHERE con.connamespace = (SELECT oid FROM nsp)
   UNION ALL
+  -- comments (what psql shows): of the members, of what is in the schema
+  -- without being a member (the relation of a composite type, constraints),
+  -- and of what hangs on a relation (columns, triggers, policies, indexes)
   SELECT 'comment', pg_describe_object(ds.classoid, ds.objoid, ds.objsubid), ds.description
-  FROM pg_description ds JOIN pg_depend d ON d.classid = ds.classoid AND d.objid = ds.objoid
-  WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = (SELECT oid FROM ext)
+  FROM pg_description ds
+  WHERE EXISTS (SELECT FROM pg_depend d
+                WHERE d.classid = ds.classoid AND d.objid = ds.objoid
+                  AND d.refclassid = 'pg_extension'::regclass AND d.refobjid = (SELECT oid FROM ext))
+     OR (pg_identify_object(ds.classoid, ds.objoid, 0)).schema = 'windowing'
+     OR EXISTS (SELECT FROM pg_depend d JOIN rel c ON c.oid = d.refobjid
+                WHERE d.classid = ds.classoid AND d.objid = ds.objoid
+                  AND d.refclassid = 'pg_class'::regclass)
   UNION ALL
   -- what pg_dump keeps of the extension's own tables
   SELECT 'dumped', u.tab::regclass::text, u.cond
@@ -92,6 +101,12 @@ SELECT what, count(*) > 0 AS compared FROM updated GROUP BY what ORDER BY what;
 UNION ALL
 (SELECT 'fresh only', * FROM fresh EXCEPT SELECT 'fresh only', * FROM updated)
 ORDER BY what, name, side;
+-- a comment on a part of an object is compared too
+COMMENT ON COLUMN windowing.assigner.tz IS 'zone of calendar windows';
+COMMENT ON POLICY owner_only ON windowing.pipeline IS 'a pipeline is its owner''s';
+SELECT * FROM pg_temp.windowing_schema() EXCEPT SELECT * FROM fresh ORDER BY name;
+COMMENT ON COLUMN windowing.assigner.tz IS NULL;
+COMMENT ON POLICY owner_only ON windowing.pipeline IS NULL;
 
 -- A library newer than the database's extension (ALTER EXTENSION UPDATE
 -- not run yet) refuses every step with the reason, until the update.
