@@ -35,7 +35,9 @@ _PG_init(void)
 {
 	DefineCustomIntVariable("windowing.poll_interval",
 							"Time a pipeline worker sleeps when it finds nothing to do.",
-							NULL,
+							"Rows committed into a queue wake the worker at once; the sleep "
+							"bounds how late it sees the clock close windows (processing "
+							"time, idle timeouts).",
 							&worker_poll_interval,
 							100, 1, 60000,
 							PGC_SIGHUP, GUC_UNIT_MS,
@@ -61,30 +63,32 @@ _PG_init(void)
 
 	DefineCustomIntVariable("windowing.state_memory",
 							"Shared memory for the window state of pipelines.",
-							"State past it is read from the heap table at each step.",
+							"A pipeline whose state does not fit reads it from the heap at each step.",
 							&state_memory,
 							64 * 1024, 0, MAX_KILOBYTES,
 							PGC_SIGHUP, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("windowing.queue_truncate_size",
-							"Size past which a queue is emptied once its pipelines consumed it.",
-							NULL,
+							"Size past which the worker empties a consumed queue.",
+							"It truncates the table once every pipeline reading it has "
+							"consumed its rows; a queue with retention 'keep' is never emptied.",
 							&queue_truncate_size,
 							16 * 1024, 8, MAX_KILOBYTES,
 							PGC_SIGHUP, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("windowing.queue_lock_timeout",
-							"Longest wait for a queue's lock before emptying it, and so the longest producers stall.",
-							NULL,
+							"Longest wait for a queue's lock to empty it.",
+							"Producers inserting into the queue wait behind the lock, so this "
+							"is the longest they stall; a queue not locked in time is emptied later.",
 							&queue_lock_timeout,
 							100, 1, 60000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("windowing.read_helper_rows",
-							"Rows a step must expect to read them in a helper process.",
-							"The helper reads the queue while the step works on the rows; "
-							"0 never starts one.",
+							"Rows a step must expect to read for a helper process to read the queue for it.",
+							"The helper reads the queue while the step works on the rows "
+							"read so far; 0 never starts one.",
 							&read_helper_rows,
 							1000000, 0, INT_MAX,
 							PGC_USERSET, 0,
@@ -92,7 +96,8 @@ _PG_init(void)
 
 	DefineCustomStringVariable("windowing.clock",
 							   "Clock that pipeline steps read instead of the system clock (for tests).",
-							   "Empty means the system clock.  It drives processing time and idle timeouts.",
+							   "A timestamp, or empty for the system clock.  It drives processing "
+							   "time and idle timeouts.",
 							   &pipeline_clock_setting,
 							   "",
 							   PGC_USERSET, 0,
