@@ -16,7 +16,8 @@
  *      and change which rows;
  *   4. the internal functions that pipelines' SQL calls;
  *   5. the functions users call to create, run and manage pipelines;
- *   6. the views.
+ *   6. the views;
+ *   7. the comments users read in psql.
  */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
@@ -227,6 +228,25 @@ RETURN ROW('session_dynamic', NULL, NULL, NULL, NULL, gap_column, NULL, NULL)::w
 CREATE FUNCTION windowing.counting(size bigint, slide bigint DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ROW('counting', NULL, NULL, NULL, NULL, NULL, size, coalesce(slide, size))::windowing.assigner;
+
+-- The call that makes an assigner, as a pipeline's definition would be
+-- written: windowing.pipelines shows it.  Optional arguments appear only
+-- when they differ from their defaults.  Intervals are written in the
+-- session's IntervalStyle, as interval output is: hence STABLE.
+CREATE FUNCTION windowing.describe(assigner windowing.assigner)
+RETURNS text LANGUAGE sql STABLE STRICT PARALLEL SAFE
+RETURN format('%s(%s)', (assigner).kind, concat_ws(', ',
+    CASE (assigner).kind
+        WHEN 'tumbling' THEN quote_literal((assigner).size)
+        WHEN 'hopping' THEN format('%L, %L', (assigner).size, (assigner).slide)
+        WHEN 'cumulating' THEN format('%L, %L', (assigner).slide, (assigner).size)
+        WHEN 'session' THEN quote_literal((assigner).size)
+        WHEN 'session_dynamic' THEN quote_literal((assigner).gap_column)
+        WHEN 'counting' THEN (assigner).rows::text
+    END,
+    CASE WHEN (assigner).rows_slide <> (assigner).rows THEN 'slide => ' || (assigner).rows_slide END,
+    CASE WHEN (assigner)."offset" <> '0' THEN '"offset" => ' || quote_literal((assigner)."offset") END,
+    CASE WHEN (assigner).tz IS NOT NULL THEN 'tz => ' || quote_literal((assigner).tz) END));
 
 -- Collect mode (Flink's ListState): every input of a window, as an array,
 -- in arrival order.  A whole row: windowing.collect(source_table).
@@ -844,7 +864,8 @@ AS 'MODULE_PATHNAME', 'windowing_open_windows' LANGUAGE C STRICT;
 CREATE VIEW windowing.pipelines AS
 SELECT name, owner, state, source, time_column, key_columns, assigner, aggregates,
        max_out_of_orderness, allowed_lateness, result_table, late_table, emit,
-       'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at
+       'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at,
+       windowing.describe(assigner) AS assigner_text
 FROM windowing.pipeline;
 
 -- The view runs as the extension's owner and so shows every pipeline;
@@ -885,3 +906,104 @@ WHERE t.tgname OPERATOR(pg_catalog.=) 'windowing_wake'
   AND t.tgfoid OPERATOR(pg_catalog.=) 'windowing._queue_rows_added()'::pg_catalog.regprocedure;
 
 GRANT SELECT ON windowing.pipelines, windowing.pipeline_stats, windowing.queues TO PUBLIC;
+
+
+/* ---- 7. Comments -------------------------------------------------------- */
+
+-- What psql's \df+, \da, \dv+, \dt+ and \dT show.  Every object users
+-- call or read has one (sql/psql_catalog.sql checks); the internal ones,
+-- named with a leading underscore, and the support functions of
+-- aggregates have none.
+COMMENT ON TYPE windowing.assigner IS
+    'how a pipeline assigns rows to windows: made by tumbling(), hopping(), cumulating(), session(), session_dynamic() or counting()';
+
+COMMENT ON FUNCTION windowing.tumble(timestamptz, interval, interval, text) IS
+    'the tumbling window of a timestamp';
+COMMENT ON FUNCTION windowing.tumble(bigint, bigint, bigint) IS
+    'the tumbling window of an epoch integer time';
+COMMENT ON FUNCTION windowing.tumble_start(timestamptz, interval, interval, text) IS
+    'start of the tumbling window of a timestamp';
+COMMENT ON FUNCTION windowing.tumble_start(bigint, bigint, bigint) IS
+    'start of the tumbling window of an epoch integer time';
+COMMENT ON FUNCTION windowing.hop(timestamptz, interval, interval, interval, text) IS
+    'every sliding window holding a timestamp, newest first';
+COMMENT ON FUNCTION windowing.hop(bigint, bigint, bigint, bigint) IS
+    'every sliding window holding an epoch integer time, newest first';
+COMMENT ON FUNCTION windowing.hop_start(timestamptz, interval, interval, interval, text) IS
+    'start of every sliding window holding a timestamp';
+COMMENT ON FUNCTION windowing.hop_start(bigint, bigint, bigint, bigint) IS
+    'start of every sliding window holding an epoch integer time';
+COMMENT ON FUNCTION windowing.cumulate(timestamptz, interval, interval, interval, text) IS
+    'every cumulating window holding a timestamp';
+COMMENT ON FUNCTION windowing.cumulate(bigint, bigint, bigint, bigint) IS
+    'every cumulating window holding an epoch integer time';
+COMMENT ON FUNCTION windowing.session(timestamptz, interval) IS
+    'the merged session window of each row of a partition ordered by time';
+COMMENT ON FUNCTION windowing.session(bigint, bigint) IS
+    'the merged session window of each row of a partition ordered by epoch integer time';
+COMMENT ON AGGREGATE windowing.sessions(timestamptz, interval) IS
+    'the merged session windows of a group, in start order';
+COMMENT ON AGGREGATE windowing.sessions(bigint, bigint) IS
+    'the merged session windows of a group on epoch integer time, in start order';
+COMMENT ON FUNCTION windowing.count_window(bigint, bigint) IS
+    'numbers of the count windows each row of a partition belongs to';
+
+COMMENT ON FUNCTION windowing.tumbling(interval, interval, text) IS
+    'pipeline assigner of tumbling windows';
+COMMENT ON FUNCTION windowing.hopping(interval, interval, interval, text) IS
+    'pipeline assigner of sliding windows';
+COMMENT ON FUNCTION windowing.cumulating(interval, interval, interval, text) IS
+    'pipeline assigner of cumulating windows';
+COMMENT ON FUNCTION windowing.session(interval) IS
+    'pipeline assigner of session windows with a fixed gap';
+COMMENT ON FUNCTION windowing.session_dynamic(name) IS
+    'pipeline assigner of session windows with each row''s gap read from a column';
+COMMENT ON FUNCTION windowing.counting(bigint, bigint) IS
+    'pipeline assigner of count windows: per key, every slide rows, the last size rows';
+COMMENT ON FUNCTION windowing.describe(windowing.assigner) IS
+    'the call that makes a pipeline assigner';
+COMMENT ON AGGREGATE windowing.collect(anycompatible) IS
+    'every input of a window as an array, in arrival order';
+
+COMMENT ON TABLE windowing.pipeline IS
+    'pipelines: definition, cursor and counters, written by the extension''s functions';
+COMMENT ON TABLE windowing.window_state IS
+    'window state of pipelines, per window, as of their last committed step';
+COMMENT ON TABLE windowing.state_log IS
+    'window state changes of pipeline steps not yet folded into window_state';
+
+COMMENT ON FUNCTION windowing.create_queue(text, text, text) IS
+    'create a table for producers to insert into and pipelines to read';
+COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
+    'make a table a queue, or change whether its rows are deleted once read';
+COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
+                                              interval, interval, name, name, text, boolean, interval,
+                                              text) IS
+    'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table';
+COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
+    'drop a pipeline, and optionally its result and late tables';
+COMMENT ON FUNCTION windowing.pause_pipeline(text) IS
+    'stop the background worker from running a pipeline';
+COMMENT ON FUNCTION windowing.resume_pipeline(text) IS
+    'let the background worker run a paused or failed pipeline again';
+COMMENT ON FUNCTION windowing.alter_pipeline_owner(text, regrole) IS
+    'give a pipeline to another role';
+COMMENT ON FUNCTION windowing.process(text, bigint) IS
+    'run one step of a pipeline now, in this transaction; returns the rows consumed';
+COMMENT ON FUNCTION windowing.advance_watermark(text, timestamptz) IS
+    'move the watermark of a pipeline on timestamptz time, firing the windows it passes';
+COMMENT ON FUNCTION windowing.advance_watermark(text, bigint) IS
+    'move the watermark of a pipeline on bigint time, firing the windows it passes';
+COMMENT ON FUNCTION windowing.advance_watermark(text, text) IS
+    'move the watermark of a pipeline to a time read as its time column''s type';
+COMMENT ON FUNCTION windowing.flush(text) IS
+    'end a pipeline''s input: fire every window it holds';
+COMMENT ON FUNCTION windowing.open_windows(text) IS
+    'what each window of a pipeline not fired yet would give if it fired now';
+
+COMMENT ON VIEW windowing.pipelines IS
+    'definition and notification channel of every pipeline';
+COMMENT ON VIEW windowing.pipeline_stats IS
+    'progress, counters, state size and last error of every pipeline';
+COMMENT ON VIEW windowing.queues IS
+    'every queue, what becomes of its rows, and the pipelines reading it';
