@@ -58,5 +58,14 @@ GROUP BY 1, 2
 HAVING k * 5 <= (SELECT count(*) FROM readings r WHERE r.sensor = x.sensor)
 ORDER BY 1, 2;
 
+-- weeks from Monday 00:00, in UTC and on Berlin's clocks
+SELECT ts AT TIME ZONE 'UTC' AS utc_time,
+       windowing.tumble_start(ts, '7 days') AT TIME ZONE 'UTC' AS thursday,
+       windowing.tumble_start(ts, '7 days', '4 days') AT TIME ZONE 'UTC' AS utc_monday,
+       windowing.tumble_start(ts, '7 days', '4 days', 'Europe/Berlin')
+         AT TIME ZONE 'Europe/Berlin' AS berlin_monday
+FROM unnest(ARRAY['2026-12-02 12:00+00', '2026-03-29 12:00+00',
+                  '2026-10-25 23:30+00']::timestamptz[]) ts;
+
 RESET search_path;
 DROP SCHEMA doc_functions CASCADE;
