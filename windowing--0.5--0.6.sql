@@ -21,6 +21,13 @@
  *
  * windowing.pipelines shows each assigner as the call that makes it
  * (describe()), and every object users call or read has a comment.
+ *
+ * pipeline_stats shows the watermark and the newest event time read in the
+ * time column's type, lag as event time (the watermark behind the newest
+ * event time, where it was the clock less the watermark), the rows waiting
+ * in the queue, and when the last error was recorded (a new column of
+ * windowing.pipeline).  A view's columns can only be added at its end, so
+ * it is made again.
  */
 \echo Use "ALTER EXTENSION windowing UPDATE" to load this file. \quit
 
@@ -309,6 +316,103 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- when the worker recorded last_error
+ALTER TABLE windowing.pipeline ADD COLUMN last_error_at timestamptz;
+GRANT UPDATE (last_error_at) ON windowing.pipeline TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION windowing.resume_pipeline(name text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM windowing._check_owner(name);
+    PERFORM windowing._lock_pipeline(name);
+    UPDATE windowing.pipeline SET state = 'running', failures = 0, last_error = NULL,
+                                  last_error_at = NULL
+    WHERE pipeline.name = resume_pipeline.name;
+    PERFORM windowing._wake_workers();
+END
+$$;
+
+-- The rows of a pipeline's queue committed and not yet consumed, from its
+-- cursor (pipeline.c): past scan_from, not in tick_lo, and not among the
+-- rows of an open tick (in tick_hi) read up to last_seq.  Rows the caller's
+-- own transaction inserted are not committed yet, and are left out.  It
+-- reads the queue as the caller: NULL where the caller may not read the
+-- queue's arrival columns, or would see only some of its rows.
+CREATE FUNCTION windowing._backlog_rows(source regclass, tick_lo pg_snapshot, tick_hi pg_snapshot,
+                                        last_seq bigint, scan_from bigint) RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    -- a queue dropped or changed since: its pipeline's next step says so
+    IF windowing._column_type(source, 'windowing_seq') IS DISTINCT FROM 'bigint'
+       OR windowing._column_type(source, 'windowing_xid') IS DISTINCT FROM 'xid8' THEN
+        RETURN NULL;
+    END IF;
+    IF NOT (has_column_privilege(source, 'windowing_seq', 'SELECT')
+            AND has_column_privilege(source, 'windowing_xid', 'SELECT')) THEN
+        RETURN NULL;
+    END IF;
+    IF row_security_active(source) THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE format('SELECT count(*) FROM %s AS q WHERE q.windowing_seq > $1 '
+                   'AND q.windowing_xid IS DISTINCT FROM $2 '
+                   'AND NOT coalesce(pg_visible_in_snapshot(q.windowing_xid, $3), false) '
+                   'AND NOT (coalesce(pg_visible_in_snapshot(q.windowing_xid, $4), false) '
+                   'AND q.windowing_seq <= $5)', source)
+        INTO n USING scan_from, pg_current_xact_id_if_assigned(), tick_lo, tick_hi, last_seq;
+    RETURN n;
+END
+$$;
+
+DROP VIEW windowing.pipeline_stats;
+-- The view runs as the extension's owner and so shows every pipeline;
+-- last_error quotes what PostgreSQL quotes in errors, row data included.
+-- Like pg_stat_activity's query, it is shown only to roles with the
+-- privileges of the pipeline's owner and to pg_read_all_stats, and is NULL
+-- for others, who keep the rest of the row.  Times are shown in the time
+-- column's type: watermark_time and max_event_time for timestamptz,
+-- watermark_ms and max_event_ms for bigint (watermark, as text, for both).
+-- lag is event time: how far the watermark is behind the newest event time
+-- read, never negative (a watermark given or flushed past it is no lag).
+-- open_windows counts windows where the state is (shared memory, else the
+-- heap); backlog_rows reads the queue as the caller.
+CREATE VIEW windowing.pipeline_stats AS
+SELECT p.name, p.state,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark)::text
+            ELSE p.watermark::text END AS watermark,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark) END AS watermark_time,
+       CASE WHEN NOT t.is_ts THEN p.watermark END AS watermark_ms,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.max_seen) END AS max_event_time,
+       CASE WHEN NOT t.is_ts THEN p.max_seen END AS max_event_ms,
+       CASE WHEN t.is_ts AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN '0'::pg_catalog.interval
+            WHEN t.is_ts THEN windowing._as_timestamptz(p.max_seen)
+                              OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
+       CASE WHEN NOT t.is_ts AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN 0
+            WHEN NOT t.is_ts THEN p.max_seen OPERATOR(pg_catalog.-) p.watermark END AS lag_ms,
+       windowing._backlog_rows(p.source, p.tick_lo, p.tick_hi, p.last_seq, p.scan_from) AS backlog_rows,
+       p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
+       coalesce(windowing._state_windows(p.id, p.steps), s.windows) AS open_windows,
+       m.bytes AS state_memory_bytes,
+       CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
+       p.steps, p.last_step_at, p.last_row_at, p.failures,
+       CASE WHEN pg_catalog.pg_has_role(p.owner, 'USAGE')
+                 OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
+            THEN p.last_error END AS last_error,
+       p.last_error_at
+FROM windowing.pipeline p
+CROSS JOIN LATERAL (SELECT p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
+                           AS is_ts) t
+LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
+                          pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
+                   FROM windowing.window_state w
+                   WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true
+CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m;
+GRANT SELECT ON windowing.pipeline_stats TO PUBLIC;
 
 -- The call that makes an assigner, as a pipeline's definition would be
 -- written: windowing.pipelines shows it.  Optional arguments appear only

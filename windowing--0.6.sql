@@ -306,7 +306,8 @@ CREATE TABLE windowing.pipeline (
     scan_next_xid        xid8,
     -- sliding and cumulating windows kept as slices (operator.c, slices.c);
     -- false only for pipelines made by an older version
-    sliced               boolean NOT NULL DEFAULT true
+    sliced               boolean NOT NULL DEFAULT true,
+    last_error_at        timestamptz      -- when last_error was recorded
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -380,7 +381,7 @@ GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner
     ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
-              failures, scan_from, scan_next, scan_next_xid, owner)
+              failures, scan_from, scan_next, scan_next_xid, owner, last_error_at)
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
@@ -594,6 +595,41 @@ $$;
 -- counted where the state is (shared memory, else the heap).
 CREATE FUNCTION windowing._state_windows(id int, steps bigint) RETURNS bigint
 AS 'MODULE_PATHNAME', 'windowing_state_windows' LANGUAGE C STRICT;
+
+-- The rows of a pipeline's queue committed and not yet consumed, from its
+-- cursor (pipeline.c): past scan_from, not in tick_lo, and not among the
+-- rows of an open tick (in tick_hi) read up to last_seq.  Rows the caller's
+-- own transaction inserted are not committed yet, and are left out.  It
+-- reads the queue as the caller: NULL where the caller may not read the
+-- queue's arrival columns, or would see only some of its rows.
+CREATE FUNCTION windowing._backlog_rows(source regclass, tick_lo pg_snapshot, tick_hi pg_snapshot,
+                                        last_seq bigint, scan_from bigint) RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n bigint;
+BEGIN
+    -- a queue dropped or changed since: its pipeline's next step says so
+    IF windowing._column_type(source, 'windowing_seq') IS DISTINCT FROM 'bigint'
+       OR windowing._column_type(source, 'windowing_xid') IS DISTINCT FROM 'xid8' THEN
+        RETURN NULL;
+    END IF;
+    IF NOT (has_column_privilege(source, 'windowing_seq', 'SELECT')
+            AND has_column_privilege(source, 'windowing_xid', 'SELECT')) THEN
+        RETURN NULL;
+    END IF;
+    IF row_security_active(source) THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE format('SELECT count(*) FROM %s AS q WHERE q.windowing_seq > $1 '
+                   'AND q.windowing_xid IS DISTINCT FROM $2 '
+                   'AND NOT coalesce(pg_visible_in_snapshot(q.windowing_xid, $3), false) '
+                   'AND NOT (coalesce(pg_visible_in_snapshot(q.windowing_xid, $4), false) '
+                   'AND q.windowing_seq <= $5)', source)
+        INTO n USING scan_from, pg_current_xact_id_if_assigned(), tick_lo, tick_hi, last_seq;
+    RETURN n;
+END
+$$;
 
 
 /* ---- 5. Creating, running and managing pipelines ------------------------- */
@@ -809,7 +845,8 @@ AS $$
 BEGIN
     PERFORM windowing._check_owner(name);
     PERFORM windowing._lock_pipeline(name);
-    UPDATE windowing.pipeline SET state = 'running', failures = 0, last_error = NULL
+    UPDATE windowing.pipeline SET state = 'running', failures = 0, last_error = NULL,
+                                  last_error_at = NULL
     WHERE pipeline.name = resume_pipeline.name;
     PERFORM windowing._wake_workers();
 END
@@ -872,24 +909,39 @@ FROM windowing.pipeline;
 -- last_error quotes what PostgreSQL quotes in errors, row data included.
 -- Like pg_stat_activity's query, it is shown only to roles with the
 -- privileges of the pipeline's owner and to pg_read_all_stats, and is NULL
--- for others, who keep the rest of the row.  open_windows counts windows
--- where the state is (shared memory, else the heap).
+-- for others, who keep the rest of the row.  Times are shown in the time
+-- column's type: watermark_time and max_event_time for timestamptz,
+-- watermark_ms and max_event_ms for bigint (watermark, as text, for both).
+-- lag is event time: how far the watermark is behind the newest event time
+-- read, never negative (a watermark given or flushed past it is no lag).
+-- open_windows counts windows where the state is (shared memory, else the
+-- heap); backlog_rows reads the queue as the caller.
 CREATE VIEW windowing.pipeline_stats AS
 SELECT p.name, p.state,
-       CASE WHEN p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
-            THEN windowing._as_timestamptz(p.watermark)::text ELSE p.watermark::text END AS watermark,
-       CASE WHEN p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
-            AND pg_catalog.isfinite(windowing._as_timestamptz(p.watermark))
-            THEN pg_catalog.now() OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark)::text
+            ELSE p.watermark::text END AS watermark,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark) END AS watermark_time,
+       CASE WHEN NOT t.is_ts THEN p.watermark END AS watermark_ms,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.max_seen) END AS max_event_time,
+       CASE WHEN NOT t.is_ts THEN p.max_seen END AS max_event_ms,
+       CASE WHEN t.is_ts AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN '0'::pg_catalog.interval
+            WHEN t.is_ts THEN windowing._as_timestamptz(p.max_seen)
+                              OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
+       CASE WHEN NOT t.is_ts AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN 0
+            WHEN NOT t.is_ts THEN p.max_seen OPERATOR(pg_catalog.-) p.watermark END AS lag_ms,
+       windowing._backlog_rows(p.source, p.tick_lo, p.tick_hi, p.last_seq, p.scan_from) AS backlog_rows,
        p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
        coalesce(windowing._state_windows(p.id, p.steps), s.windows) AS open_windows,
        m.bytes AS state_memory_bytes,
        CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
-       p.steps, p.last_step_at, p.failures,
+       p.steps, p.last_step_at, p.last_row_at, p.failures,
        CASE WHEN pg_catalog.pg_has_role(p.owner, 'USAGE')
                  OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
-            THEN p.last_error END AS last_error
+            THEN p.last_error END AS last_error,
+       p.last_error_at
 FROM windowing.pipeline p
+CROSS JOIN LATERAL (SELECT p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
+                           AS is_ts) t
 LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
                           pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
                    FROM windowing.window_state w

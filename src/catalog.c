@@ -308,7 +308,7 @@ catalog_record_failure(const char *name, const char *message, int max_failures)
 	values[1] = CStringGetTextDatum(message);
 	values[2] = Int32GetDatum(max_failures);
 	if (execute_cached("UPDATE windowing.pipeline"
-					   " SET last_error = $2,"
+					   " SET last_error = $2, last_error_at = pg_catalog.now(),"
 					   " failures = failures OPERATOR(pg_catalog.+) 1,"
 					   " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
 					   " OPERATOR(pg_catalog.>=) $3 THEN 'failed' ELSE state END"

@@ -122,6 +122,11 @@ for my $db (@dbs)
 	is($node->safe_psql($db,
 			"SELECT rows_consumed, failures, last_error FROM windowing.pipeline_stats WHERE name = '$db'"),
 		"50|5|$faults{$db}[2]", "$db: no failed step counted a row; five failures and the error are shown");
+	# the last step that committed came before the failures
+	is($node->safe_psql($db,
+			"SELECT last_error_at > last_step_at AND last_error_at <= now() FROM windowing.pipeline_stats
+			 WHERE name = '$db'"),
+		't', "$db: and when the last error was recorded");
 }
 my $log = slurp_file($node->logfile, $log_offset);
 for my $db (@dbs)
@@ -158,8 +163,8 @@ for my $db (@dbs)
 	my $total = $node->safe_psql($db, 'SELECT count(*) FROM truth');
 	ok(consumed($db, $db, $total), "$db: resumed, the pipeline consumes the rest");
 	as_alice($db, "SELECT windowing.flush('$db'), windowing.flush('${db}_ok')");
-	is($node->safe_psql($db, "SELECT state, failures, last_error IS NULL FROM windowing.pipeline_stats
-			WHERE name = '$db'"), 'running|0|t', "$db: running again, its errors cleared");
+	is($node->safe_psql($db, "SELECT state, failures, last_error IS NULL, last_error_at IS NULL
+			FROM windowing.pipeline_stats WHERE name = '$db'"), 'running|0|t|t', "$db: running again, its errors cleared");
 	is(differences($node, $db, "SELECT k, window_start, n, total, notes, fire_count FROM ${db}_results",
 			'SELECT k, windowing.tumble_start(ts, 100), count(*), sum(v), sum(note::int), 1
 			 FROM truth GROUP BY 1, 2'),
