@@ -18,11 +18,11 @@ INSERT INTO device_events VALUES (1, 1767268800000, 1.5), (2, 1767268805000, 2.5
                                  (1, 1767268812000, 3.0);
 SELECT windowing.process('device_counts');
 
-SELECT name, state, watermark, rows_consumed, windows_fired, late_routed,
-       open_windows, state_spilled_bytes, failures, last_error
+SELECT name, state, watermark_ms, lag_ms, backlog_rows, rows_consumed, windows_fired,
+       late_routed, open_windows, state_spilled_bytes, failures, last_error
 FROM windowing.pipeline_stats WHERE name = 'device_counts';
 
-SELECT name, failures, last_error FROM windowing.pipeline_stats WHERE state = 'failed';
+SELECT name, failures, last_error, last_error_at FROM windowing.pipeline_stats WHERE state = 'failed';
 SELECT windowing.resume_pipeline('device_counts');
 
 BEGIN;
