@@ -2,17 +2,19 @@
  * compat.h
  *		The one place for differences between PostgreSQL major versions.
  *
- * CI builds and tests against PostgreSQL 15.  The extension uses
- * shmem_request_hook and MarkGUCPrefixReserved, both new in 15, so older
- * servers are refused at compile time rather than half supported.
+ * PostgreSQL 15 is what is supported and tested.  The extension uses
+ * shmem_request_hook and MarkGUCPrefixReserved, both new in 15, and
+ * bulk_insert.c checks permissions with ExecCheckRTEPerms and
+ * rte->requiredPerms, which 16 replaced: other major versions are refused
+ * at compile time (the Makefile says so first) rather than half supported.
  */
 #ifndef WINDOWING_COMPAT_H
 #define WINDOWING_COMPAT_H
 
 #include "postgres.h"
 
-#if PG_VERSION_NUM < 150000
-#error "windowing requires PostgreSQL 15 or later"
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 160000
+#error "windowing supports PostgreSQL 15 only"
 #endif
 
 /* Marks a database left invalid by an interrupted DROP; new in 15.4. */

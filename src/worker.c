@@ -228,7 +228,7 @@ record_failure(const char *name, const char *message)
 }
 
 /*
- * Crash-only (STYLE.md, habit 5): report, roll back, record the error in a
+ * Crash-only: report, roll back, record the error in a
  * transaction of its own, and exit for the launcher to restart the worker
  * after a back-off.  Carrying on could count a batch that never committed.
  */
