@@ -15,6 +15,7 @@ OBJS = \
 	src/plans.o \
 	src/queue.o \
 	src/queue_helper.o \
+	src/queue_helper_main.o \
 	src/queue_reader.o \
 	src/session_merge.o \
 	src/sessions.o \
