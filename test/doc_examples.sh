@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks that every SQL example of the docs is executed by the test suite:
 # each ```sql block of README.md, doc/*.md and src/README.md must appear,
-# verbatim, in a file under sql/ (the pg_regress tests sql/doc_*.sql hold
-# the docs' examples), so that a pasted example always works.  Prints
+# verbatim, in a test under sql/ (the pg_regress tests sql/doc_*.sql hold
+# the docs' examples) or test/t/ (a TAP test, for what needs a server set
+# up otherwise, such as pg_cron), so that a pasted example always works.  Prints
 # "N passed, N failed" and fails if any block is missing.  Needs no server.
 #
 #   test/doc_examples.sh
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 perl -e '
 	use strict;
 	my ($sql, $passed, $failed) = ("", 0, 0);
-	for my $f (glob("sql/*.sql")) {
+	for my $f (glob("sql/*.sql test/t/*.pl")) {
 		open(my $fh, "<", $f) or die "$f: $!";
 		local $/;
 		$sql .= "\n" . <$fh> . "\n";
@@ -30,7 +31,7 @@ perl -e '
 					$passed++;
 				} else {
 					$failed++;
-					print "FAIL $doc:$start: this example is in no file under sql/\n";
+					print "FAIL $doc:$start: this example is in no test under sql/ or test/t/\n";
 				}
 				undef $block;
 			} elsif (defined $block) {

@@ -71,6 +71,22 @@ need_packages() {
 
 PGBIN=$(pg_dir bindir /usr/lib/postgresql/15/bin)
 
+# Installs packages that some tests use when it can (those tests skip,
+# saying why, without them); never fails.
+want_packages() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing ${missing[*]}, which some tests use"
+	if ! { as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; }; then
+		say "could not install ${missing[*]}: the tests that need it will be skipped"
+	fi
+	return 0
+}
+
 # Installs the built extension (make arguments in "$@").  Install scripts
 # left by another checkout would be taken by CREATE EXTENSION (a full
 # install script of the default version beats the upgrade chain), so the

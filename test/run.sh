@@ -4,7 +4,8 @@
 # window math, pg_regress (sql/, expected/), the isolation specs
 # (test/specs/) and the TAP tests (test/t/), each on throwaway servers
 # started by the test drivers themselves.  Installs missing Debian packages
-# when it can.
+# when it can, pg_cron (postgresql-15-cron) too, for the test of the pg_cron
+# recipe, which is skipped without it.
 #
 #   test/run.sh
 #
@@ -13,6 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 
 need_packages
+want_packages postgresql-15-cron
 "$TOP/test/setup_test.sh"
 say "the docs' SQL examples"
 "$TOP/test/doc_examples.sh"
