@@ -19,6 +19,12 @@
  * read.  Existing tables get the setting too; it applies to the pages they
  * fill from now on.
  *
+ * alter_pipeline() changes a pipeline's max_out_of_orderness,
+ * allowed_lateness and idle_timeout.  Each pipeline's row holds the stamp
+ * of the definition its state was made for (time column, keys, assigner,
+ * aggregates), which its steps check, and the time up to which windows
+ * were cleaned up under a smaller allowed lateness.
+ *
  * windowing.pipelines shows each assigner as the call that makes it
  * (describe()), and every object users call or read has a comment.
  *
@@ -321,6 +327,126 @@ $$;
 ALTER TABLE windowing.pipeline ADD COLUMN last_error_at timestamptz;
 GRANT UPDATE (last_error_at) ON windowing.pipeline TO PUBLIC;
 
+-- windows cleaned up under a smaller allowed lateness (alter_pipeline),
+-- and the stamp of each pipeline's definition
+ALTER TABLE windowing.pipeline ADD COLUMN cleaned_until bigint, ADD COLUMN definition_stamp text;
+GRANT UPDATE (max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until)
+    ON windowing.pipeline TO PUBLIC;
+
+-- A pipeline's stored state and result table are made for its time
+-- column, key columns, assigner and aggregates.  Each row gets their stamp
+-- when it is inserted, and a step whose row no longer matches its stamp
+-- refuses to run (pipeline.c): a superuser's UPDATE of the definition
+-- would have the state misread.  Intervals are written in one style
+-- whatever the session's.
+CREATE FUNCTION windowing._definition_stamp(time_column name, time_type regtype, key_columns name[],
+                                            assigner windowing.assigner, aggregates text)
+RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp SET IntervalStyle = 'postgres'
+AS $$
+SELECT pg_catalog.md5(pg_catalog.format('%L %s %L %L %L', time_column, time_type::oid, key_columns,
+                                        assigner, aggregates))
+$$;
+
+CREATE FUNCTION windowing._stamp_definition() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    NEW.definition_stamp := windowing._definition_stamp(NEW.time_column, NEW.time_type,
+                                                        NEW.key_columns, NEW.assigner, NEW.aggregates);
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER definition_stamp BEFORE INSERT ON windowing.pipeline
+    FOR EACH ROW EXECUTE FUNCTION windowing._stamp_definition();
+UPDATE windowing.pipeline
+SET definition_stamp = windowing._definition_stamp(time_column, time_type, key_columns, assigner, aggregates);
+ALTER TABLE windowing.pipeline ALTER COLUMN definition_stamp SET NOT NULL;
+
+-- alter_pipeline: changes how a pipeline treats time; NULL leaves a
+-- setting as it is.  Steps take turns with it, so the next step runs with
+-- the new settings.  The watermark never goes back: a larger
+-- max_out_of_orderness holds it where it is until the newest event time
+-- read has gone far enough ahead.  A larger allowed_lateness keeps windows
+-- alive longer from now on, but cannot bring back those already cleaned
+-- up, whose state is gone (a row for one would start it anew and replace
+-- its result): cleaned_until marks them late for good.  A smaller one is
+-- refused: windows fired and kept alive would lose their final result.
+-- What the state and the result table were made for stays: the time
+-- column, keys, assigner, aggregates and emit mode are parameters only to
+-- refuse a change of them clearly.
+CREATE FUNCTION windowing.alter_pipeline(
+    name                 text,
+    max_out_of_orderness interval DEFAULT NULL,
+    allowed_lateness     interval DEFAULT NULL,
+    idle_timeout         interval DEFAULT NULL,
+    no_idle_timeout      boolean  DEFAULT false,
+    time_column          name     DEFAULT NULL,
+    key_columns          name[]   DEFAULT NULL,
+    assigner             windowing.assigner DEFAULT NULL,
+    aggregates           text     DEFAULT NULL,
+    emit                 text     DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p        windowing.pipeline;
+    lateness interval;
+    fixed    text;
+    cleaned  numeric;
+BEGIN
+    PERFORM windowing._check_owner(name);
+    IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
+        RAISE EXCEPTION 'no_idle_timeout must be true or false, and false when idle_timeout is given'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    PERFORM windowing._lock_pipeline(name);
+    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = alter_pipeline.name;
+    fixed := CASE WHEN time_column <> p.time_column OR (time_column IS NOT NULL AND p.time_column IS NULL)
+                  THEN 'time column'
+                  WHEN key_columns <> p.key_columns THEN 'key columns'
+                  WHEN assigner <> p.assigner THEN 'assigner'
+                  WHEN aggregates <> p.aggregates THEN 'aggregates'
+                  WHEN emit <> p.emit THEN 'emit mode' END;
+    IF fixed IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot change the % of pipeline "%"', fixed, name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Its window state and result table are made for the time column, key columns, assigner, aggregates and emit mode it was created with.',
+                  HINT = 'Create a new pipeline beside it, or drop it and create it again.';
+    END IF;
+    lateness := coalesce(allowed_lateness, p.allowed_lateness);
+    IF lateness < p.allowed_lateness THEN
+        RAISE EXCEPTION 'cannot lower the allowed lateness of pipeline "%"', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = format('Windows fired and kept alive for %s more would end without their final result.',
+                                  p.allowed_lateness),
+                  HINT = 'Create a new pipeline beside it with the lower lateness, then drop this one.';
+    END IF;
+    -- the windows cleaned up by now: their last instant plus the old lateness is at the watermark
+    IF lateness > p.allowed_lateness AND p.watermark IS NOT NULL THEN
+        cleaned := p.watermark - trunc(extract(epoch FROM p.allowed_lateness) * 1000000
+                   / CASE WHEN p.time_type = 'timestamptz'::regtype THEN 1 ELSE 1000 END);
+        p.cleaned_until := greatest(p.cleaned_until, greatest(cleaned, -9223372036854775808)::bigint);
+    END IF;
+    UPDATE windowing.pipeline
+    SET max_out_of_orderness = coalesce(alter_pipeline.max_out_of_orderness, p.max_out_of_orderness),
+        allowed_lateness = lateness,
+        idle_timeout = CASE WHEN no_idle_timeout THEN NULL
+                            ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
+        cleaned_until = p.cleaned_until
+    WHERE id = p.id;
+    -- as create_pipeline makes them: room for re-fires' updates once windows outlive their firing
+    IF p.emit = 'upsert' AND p.allowed_lateness = '0' AND lateness > '0'
+       AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
+        EXECUTE format('ALTER TABLE %s SET (fillfactor = 50)', p.result_table);
+    END IF;
+END
+$$;
+
+
 CREATE OR REPLACE FUNCTION windowing.resume_pipeline(name text) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -518,6 +644,9 @@ COMMENT ON FUNCTION windowing.resume_pipeline(text) IS
     'let the background worker run a paused or failed pipeline again';
 COMMENT ON FUNCTION windowing.alter_pipeline_owner(text, regrole) IS
     'give a pipeline to another role';
+COMMENT ON FUNCTION windowing.alter_pipeline(text, interval, interval, interval, boolean, name, name[],
+                                             windowing.assigner, text, text) IS
+    'change a pipeline''s out-of-orderness, allowed lateness or idle timeout, from its next step';
 COMMENT ON FUNCTION windowing.process(text, bigint) IS
     'run one step of a pipeline now, in this transaction; returns the rows consumed';
 COMMENT ON FUNCTION windowing.advance_watermark(text, timestamptz) IS

@@ -131,7 +131,9 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
 					"emit OPERATOR(pg_catalog.=) 'append' AS emit_append, tick_lo::pg_catalog.text, "
 					"tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
-					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced "
+					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced, "
+					"cleaned_until, definition_stamp OPERATOR(pg_catalog.=) windowing._definition_stamp("
+					"time_column, time_type, key_columns, assigner, aggregates) AS intact "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -151,6 +153,8 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->append = bool_value("emit_append");
 	def->idle_timeout = interval_value("idle_timeout");
 	def->sliced = bool_value("sliced");
+	def->cleaned_until = int8_value("cleaned_until", PG_INT64_MIN);
+	def->intact = bool_value("intact");
 
 	progress->tick_lo = text_value("tick_lo");
 	progress->tick_hi = text_value("tick_hi");

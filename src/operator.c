@@ -112,6 +112,18 @@ fire_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 						 pairingheap_const_container(WindowEntry, fire_node, b));
 }
 
+/*
+ * Is a window whose last instant is max_ts past the allowed lateness?  A
+ * lateness raised by alter_pipeline does not bring back the windows
+ * cleaned up before: a row for one would start it anew, and its result
+ * would replace the full one.
+ */
+bool
+op_expired(const Operator *op, int64 max_ts)
+{
+	return max_ts <= op->gone_until || wmk_window_expired(max_ts, op->lateness, op->wm.value);
+}
+
 static int64
 cleanup_time(const Operator *op, const WindowEntry *e)
 {
@@ -219,6 +231,7 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->spec = spec;
 	op->agg = agg;
 	op->lateness = lateness;
+	op->gone_until = PG_INT64_MIN;
 	op->key_order = key_order;
 	op->key_order_arg = key_order_arg;
 	op->windows = wintab_create(CurrentMemoryContext, 1024, NULL);
@@ -514,7 +527,7 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
 		WindowEntry *e;
 		bool		created;
 
-		if (wmk_window_expired(w->end - 1, op->lateness, op->wm.value))
+		if (op_expired(op, w->end - 1))
 		{
 			WmWindow   *copy = palloc(sizeof(WmWindow));
 
@@ -574,7 +587,7 @@ op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 static void
 between_windows(Operator *op, int64 seq, int64 ts)
 {
-	if (wmk_row_late(ts, op->lateness, op->wm.value))
+	if (op_expired(op, ts))
 		op_add_late(op, seq, false, ts, "between windows", NIL);
 }
 

@@ -104,6 +104,8 @@ typedef struct Operator
 	const WindowSpec *spec;
 	Aggregator *agg;
 	int64		lateness;
+	int64		gone_until;		/* windows ending at or before it were
+								 * cleaned up under a smaller lateness */
 	KeyOrder	key_order;		/* windows of one end fire in this order */
 	const void *key_order_arg;
 	Watermark	wm;

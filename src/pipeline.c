@@ -208,6 +208,25 @@ check_tables(const PipelineDef *def)
 }
 
 /*
+ * The stored state and the result table were made for the definition the
+ * pipeline was created with; a catalog row changed by hand since (which
+ * only a superuser can) would have them misread.
+ */
+static void
+check_definition(const PipelineDef *def)
+{
+	if (!def->intact)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("definition of pipeline \"%s\" does not match its state", def->name),
+				 errdetail("Its time column, key columns, assigner or aggregates in windowing.pipeline "
+						   "are not those it was created with, for which its window state and "
+						   "result table were made."),
+				 errhint("Put the definition back, or create a new pipeline beside it, or drop it "
+						 "and create it again.")));
+}
+
+/*
  * Reads the pipeline's row (after pipeline_lock) and prepares everything:
  * the definition is checked against the tables as they are now.
  */
@@ -218,6 +237,7 @@ load_step(Step *s, const char *name)
 	Watermark  *wm;
 
 	catalog_load_pipeline(name, def, &s->progress);
+	check_definition(def);
 	check_tables(def);
 	s->target.source = relation_name(def->source, "source table");
 	keys_init(&s->keys, def->source, def->nkeys, def->keys);
@@ -230,6 +250,7 @@ load_step(Step *s, const char *name)
 	check_pipeline_outputs(name, def->result_table, s->agg);
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
 					  def->sliced, keys_order, &s->keys);
+	s->op->gone_until = def->cleaned_until;
 	wm = &s->op->wm;
 	wmk_init(wm, def->max_out_of_orderness ?
 			 duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : 0,

@@ -138,7 +138,7 @@ merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindo
 		w.start = Min(w.start, x->k.start);
 		w.end = Max(w.end, x->k.end);
 	}
-	if (hits == 0 && wmk_window_expired(w.end - 1, op->lateness, op->wm.value))
+	if (hits == 0 && op_expired(op, w.end - 1))
 	{
 		WmWindow   *copy = palloc(sizeof(WmWindow));
 

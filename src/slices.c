@@ -237,7 +237,8 @@ load_slice(Operator *op, WindowEntry *e)
 	{
 		if (pg_sub_s64_overflow(w, op->lateness, &alive))
 			alive = WMK_NONE;
-		alive = end_after(op, first, alive);
+		/* windows cleaned up under a smaller lateness are not again */
+		alive = end_after(op, first, Max(alive, op->gone_until));
 		if (alive <= last && wmk_window_fires(alive - 1, w))
 			key_cleanup_at(op, sk, alive);
 	}
@@ -298,7 +299,7 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 	int64		start;
 	bool		created;
 
-	while (live > 0 && wmk_window_expired(w[live - 1].end - 1, op->lateness, op->wm.value))
+	while (live > 0 && op_expired(op, w[live - 1].end - 1))
 		live--;
 	for (int i = live; i < n; i++)
 	{

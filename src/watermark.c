@@ -72,10 +72,3 @@ wmk_window_expired(int64_t max_timestamp, int64_t lateness, int64_t watermark)
 {
 	return wmk_cleanup_time(max_timestamp, lateness) <= watermark;
 }
-
-/* Flink's isElementLate. */
-bool
-wmk_row_late(int64_t ts, int64_t lateness, int64_t watermark)
-{
-	return clamped_add(ts, lateness) <= watermark;
-}

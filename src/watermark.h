@@ -31,6 +31,5 @@ extern int64_t wmk_cleanup_time(int64_t max_timestamp, int64_t lateness);
 extern bool wmk_window_fires(int64_t max_timestamp, int64_t watermark);
 extern bool wmk_window_expired(int64_t max_timestamp, int64_t lateness,
 							   int64_t watermark);
-extern bool wmk_row_late(int64_t ts, int64_t lateness, int64_t watermark);
 
 #endif							/* WINDOWING_WATERMARK_H */
