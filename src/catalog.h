@@ -34,8 +34,8 @@ typedef struct PipelineDef
 	bool		append;			/* emit 'append', not 'upsert' */
 	Interval   *idle_timeout;	/* NULL: none */
 	bool		sliced;			/* sliding windows kept as slices */
-	int64		cleaned_until;	/* windows ending by it are gone for good;
-								 * PG_INT64_MIN: none */
+	int64		cleaned_until;	/* windows whose last instant is at or before
+								 * it are gone for good; PG_INT64_MIN: none */
 	bool		intact;			/* the definition is the one it was created
 								 * with (definition_stamp) */
 } PipelineDef;

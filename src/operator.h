@@ -104,8 +104,9 @@ typedef struct Operator
 	const WindowSpec *spec;
 	Aggregator *agg;
 	int64		lateness;
-	int64		gone_until;		/* windows ending at or before it were
-								 * cleaned up under a smaller lateness */
+	int64		gone_until;		/* windows whose last instant is at or before
+								 * it were cleaned up under a smaller
+								 * lateness (alter_pipeline) */
 	KeyOrder	key_order;		/* windows of one end fire in this order */
 	const void *key_order_arg;
 	Watermark	wm;
