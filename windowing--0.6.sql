@@ -182,6 +182,70 @@ RETURNS bigint[]
 AS 'MODULE_PATHNAME', 'windowing_count_window'
 LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
 
+-- Local time: the forms of timestamp (without time zone).  A timestamp's
+-- clock is its own, so no zone is given or used: the windows are those of
+-- the timestamptz forms in UTC, months on its own calendar included.
+CREATE TYPE windowing.timestamp_window AS (
+    window_start timestamp,
+    window_end   timestamp,
+    window_time  timestamp
+);
+
+CREATE FUNCTION windowing.tumble(ts timestamp, size interval, "offset" interval DEFAULT '0')
+RETURNS windowing.timestamp_window
+AS 'MODULE_PATHNAME', 'windowing_tumble_timestamp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing.tumble_start(ts timestamp, size interval, "offset" interval DEFAULT '0')
+RETURNS timestamp
+AS 'MODULE_PATHNAME', 'windowing_tumble_start_timestamp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing.hop(ts timestamp, size interval, slide interval,
+                              "offset" interval DEFAULT '0')
+RETURNS SETOF windowing.timestamp_window
+AS 'MODULE_PATHNAME', 'windowing_hop_timestamp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing.hop_start(ts timestamp, size interval, slide interval,
+                                    "offset" interval DEFAULT '0')
+RETURNS SETOF timestamp
+AS 'MODULE_PATHNAME', 'windowing_hop_start_timestamp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing.cumulate(ts timestamp, step interval, max_size interval,
+                                   "offset" interval DEFAULT '0')
+RETURNS SETOF windowing.timestamp_window
+AS 'MODULE_PATHNAME', 'windowing_cumulate_timestamp'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
+-- Sessions are fixed time: the timestamptz code serves, typed by the result.
+CREATE FUNCTION windowing.session(ts timestamp, gap interval)
+RETURNS windowing.timestamp_window
+AS 'MODULE_PATHNAME', 'windowing_session'
+LANGUAGE C IMMUTABLE WINDOW PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_add(internal, timestamp, interval)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_sessions_add'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing.sessions_final(internal, timestamp, interval)
+RETURNS windowing.timestamp_window[]
+AS 'MODULE_PATHNAME', 'windowing_sessions_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE windowing.sessions(ts timestamp, gap interval) (
+    SFUNC = windowing.sessions_add,
+    STYPE = internal,
+    FINALFUNC = windowing.sessions_final,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = windowing.sessions_combine,
+    SERIALFUNC = windowing.sessions_serialize,
+    DESERIALFUNC = windowing.sessions_deserialize,
+    PARALLEL = SAFE
+);
+
 
 /* ---- 2. Window assigners and collect() ---------------------------------- */
 
@@ -1116,6 +1180,22 @@ COMMENT ON AGGREGATE windowing.sessions(bigint, bigint) IS
     'the merged session windows of a group on epoch integer time, in start order';
 COMMENT ON FUNCTION windowing.count_window(bigint, bigint) IS
     'numbers of the count windows each row of a partition belongs to';
+COMMENT ON TYPE windowing.timestamp_window IS
+    'a window [window_start, window_end) in local time; window_time is window_end - 1 microsecond';
+COMMENT ON FUNCTION windowing.tumble(timestamp, interval, interval) IS
+    'the tumbling window of a local timestamp';
+COMMENT ON FUNCTION windowing.tumble_start(timestamp, interval, interval) IS
+    'start of the tumbling window of a local timestamp';
+COMMENT ON FUNCTION windowing.hop(timestamp, interval, interval, interval) IS
+    'every sliding window holding a local timestamp, newest first';
+COMMENT ON FUNCTION windowing.hop_start(timestamp, interval, interval, interval) IS
+    'start of every sliding window holding a local timestamp';
+COMMENT ON FUNCTION windowing.cumulate(timestamp, interval, interval, interval) IS
+    'every cumulating window holding a local timestamp';
+COMMENT ON FUNCTION windowing.session(timestamp, interval) IS
+    'the merged session window of each row of a partition ordered by local time';
+COMMENT ON AGGREGATE windowing.sessions(timestamp, interval) IS
+    'the merged session windows of a group on local time, in start order';
 
 COMMENT ON FUNCTION windowing.tumbling(interval, interval, text) IS
     'pipeline assigner of tumbling windows';

@@ -160,7 +160,7 @@ calendar_cells(Span size, Span slide)
 	if (!whole)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("size must be a multiple of slide when tz is given"),
+				 errmsg("size must be a multiple of slide for calendar windows"),
 				 errhint("Calendar hop windows are made of whole slide cells.")));
 	return (int) Min(size.months ? size.months / slide.months :
 					 size.usecs / slide.usecs, PG_INT32_MAX);
@@ -251,7 +251,7 @@ report_out_of_range(bool is_timestamp)
 					 ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg(is_timestamp ? "timestamp out of range" : "bigint out of range"),
 			 errdetail("A window of this row would start or end outside the range of %s.",
-					   is_timestamp ? "timestamp with time zone" : "bigint")));
+					   is_timestamp ? "timestamps" : "bigint")));
 }
 
 void

@@ -7,6 +7,11 @@
  * GROUP BY over millions of rows pays for the rules of window_math.c and
  * nothing else.  The set-returning forms never use SRF_FIRSTCALL_INIT,
  * which would create a memory context for every row.
+ *
+ * A timestamp (without time zone) is microseconds like a timestamptz, and
+ * its clock is its own: the same rules apply to it as to a timestamptz in
+ * UTC, so months are laid on its calendar with no zone argument and no
+ * session TimeZone involved.
  */
 #include "compat.h"
 
@@ -23,6 +28,14 @@
 #include "spec.h"
 
 #define KEY_MAX (3 * sizeof(Interval) + 1 + TZ_STRLEN_MAX + 1)
+
+/* The type of the time argument, and so of the lengths. */
+typedef enum TimeArg
+{
+	TA_BIGINT,					/* bigint lengths, no zone */
+	TA_TIMESTAMPTZ,				/* interval lengths, optional zone argument */
+	TA_TIMESTAMP				/* interval lengths, its own calendar */
+} TimeArg;
 
 typedef struct AssignCache
 {
@@ -53,7 +66,7 @@ length_count(WindowKind kind)
 
 /* The cache key: raw bytes of the lengths, then the zone name if any. */
 static int
-make_key(FunctionCallInfo fcinfo, int nlengths, bool is_ts, char *key,
+make_key(FunctionCallInfo fcinfo, int nlengths, TimeArg t, char *key,
 		 text **tz)
 {
 	int			len = 0;
@@ -61,7 +74,7 @@ make_key(FunctionCallInfo fcinfo, int nlengths, bool is_ts, char *key,
 	*tz = NULL;
 	for (int i = 1; i <= nlengths; i++)
 	{
-		if (is_ts)
+		if (t != TA_BIGINT)
 		{
 			memcpy(key + len, PG_GETARG_INTERVAL_P(i), sizeof(Interval));
 			len += sizeof(Interval);
@@ -74,7 +87,7 @@ make_key(FunctionCallInfo fcinfo, int nlengths, bool is_ts, char *key,
 			len += sizeof(v);
 		}
 	}
-	if (is_ts && !PG_ARGISNULL(nlengths + 1))
+	if (t == TA_TIMESTAMPTZ && !PG_ARGISNULL(nlengths + 1))
 	{
 		int			n;
 
@@ -89,16 +102,24 @@ make_key(FunctionCallInfo fcinfo, int nlengths, bool is_ts, char *key,
 }
 
 static void
-build_spec(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
+build_spec(FunctionCallInfo fcinfo, WindowKind kind, TimeArg t,
 		   const char *tz, WindowSpec *s)
 {
+	bool		is_ts = t != TA_BIGINT;
+	bool		months = false;
 	Span		len[3];
 
 	for (int i = 0; i < length_count(kind); i++)
+	{
 		len[i] = is_ts ?
 			interval_span(PG_GETARG_INTERVAL_P(i + 1), length_names[kind][i],
-						  tz != NULL) :
+						  tz != NULL || t == TA_TIMESTAMP) :
 			(Span) {PG_GETARG_INT64(i + 1), 0};
+		months |= len[i].months != 0;
+	}
+	/* a timestamp's calendar is UTC's; fixed lengths need no calendar */
+	if (t == TA_TIMESTAMP && months)
+		tz = "UTC";
 	if (kind == WK_TUMBLE)
 		spec_tumble(s, is_ts, len[0], len[1], tz);
 	else if (kind == WK_HOP)
@@ -109,7 +130,7 @@ build_spec(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
 
 static void
 rebuild_cache(FunctionCallInfo fcinfo, AssignCache *c, WindowKind kind,
-			  bool is_ts, text *tz, bool composite)
+			  TimeArg t, text *tz, bool composite)
 {
 	MemoryContext old;
 	TupleDesc	desc;
@@ -117,7 +138,7 @@ rebuild_cache(FunctionCallInfo fcinfo, AssignCache *c, WindowKind kind,
 	MemoryContextReset(c->cxt);
 	c->keylen = 0;				/* invalid until the spec is built */
 	old = MemoryContextSwitchTo(c->cxt);
-	build_spec(fcinfo, kind, is_ts, tz ? text_to_cstring(tz) : NULL, &c->spec);
+	build_spec(fcinfo, kind, t, tz ? text_to_cstring(tz) : NULL, &c->spec);
 	c->windows = palloc(sizeof(WmWindow) * c->spec.max_windows);
 	c->tupdesc = NULL;
 	if (composite)
@@ -131,7 +152,7 @@ rebuild_cache(FunctionCallInfo fcinfo, AssignCache *c, WindowKind kind,
 
 /* The cached definition for this call's arguments; NULL if one is NULL. */
 static AssignCache *
-assign_cache(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
+assign_cache(FunctionCallInfo fcinfo, WindowKind kind, TimeArg t,
 			 bool composite)
 {
 	AssignCache *c = fcinfo->flinfo->fn_extra;
@@ -148,7 +169,7 @@ assign_cache(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
 	for (int i = 1; i <= nlengths; i++)
 		if (PG_ARGISNULL(i))
 			return NULL;
-	keylen = make_key(fcinfo, nlengths, is_ts, key, &tz);
+	keylen = make_key(fcinfo, nlengths, t, key, &tz);
 	if (c == NULL)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(*c));
@@ -159,7 +180,7 @@ assign_cache(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts,
 	}
 	if (c->keylen != keylen || memcmp(c->key, key, keylen) != 0)
 	{
-		rebuild_cache(fcinfo, c, kind, is_ts, tz, composite);
+		rebuild_cache(fcinfo, c, kind, t, tz, composite);
 		memcpy(c->key, key, keylen);
 		c->keylen = keylen;
 		c->stable = true;
@@ -183,9 +204,9 @@ window_datum(const AssignCache *c, const WmWindow *w)
 
 /* tumble: the one window of ts, as a row. */
 static Datum
-tumble_row(FunctionCallInfo fcinfo, bool is_ts)
+tumble_row(FunctionCallInfo fcinfo, TimeArg t)
 {
-	AssignCache *c = assign_cache(fcinfo, WK_TUMBLE, is_ts, true);
+	AssignCache *c = assign_cache(fcinfo, WK_TUMBLE, t, true);
 
 	if (c == NULL)
 		PG_RETURN_NULL();
@@ -195,9 +216,10 @@ tumble_row(FunctionCallInfo fcinfo, bool is_ts)
 
 /* tumble_start: the start of that window alone, for a fast GROUP BY. */
 static Datum
-tumble_start(FunctionCallInfo fcinfo, bool is_ts)
+tumble_start(FunctionCallInfo fcinfo, TimeArg t)
 {
-	AssignCache *c = assign_cache(fcinfo, WK_TUMBLE, is_ts, false);
+	AssignCache *c = assign_cache(fcinfo, WK_TUMBLE, t, false);
+	bool		is_ts = t != TA_BIGINT;
 	int64		ts;
 	WmWindow	w;
 
@@ -220,7 +242,7 @@ tumble_start(FunctionCallInfo fcinfo, bool is_ts)
  * of forming a composite Datum per window for the executor to copy.
  */
 static Datum
-window_set(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts)
+window_set(FunctionCallInfo fcinfo, WindowKind kind, TimeArg t)
 {
 	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
 	AssignCache *c;
@@ -237,7 +259,7 @@ window_set(FunctionCallInfo fcinfo, WindowKind kind, bool is_ts)
 	rsi->setResult = tuplestore_begin_heap(rsi->allowedModes & SFRM_Materialize_Random,
 										   false, work_mem);
 	MemoryContextSwitchTo(old);
-	c = assign_cache(fcinfo, kind, is_ts, false);
+	c = assign_cache(fcinfo, kind, t, false);
 	if (c == NULL)
 		PG_RETURN_NULL();
 	n = spec_assign(&c->spec, PG_GETARG_INT64(0), c->windows);
@@ -270,7 +292,7 @@ end_starts(Datum arg)
  * executor abandons it.
  */
 static Datum
-window_starts(FunctionCallInfo fcinfo, bool is_ts)
+window_starts(FunctionCallInfo fcinfo, TimeArg t)
 {
 	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
 	AssignCache *c = fcinfo->flinfo->fn_extra;
@@ -282,7 +304,7 @@ window_starts(FunctionCallInfo fcinfo, bool is_ts)
 				 errmsg("set-valued function called in context that cannot accept a set")));
 	if (c == NULL || !c->in_set)
 	{
-		c = assign_cache(fcinfo, WK_HOP, is_ts, false);
+		c = assign_cache(fcinfo, WK_HOP, t, false);
 		if (c == NULL)
 		{
 			rsi->isDone = ExprEndResult;
@@ -310,71 +332,106 @@ window_starts(FunctionCallInfo fcinfo, bool is_ts)
 
 PG_FUNCTION_INFO_V1(windowing_tumble);
 PG_FUNCTION_INFO_V1(windowing_tumble_bigint);
+PG_FUNCTION_INFO_V1(windowing_tumble_timestamp);
 PG_FUNCTION_INFO_V1(windowing_tumble_start);
 PG_FUNCTION_INFO_V1(windowing_tumble_start_bigint);
+PG_FUNCTION_INFO_V1(windowing_tumble_start_timestamp);
 PG_FUNCTION_INFO_V1(windowing_hop);
 PG_FUNCTION_INFO_V1(windowing_hop_bigint);
+PG_FUNCTION_INFO_V1(windowing_hop_timestamp);
 PG_FUNCTION_INFO_V1(windowing_hop_start);
 PG_FUNCTION_INFO_V1(windowing_hop_start_bigint);
+PG_FUNCTION_INFO_V1(windowing_hop_start_timestamp);
 PG_FUNCTION_INFO_V1(windowing_cumulate);
 PG_FUNCTION_INFO_V1(windowing_cumulate_bigint);
+PG_FUNCTION_INFO_V1(windowing_cumulate_timestamp);
 
 Datum
 windowing_tumble(PG_FUNCTION_ARGS)
 {
-	return tumble_row(fcinfo, true);
+	return tumble_row(fcinfo, TA_TIMESTAMPTZ);
 }
 
 Datum
 windowing_tumble_bigint(PG_FUNCTION_ARGS)
 {
-	return tumble_row(fcinfo, false);
+	return tumble_row(fcinfo, TA_BIGINT);
+}
+
+Datum
+windowing_tumble_timestamp(PG_FUNCTION_ARGS)
+{
+	return tumble_row(fcinfo, TA_TIMESTAMP);
 }
 
 Datum
 windowing_tumble_start(PG_FUNCTION_ARGS)
 {
-	return tumble_start(fcinfo, true);
+	return tumble_start(fcinfo, TA_TIMESTAMPTZ);
 }
 
 Datum
 windowing_tumble_start_bigint(PG_FUNCTION_ARGS)
 {
-	return tumble_start(fcinfo, false);
+	return tumble_start(fcinfo, TA_BIGINT);
+}
+
+Datum
+windowing_tumble_start_timestamp(PG_FUNCTION_ARGS)
+{
+	return tumble_start(fcinfo, TA_TIMESTAMP);
 }
 
 Datum
 windowing_hop(PG_FUNCTION_ARGS)
 {
-	return window_set(fcinfo, WK_HOP, true);
+	return window_set(fcinfo, WK_HOP, TA_TIMESTAMPTZ);
 }
 
 Datum
 windowing_hop_bigint(PG_FUNCTION_ARGS)
 {
-	return window_set(fcinfo, WK_HOP, false);
+	return window_set(fcinfo, WK_HOP, TA_BIGINT);
+}
+
+Datum
+windowing_hop_timestamp(PG_FUNCTION_ARGS)
+{
+	return window_set(fcinfo, WK_HOP, TA_TIMESTAMP);
 }
 
 Datum
 windowing_hop_start(PG_FUNCTION_ARGS)
 {
-	return window_starts(fcinfo, true);
+	return window_starts(fcinfo, TA_TIMESTAMPTZ);
 }
 
 Datum
 windowing_hop_start_bigint(PG_FUNCTION_ARGS)
 {
-	return window_starts(fcinfo, false);
+	return window_starts(fcinfo, TA_BIGINT);
+}
+
+Datum
+windowing_hop_start_timestamp(PG_FUNCTION_ARGS)
+{
+	return window_starts(fcinfo, TA_TIMESTAMP);
 }
 
 Datum
 windowing_cumulate(PG_FUNCTION_ARGS)
 {
-	return window_set(fcinfo, WK_CUMULATE, true);
+	return window_set(fcinfo, WK_CUMULATE, TA_TIMESTAMPTZ);
 }
 
 Datum
 windowing_cumulate_bigint(PG_FUNCTION_ARGS)
 {
-	return window_set(fcinfo, WK_CUMULATE, false);
+	return window_set(fcinfo, WK_CUMULATE, TA_BIGINT);
+}
+
+Datum
+windowing_cumulate_timestamp(PG_FUNCTION_ARGS)
+{
+	return window_set(fcinfo, WK_CUMULATE, TA_TIMESTAMP);
 }
