@@ -58,6 +58,10 @@ GROUP BY 1, 2
 HAVING k * 5 <= (SELECT count(*) FROM readings r WHERE r.sensor = x.sensor)
 ORDER BY 1, 2;
 
+-- local time: a month and a week from Monday of a timestamp
+SELECT windowing.tumble_start(timestamp '2026-10-25 02:30', '1 month') AS month,
+       windowing.tumble_start(timestamp '2026-10-25 02:30', '7 days', '4 days') AS monday;
+
 -- weeks from Monday 00:00, in UTC and on Berlin's clocks
 SELECT ts AT TIME ZONE 'UTC' AS utc_time,
        windowing.tumble_start(ts, '7 days') AT TIME ZONE 'UTC' AS thursday,
