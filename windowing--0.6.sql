@@ -673,6 +673,10 @@ AS 'MODULE_PATHNAME', 'windowing_forget_state' LANGUAGE C STRICT;
 CREATE FUNCTION windowing._as_timestamptz(bigint) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'windowing_as_timestamptz' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The same for a timestamp pipeline's watermark.
+CREATE FUNCTION windowing._as_timestamp(bigint) RETURNS timestamp
+AS 'MODULE_PATHNAME', 'windowing_as_timestamptz' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- _forget_state(id) evicts a pipeline's state from shared memory, so that
 -- its next steps read it from the heap: any role could slow any pipeline
 -- down with it.  It is the superuser's alone (tests evict state with it,
@@ -850,6 +854,12 @@ BEGIN
     ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
+    -- the clock is an instant, and a timestamp column's zone is unknown
+    IF idle_timeout IS NOT NULL AND ttype = 'timestamp without time zone' THEN
+        RAISE EXCEPTION 'idle_timeout needs a timestamptz or bigint time column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The watermark would follow the clock, which is no local time.';
+    END IF;
     FOREACH k IN ARRAY key_columns LOOP
         keys := keys || format('%I %s, ', k, windowing._column_type(source, k));
     END LOOP;
@@ -890,7 +900,9 @@ BEGIN
                        'event_time %s, watermark %s, reason text NOT NULL, missed_windows windowing.%s[], '
                        'row_data jsonb NOT NULL)',
                        nsp, late_name, ttype, ttype,
-                       CASE WHEN ttype = 'bigint' THEN 'bigint_window' ELSE 'time_window' END);
+                       CASE ttype WHEN 'bigint' THEN 'bigint_window'
+                                  WHEN 'timestamp without time zone' THEN 'timestamp_window'
+                                  ELSE 'time_window' END);
     END IF;
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
@@ -1062,6 +1074,9 @@ AS 'MODULE_PATHNAME', 'windowing_process' LANGUAGE C;
 CREATE FUNCTION windowing.advance_watermark(name text, ts timestamptz) RETURNS void
 AS 'MODULE_PATHNAME', 'windowing_advance_watermark' LANGUAGE C STRICT;
 
+CREATE FUNCTION windowing.advance_watermark(name text, ts timestamp) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_advance_watermark_timestamp' LANGUAGE C STRICT;
+
 CREATE FUNCTION windowing.advance_watermark(name text, ts bigint) RETURNS void
 AS 'MODULE_PATHNAME', 'windowing_advance_watermark_bigint' LANGUAGE C STRICT;
 
@@ -1092,7 +1107,8 @@ FROM windowing.pipeline;
 -- privileges of the pipeline's owner and to pg_read_all_stats, and is NULL
 -- for others, who keep the rest of the row.  Times are shown in the time
 -- column's type: watermark_time and max_event_time for timestamptz,
--- watermark_ms and max_event_ms for bigint (watermark, as text, for both).
+-- watermark_ms and max_event_ms for bigint, neither for timestamp, a local
+-- time that is no instant (watermark, as text, for all three).
 -- lag is event time: how far the watermark is behind the newest event time
 -- read, never negative (a watermark given or flushed past it is no lag).
 -- open_windows counts windows where the state is (shared memory, else the
@@ -1100,16 +1116,17 @@ FROM windowing.pipeline;
 CREATE VIEW windowing.pipeline_stats AS
 SELECT p.name, p.state,
        CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark)::text
-            ELSE p.watermark::text END AS watermark,
+            WHEN t.is_ms THEN p.watermark::text
+            ELSE windowing._as_timestamp(p.watermark)::text END AS watermark,
        CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark) END AS watermark_time,
-       CASE WHEN NOT t.is_ts THEN p.watermark END AS watermark_ms,
+       CASE WHEN t.is_ms THEN p.watermark END AS watermark_ms,
        CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.max_seen) END AS max_event_time,
-       CASE WHEN NOT t.is_ts THEN p.max_seen END AS max_event_ms,
-       CASE WHEN t.is_ts AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN '0'::pg_catalog.interval
-            WHEN t.is_ts THEN windowing._as_timestamptz(p.max_seen)
-                              OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
-       CASE WHEN NOT t.is_ts AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN 0
-            WHEN NOT t.is_ts THEN p.max_seen OPERATOR(pg_catalog.-) p.watermark END AS lag_ms,
+       CASE WHEN t.is_ms THEN p.max_seen END AS max_event_ms,
+       CASE WHEN NOT t.is_ms AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN '0'::pg_catalog.interval
+            WHEN NOT t.is_ms THEN windowing._as_timestamptz(p.max_seen)
+                                  OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
+       CASE WHEN t.is_ms AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN 0
+            WHEN t.is_ms THEN p.max_seen OPERATOR(pg_catalog.-) p.watermark END AS lag_ms,
        windowing._backlog_rows(p.source, p.tick_lo, p.tick_hi, p.last_seq, p.scan_from) AS backlog_rows,
        p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
        coalesce(windowing._state_windows(p.id, p.steps), s.windows) AS open_windows,
@@ -1122,7 +1139,9 @@ SELECT p.name, p.state,
        p.last_error_at
 FROM windowing.pipeline p
 CROSS JOIN LATERAL (SELECT p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
-                           AS is_ts) t
+                           AS is_ts,
+                           p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.int8'::pg_catalog.regtype
+                           AS is_ms) t
 LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
                           pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
                    FROM windowing.window_state w
@@ -1244,6 +1263,8 @@ COMMENT ON FUNCTION windowing.process(text, bigint) IS
     'run one step of a pipeline now, in this transaction; returns the rows consumed';
 COMMENT ON FUNCTION windowing.advance_watermark(text, timestamptz) IS
     'move the watermark of a pipeline on timestamptz time, firing the windows it passes';
+COMMENT ON FUNCTION windowing.advance_watermark(text, timestamp) IS
+    'move the watermark of a pipeline on timestamp time, firing the windows it passes';
 COMMENT ON FUNCTION windowing.advance_watermark(text, bigint) IS
     'move the watermark of a pipeline on bigint time, firing the windows it passes';
 COMMENT ON FUNCTION windowing.advance_watermark(text, text) IS

@@ -74,4 +74,59 @@ SELECT windowing.hop(timestamp '2026-03-29', '3 months', '2 months');
 SELECT windowing.cumulate(timestamp '2026-03-29', '7 hours', '1 day');
 SELECT windowing.tumble(timestamp 'infinity', '1 day');
 SELECT windowing.tumble(timestamp '294276-12-31 23:00', '1 month');
+
+-- A pipeline over a timestamp column: windows, watermark and late rows in
+-- local time, whatever the session's TimeZone when each step runs.
+\set SHOW_CONTEXT never
+CREATE TABLE readings (k int, ts timestamp, v int);
+-- a zone: a timestamp is no instant
+SELECT windowing.create_pipeline('local_tz', 'readings', 'ts',
+    assigner => windowing.tumbling('1 day', tz => 'UTC'), start => false, retention => 'consume');
+-- the clock, for idle_timeout: an instant, not a local time
+SELECT windowing.create_pipeline('local_idle', 'readings', 'ts',
+    assigner => windowing.tumbling('1 day'), idle_timeout => '1 minute', start => false,
+    retention => 'consume');
+-- hours per key, 10 minutes out of order; months, on the timestamp's calendar
+SELECT windowing.create_pipeline('local_h', 'readings', 'ts', '{k}',
+    assigner => windowing.tumbling('1 hour'), aggregates => 'count(*) AS n, sum(v) AS s',
+    max_out_of_orderness => '10 minutes', start => false, retention => 'consume');
+SELECT windowing.create_pipeline('local_month', 'readings', 'ts',
+    assigner => windowing.tumbling('1 month'), aggregates => 'count(*) AS n, sum(v) AS s',
+    start => false);
+SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+WHERE c.relname IN ('local_h_results', 'local_h_late')
+  AND a.attname IN ('window_start', 'window_end', 'window_time', 'event_time', 'watermark', 'missed_windows')
+ORDER BY 1, a.attnum;
+-- 02:30 moves the watermark to 02:19:59.999999, which fires [01:00, 02:00)
+-- of key 1; 01:40 then comes too late for it.
+INSERT INTO readings VALUES (1, '2026-03-29 01:10', 1), (1, '2026-03-29 01:50', 2),
+    (2, '2026-03-29 02:05', 3), (1, '2026-03-29 02:30', 4), (1, '2026-03-29 01:40', 5);
+SET TimeZone = 'Asia/Kolkata';
+SELECT windowing.process('local_h');
+SELECT k, window_start, window_end, window_time, n, s, fire_count, is_final FROM local_h_results;
+SELECT event_time, watermark, reason, missed_windows, row_data FROM local_h_late;
+SELECT * FROM windowing.open_windows('local_h') ORDER BY window_start, key::text;
+SELECT watermark, watermark_time, max_event_time, watermark_ms, lag, rows_consumed, windows_fired,
+       late_routed
+FROM windowing.pipeline_stats WHERE name = 'local_h';
+-- The watermark in the time column's type, as a literal or a timestamp.
+SET TimeZone = 'Pacific/Honolulu';
+SELECT windowing.advance_watermark('local_h', now());
+SELECT windowing.advance_watermark('local_h', '2026-03-29 02:59:59.999999');
+SELECT windowing.advance_watermark('local_h', timestamp '2026-03-29 03:00');
+SELECT k, window_start, window_end, n, s FROM local_h_results ORDER BY window_start, k;
+INSERT INTO readings VALUES (2, '2026-03-29 03:15', 6);
+SELECT windowing.process('local_h');
+SELECT windowing.flush('local_h');
+SELECT k, window_start, window_end, n, s, is_final FROM local_h_results ORDER BY window_start, k;
+SELECT watermark, lag, rows_consumed, windows_fired, late_routed
+FROM windowing.pipeline_stats WHERE name = 'local_h';
+-- every row in March, on the calendar of the timestamps themselves
+SELECT windowing.process('local_month');
+SELECT windowing.flush('local_month');
+SELECT window_start, window_end, n, s FROM local_month_results;
+SELECT windowing.drop_pipeline('local_h', drop_tables => true);
+SELECT windowing.drop_pipeline('local_month', drop_tables => true);
+DROP TABLE readings;
 RESET TimeZone;

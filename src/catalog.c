@@ -125,10 +125,9 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	bool		isnull;
 
 	if (execute_for("SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
-					"time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
-					"AS timestamptz_time, "
-					"key_columns::pg_catalog.text[], assigner, aggregates, max_out_of_orderness, "
-					"allowed_lateness, result_table::pg_catalog.oid, late_table::pg_catalog.oid, "
+					"time_type::pg_catalog.oid, key_columns::pg_catalog.text[], assigner, aggregates, "
+					"max_out_of_orderness, allowed_lateness, result_table::pg_catalog.oid, "
+					"late_table::pg_catalog.oid, "
 					"emit OPERATOR(pg_catalog.=) 'append' AS emit_append, tick_lo::pg_catalog.text, "
 					"tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
 					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced, "
@@ -142,7 +141,8 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->name = pstrdup(name);
 	def->source = oid_value("source");
 	def->time_column = text_value("time_column");
-	def->is_ts = bool_value("timestamptz_time");
+	def->time_type = oid_value("time_type");
+	def->is_ts = def->time_type != INT8OID;
 	def->keys = names_value("key_columns", &def->nkeys);
 	def->assigner = DatumGetHeapTupleHeader(value(0, "assigner", &isnull));
 	def->aggregates = text_value("aggregates");
@@ -172,17 +172,16 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	progress->late_dropped = 0;
 }
 
-/* Is the pipeline's time column timestamptz? */
-bool
-catalog_time_is_timestamptz(const char *name)
+/* The type of the pipeline's time column. */
+Oid
+catalog_time_type(const char *name)
 {
-	if (execute_for("SELECT time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype "
-					"AS timestamptz_time "
+	if (execute_for("SELECT time_type::pg_catalog.oid "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		no_pipeline(name);
-	return bool_value("timestamptz_time");
+	return oid_value("time_type");
 }
 
 /* A text parameter, or NULL. */

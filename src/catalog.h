@@ -22,7 +22,8 @@ typedef struct PipelineDef
 	char	   *name;
 	Oid			source;			/* the queue */
 	char	   *time_column;	/* NULL: processing time */
-	bool		is_ts;			/* the time type is timestamptz, not bigint */
+	Oid			time_type;		/* timestamptz, timestamp or bigint */
+	bool		is_ts;			/* microseconds (timestamptz or timestamp), not bigint */
 	int			nkeys;
 	char	  **keys;			/* the key columns' names */
 	HeapTupleHeader assigner;	/* a windowing.assigner */
@@ -71,7 +72,7 @@ typedef struct PipelineProgress
  */
 extern void catalog_load_pipeline(const char *name, PipelineDef *def,
 								  PipelineProgress *progress);
-extern bool catalog_time_is_timestamptz(const char *name);
+extern Oid	catalog_time_type(const char *name);
 
 /* Writes the progress of a step, in the step's transaction, counting it. */
 extern void catalog_save_progress(const PipelineDef *def,

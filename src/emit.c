@@ -838,7 +838,7 @@ emit_superseded(const EmitTarget *t, Operator *op)
 static SPIPlanPtr
 prepare_late_insert(const EmitTarget *t)
 {
-	Oid			times = t->is_timestamp ? TIMESTAMPTZARRAYOID : INT8ARRAYOID;
+	Oid			times = get_array_type(t->time_type);
 	Oid			types[7] = {INT8ARRAYOID, times, times, TEXTARRAYOID, INT8ARRAYOID, times, times};
 	char	   *sql = psprintf(
 							   "INSERT INTO %s (event_time, watermark, reason, missed_windows, row_data) "
@@ -853,8 +853,9 @@ prepare_late_insert(const EmitTarget *t)
 							   " GROUP BY u.i) m ON m.i OPERATOR(pg_catalog.=) r.i "
 							   "ORDER BY r.i",
 							   t->late_table, t->source,
-							   t->is_timestamp ? "'1 microsecond'::pg_catalog.interval" : "1::pg_catalog.int8",
-							   t->is_timestamp ? "time_window" : "bigint_window");
+							   t->time_type == INT8OID ? "1::pg_catalog.int8" : "'1 microsecond'::pg_catalog.interval",
+							   t->time_type == INT8OID ? "bigint_window" :
+							   t->time_type == TIMESTAMPOID ? "timestamp_window" : "time_window");
 
 	return plan_cached(sql, 7, types);
 }
@@ -922,7 +923,7 @@ late_array(Datum *values, bool *nulls, int n, Oid type)
 static void
 late_chunk_write(const EmitTarget *t, SPIPlanPtr plan, LateChunk *c)
 {
-	Oid			time = t->is_timestamp ? TIMESTAMPTZOID : INT8OID;
+	Oid			time = t->time_type;
 	Datum		values[7];
 
 	values[0] = late_array(c->seq, NULL, c->n, INT8OID);

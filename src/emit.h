@@ -34,7 +34,7 @@ typedef struct EmitTarget
 	char	   *late_table;		/* NULL: late rows are dropped */
 	bool		append;			/* keep every firing, not the latest */
 	bool		fixed_windows;	/* a window's first firing has no row yet */
-	bool		is_timestamp;	/* type of the time column */
+	Oid			time_type;		/* of the time column */
 	Oid			window_type;	/* of window_start and window_end */
 	KeyColumns *keys;
 	Aggregator *agg;

@@ -201,7 +201,7 @@ check_tables(const PipelineDef *def)
 	check_pipeline_column(def->name, def->source, "windowing_seq", "queue column", INT8OID, InvalidOid);
 	if (def->time_column)
 		check_pipeline_column(def->name, def->source, def->time_column, "time column",
-							  def->is_ts ? TIMESTAMPTZOID : INT8OID, InvalidOid);
+							  def->time_type, InvalidOid);
 	for (int i = 0; i < def->nkeys; i++)
 		check_pipeline_column(def->name, def->source, def->keys[i], "key column", InvalidOid,
 							  def->result_table);
@@ -242,7 +242,7 @@ load_step(Step *s, const char *name)
 	s->target.source = relation_name(def->source, "source table");
 	keys_init(&s->keys, def->source, def->nkeys, def->keys);
 	initStringInfo(&s->keybuf);
-	spec_from_assigner(&s->spec, def->assigner, def->is_ts);
+	spec_from_assigner(&s->spec, def->assigner, def->time_type);
 	if (s->spec.gap_column)
 		check_pipeline_column(name, def->source, s->spec.gap_column, "gap column",
 							  INTERVALOID, InvalidOid);
@@ -264,8 +264,8 @@ load_step(Step *s, const char *name)
 	s->target.append = def->append;
 	/* session bounds recur after merges, count windows at each flush */
 	s->target.fixed_windows = s->spec.kind != WK_SESSION && s->spec.kind != WK_COUNT;
-	s->target.is_timestamp = def->is_ts;
-	s->target.window_type = s->spec.kind == WK_COUNT || !def->is_ts ? INT8OID : TIMESTAMPTZOID;
+	s->target.time_type = def->time_type;
+	s->target.window_type = s->spec.kind == WK_COUNT ? INT8OID : def->time_type;
 	s->target.keys = &s->keys;
 	s->target.agg = s->agg;
 	wm->value = s->progress.watermark;
@@ -918,18 +918,18 @@ pipeline_step(const char *name, int64 max_rows, int max_ms)
 	return run_step(name, max_rows, max_ms, true, false, 0);
 }
 
-/* Is the pipeline's time column timestamptz?  (For the watermark overloads.) */
-static bool
-has_timestamptz_time(const char *name)
+/* The type of the pipeline's time column (for the watermark overloads). */
+static Oid
+pipeline_time_type(const char *name)
 {
-	bool		is_ts;
+	Oid			type;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	(void) check_owner(name, false);
-	is_ts = catalog_time_is_timestamptz(name);
+	type = catalog_time_type(name);
 	SPI_finish();
-	return is_ts;
+	return type;
 }
 
 static void
@@ -945,6 +945,7 @@ advance_to(const char *name, int64 to, bool is_ts)
 
 PG_FUNCTION_INFO_V1(windowing_process);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark);
+PG_FUNCTION_INFO_V1(windowing_advance_watermark_timestamp);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_bigint);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_text);
 PG_FUNCTION_INFO_V1(windowing_flush);
@@ -965,17 +966,18 @@ windowing_process(PG_FUNCTION_ARGS)
 }
 
 static Datum
-advance(FunctionCallInfo fcinfo, bool is_ts)
+advance(FunctionCallInfo fcinfo, Oid type)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Oid			time_type = pipeline_time_type(name);
 
-	if (has_timestamptz_time(name) != is_ts)
+	if (time_type != type)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("pipeline \"%s\" has a %s time column", name,
-						is_ts ? "bigint" : "timestamptz"),
+				 errmsg("pipeline \"%s\" has a time column of type %s", name,
+						format_type_be(time_type)),
 				 errhint("Pass a watermark of the time column's type.")));
-	advance_to(name, PG_GETARG_INT64(1), is_ts);
+	advance_to(name, PG_GETARG_INT64(1), type != INT8OID);
 	PG_RETURN_VOID();
 }
 
@@ -983,31 +985,37 @@ advance(FunctionCallInfo fcinfo, bool is_ts)
 Datum
 windowing_advance_watermark(PG_FUNCTION_ARGS)
 {
-	return advance(fcinfo, true);
+	return advance(fcinfo, TIMESTAMPTZOID);
+}
+
+Datum
+windowing_advance_watermark_timestamp(PG_FUNCTION_ARGS)
+{
+	return advance(fcinfo, TIMESTAMPOID);
 }
 
 Datum
 windowing_advance_watermark_bigint(PG_FUNCTION_ARGS)
 {
-	return advance(fcinfo, false);
+	return advance(fcinfo, INT8OID);
 }
 
 /*
  * A literal watermark ('2026-03-01 12:00'), read as the pipeline's time
- * type, so callers need no cast to pick between the two overloads.
+ * type, so callers need no cast to pick between the overloads.
  */
 Datum
 windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *value = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	bool		is_ts = has_timestamptz_time(name);
-	Datum		to = is_ts ?
-		DirectFunctionCall3(timestamptz_in, CStringGetDatum(value),
-							ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)) :
-		DirectFunctionCall1(int8in, CStringGetDatum(value));
+	Oid			time_type = pipeline_time_type(name);
+	Oid			input;
+	Oid			ioparam;
 
-	advance_to(name, DatumGetInt64(to), is_ts);
+	getTypeInputInfo(time_type, &input, &ioparam);
+	advance_to(name, DatumGetInt64(OidInputFunctionCall(input, value, ioparam, -1)),
+			   time_type != INT8OID);
 	PG_RETURN_VOID();
 }
 
@@ -1083,10 +1091,12 @@ put_open_window(WindowEntry *e, void *arg)
 	bool	   *resnulls = palloc(sizeof(bool) * a->naggs);
 	char	  **names = palloc(sizeof(char *) * a->naggs);
 	Oid		   *types = palloc(sizeof(Oid) * a->naggs);
-	Oid			time_out = s->def.is_ts ? F_TIMESTAMPTZ_OUT : F_INT8OUT;
+	Oid			time_out;
+	bool		varlena;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 
+	getTypeOutputInfo(s->def.time_type, &time_out, &varlena);
 	keys_decode(&s->keys, e->k.key, keyvals, keynulls);
 	agg_final(a, e->states, res, resnulls);
 	for (int i = 0; i < a->naggs; i++)

@@ -16,6 +16,7 @@
  */
 #include "compat.h"
 
+#include "catalog/pg_type.h"
 #include "common/int.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
@@ -397,23 +398,45 @@ spec_count(WindowSpec *s, bool is_timestamp, HeapTupleHeader a)
 	check_window_count(s->rows / s->rows_slide + (s->rows % s->rows_slide != 0), "counting");
 }
 
+/* Does the assigner's size or slide count months? */
+static bool
+assigner_months(HeapTupleHeader a)
+{
+	static const char *const fields[] = {"size", "slide"};
+
+	for (int i = 0; i < lengthof(fields); i++)
+	{
+		bool		isnull;
+		Datum		d = GetAttributeByName(a, fields[i], &isnull);
+
+		if (!isnull && DatumGetIntervalP(d)->month != 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The window definition of a pipeline (a windowing.assigner value), checked
- * like the SQL functions' arguments.
+ * like the SQL functions' arguments.  A timestamp column's months are laid
+ * on its own calendar, UTC's, as the timestamp SQL functions lay them.
  */
 void
-spec_from_assigner(WindowSpec *s, HeapTupleHeader a, bool is_timestamp)
+spec_from_assigner(WindowSpec *s, HeapTupleHeader a, Oid time_type)
 {
 	bool		isnull;
 	char	   *kind = TextDatumGetCString(GetAttributeByName(a, "kind", &isnull));
 	Datum		tz_d = GetAttributeByName(a, "tz", &isnull);
 	char	   *tz = isnull ? NULL : TextDatumGetCString(tz_d);
-	bool		cal = tz != NULL;
+	bool		is_timestamp = time_type != INT8OID;
+	bool		cal;
 
-	if (tz != NULL && !is_timestamp)
+	if (tz != NULL && time_type != TIMESTAMPTZOID)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("time zones need a timestamptz time column")));
+	if (time_type == TIMESTAMPOID && assigner_months(a))
+		tz = "UTC";
+	cal = tz != NULL;
 	if (strcmp(kind, "session") == 0 || strcmp(kind, "session_dynamic") == 0)
 		spec_session(s, is_timestamp, a, strcmp(kind, "session") == 0);
 	else if (strcmp(kind, "counting") == 0)

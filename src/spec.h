@@ -33,7 +33,7 @@ typedef struct Span
 typedef struct WindowSpec
 {
 	WindowKind	kind;
-	bool		is_timestamp;	/* timestamptz microseconds, else bigint */
+	bool		is_timestamp;	/* microseconds (timestamptz or timestamp), else bigint */
 	int64		size;			/* tumble and hop size, cumulate max_size */
 	int64		slide;			/* hop slide, cumulate step */
 	int64		phase;			/* of the grid that aligns the windows */
@@ -61,7 +61,7 @@ extern void spec_cumulate(WindowSpec *s, bool is_timestamp, Span step,
 						  Span max_size, Span offset, const char *tz);
 extern int	spec_windows(const WindowSpec *s, int64 ts, WmWindow *out);
 extern int	spec_assign(const WindowSpec *s, int64 ts, WmWindow *out);
-extern void spec_from_assigner(WindowSpec *s, HeapTupleHeader a, bool is_timestamp);
+extern void spec_from_assigner(WindowSpec *s, HeapTupleHeader a, Oid time_type);
 extern void check_event_time(bool is_timestamp, int64 ts);
 extern void check_window(bool is_timestamp, const WmWindow *w);
 extern void report_out_of_range(bool is_timestamp) pg_attribute_noreturn();

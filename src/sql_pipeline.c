@@ -245,14 +245,14 @@ windowing_describe(PG_FUNCTION_ARGS)
 	check_queue(source);
 	if (time_column)
 		time_type = column_type(source, time_column, "time column");
-	if (time_type != TIMESTAMPTZOID && time_type != INT8OID)
+	if (time_type != TIMESTAMPTZOID && time_type != TIMESTAMPOID && time_type != INT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("time column \"%s\" must be of type timestamptz or bigint", time_column),
+				 errmsg("time column \"%s\" must be of type timestamptz, timestamp or bigint", time_column),
 				 errdetail("It is of type %s.", format_type_be(time_type)),
-				 errhint("Use a timestamptz column, or bigint epoch milliseconds.")));
+				 errhint("Use a timestamptz or timestamp column, or bigint epoch milliseconds.")));
 	check_keys(source, PG_GETARG_ARRAYTYPE_P(2));
-	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(3), time_type == TIMESTAMPTZOID);
+	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(3), time_type);
 	agg = agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(4)));
 	if (spec.kind == WK_SESSION)
 		check_session(source, &spec, agg);
@@ -348,7 +348,7 @@ check_pipeline_outputs(const char *pipeline, Oid result, const Aggregator *agg)
 
 PG_FUNCTION_INFO_V1(windowing_as_timestamptz);
 
-/* The watermark of a timestamptz pipeline is stored as its microseconds. */
+/* The watermark of a timestamptz or timestamp pipeline is stored as its microseconds. */
 Datum
 windowing_as_timestamptz(PG_FUNCTION_ARGS)
 {
