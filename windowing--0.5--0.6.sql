@@ -216,7 +216,8 @@ CREATE FUNCTION windowing.create_pipeline(
     emit                 text     DEFAULT 'upsert',
     start                boolean  DEFAULT true,
     idle_timeout         interval DEFAULT NULL,
-    retention            text     DEFAULT NULL)
+    retention            text     DEFAULT NULL,
+    on_error             text     DEFAULT 'stop')
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -248,6 +249,15 @@ BEGIN
     END IF;
     IF emit NOT IN ('upsert', 'append') THEN
         RAISE EXCEPTION 'emit must be ''upsert'' or ''append''' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF on_error IS NULL OR on_error NOT IN ('stop', 'route') THEN
+        RAISE EXCEPTION 'on_error must be ''stop'' or ''route''' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF on_error = 'route' AND late_table = '' THEN
+        RAISE EXCEPTION 'a pipeline with on_error ''route'' needs a late table'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'Rows whose aggregate inputs fail are routed to the late table.',
+                  HINT = 'Leave late_table unset, or name a table for it.';
     END IF;
     IF windowing._pipeline_owner(name) IS NOT NULL THEN
         RAISE EXCEPTION 'pipeline "%" already exists', name USING ERRCODE = 'duplicate_object';
@@ -326,7 +336,7 @@ BEGIN
     IF late_name <> '' THEN
         EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
                        'event_time %s, watermark %s, reason text NOT NULL, missed_windows windowing.%s[], '
-                       'row_data jsonb NOT NULL)',
+                       'row_data jsonb NOT NULL, error jsonb)',
                        nsp, late_name, ttype, ttype,
                        CASE ttype WHEN 'bigint' THEN 'bigint_window'
                                   WHEN 'timestamp without time zone' THEN 'timestamp_window'
@@ -335,12 +345,12 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout)
+        emit, state, idle_timeout, on_error)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness,
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
-        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout);
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error);
     IF start THEN
         PERFORM windowing._wake_workers();
     END IF;
@@ -511,7 +521,7 @@ BEGIN
     -- the windows cleaned up by now: their last instant plus the old lateness is at the watermark
     IF lateness > p.allowed_lateness AND p.watermark IS NOT NULL THEN
         cleaned := p.watermark - trunc(extract(epoch FROM p.allowed_lateness) * 1000000
-                   / CASE WHEN p.time_type = 'timestamptz'::regtype THEN 1 ELSE 1000 END);
+                   / CASE WHEN p.time_type = 'bigint'::regtype THEN 1000 ELSE 1 END);
         p.cleaned_until := greatest(p.cleaned_until, greatest(cleaned, -9223372036854775808)::bigint);
     END IF;
     UPDATE windowing.pipeline
@@ -529,6 +539,11 @@ BEGIN
 END
 $$;
 
+-- a row whose aggregate inputs fail: the step fails ('stop'), or the row
+-- goes to the late table and the step goes on ('route')
+ALTER TABLE windowing.pipeline ADD COLUMN on_error text NOT NULL DEFAULT 'stop'
+    CHECK (on_error IN ('stop', 'route'));
+GRANT INSERT (on_error) ON windowing.pipeline TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION windowing.resume_pipeline(name text) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
@@ -737,7 +752,7 @@ COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
     'make a table a queue, or change whether its rows are deleted once read';
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text) IS
+                                              text, text) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table';
 COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
     'drop a pipeline, and optionally its result and late tables';

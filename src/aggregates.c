@@ -214,7 +214,7 @@ setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
 
 static void
 setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
-		  StringInfo args_sql, List **arg_exprs)
+		  List **args_sql, List **arg_exprs)
 {
 	Aggref	   *ref = checked_aggref(te);
 	Oid			argtypes[FUNC_MAX_ARGS];
@@ -233,10 +233,11 @@ setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
 
 		argtypes[i] = exprType((Node *) arg->expr);
 		/* cast, so that a whole-row input stays one column */
-		appendStringInfo(args_sql, ", CAST(%s AS %s)",
-						 deparse_expression((Node *) arg->expr, dpcontext,
-											false, false),
-						 format_type_be_qualified(argtypes[i]));
+		*args_sql = lappend(*args_sql,
+							psprintf("CAST(%s AS %s)",
+									 deparse_expression((Node *) arg->expr, dpcontext,
+														false, false),
+									 format_type_be_qualified(argtypes[i])));
 		*arg_exprs = lappend(*arg_exprs, expression_planner(arg->expr));
 		i++;
 	}
@@ -253,10 +254,8 @@ agg_prepare(Oid source, const char *aggregates)
 	Query	   *q = analyse(source, aggregates);
 	Aggregator *a = palloc0(sizeof(Aggregator));
 	List	   *dpcontext = deparse_context_for(get_rel_name(source), source);
-	StringInfoData args_sql;
 	ListCell   *lc;
 
-	initStringInfo(&args_sql);
 	a->aggs = palloc0(sizeof(AggDef) * list_length(q->targetList));
 	foreach(lc, q->targetList)
 	{
@@ -266,11 +265,10 @@ agg_prepare(Oid source, const char *aggregates)
 			if (strcmp(a->aggs[i].name, te->resname) == 0)
 				AGG_ERROR(errmsg("aggregate output name \"%s\" is used twice", te->resname),
 						  errhint("Name the outputs with AS."));
-		setup_agg(&a->aggs[a->naggs], te, a->nargs, dpcontext, &args_sql,
+		setup_agg(&a->aggs[a->naggs], te, a->nargs, dpcontext, &a->args_sql,
 				  &a->arg_exprs);
 		a->nargs += a->aggs[a->naggs++].nargs;
 	}
-	a->args_sql = args_sql.data;
 	a->context = makeNode(AggState);
 	a->context->curaggcontext = CreateStandaloneExprContext();
 	return a;

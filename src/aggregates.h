@@ -50,7 +50,7 @@ typedef struct Aggregator
 	int			naggs;
 	AggDef	   *aggs;
 	int			nargs;			/* all aggregates' inputs */
-	char	   *args_sql;		/* those inputs as a SQL select list */
+	List	   *args_sql;		/* those inputs as SQL expressions (char *) */
 	List	   *arg_exprs;		/* and as planned expressions over the source */
 	MemoryContext statecxt;		/* where states live */
 	AggState   *context;		/* what transition functions see */

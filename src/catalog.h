@@ -39,6 +39,7 @@ typedef struct PipelineDef
 								 * it are gone for good; PG_INT64_MIN: none */
 	bool		intact;			/* the definition is the one it was created
 								 * with (definition_stamp) */
+	bool		route_errors;	/* on_error 'route': failing rows to the late table */
 } PipelineDef;
 
 /*

@@ -839,25 +839,32 @@ static SPIPlanPtr
 prepare_late_insert(const EmitTarget *t)
 {
 	Oid			times = get_array_type(t->time_type);
-	Oid			types[7] = {INT8ARRAYOID, times, times, TEXTARRAYOID, INT8ARRAYOID, times, times};
+	Oid			types[8] = {INT8ARRAYOID, times, times, TEXTARRAYOID, INT8ARRAYOID, times, times,
+	TEXTARRAYOID};
 	char	   *sql = psprintf(
-							   "INSERT INTO %s (event_time, watermark, reason, missed_windows, row_data) "
+							   "INSERT INTO %s (event_time, watermark, reason, missed_windows, row_data%s) "
 							   "SELECT r.ts, r.wm, r.reason, m.missed, "
 							   "pg_catalog.to_jsonb(q.*) OPERATOR(pg_catalog.-) 'windowing_xid'::text "
-							   "OPERATOR(pg_catalog.-) 'windowing_seq'::text "
+							   "OPERATOR(pg_catalog.-) 'windowing_seq'::text%s "
 							   "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), "
-							   "pg_catalog.unnest($3), pg_catalog.unnest($4)) WITH ORDINALITY AS r(seq, ts, wm, reason, i) "
+							   "pg_catalog.unnest($3), pg_catalog.unnest($4)%s) "
+							   "WITH ORDINALITY AS r(seq, ts, wm, reason, %si) "
 							   "JOIN %s AS q ON q.windowing_seq OPERATOR(pg_catalog.=) r.seq "
 							   "LEFT JOIN (SELECT u.i, pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s, u.e) AS missed "
 							   " FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(i, s, e) "
 							   " GROUP BY u.i) m ON m.i OPERATOR(pg_catalog.=) r.i "
 							   "ORDER BY r.i",
-							   t->late_table, t->source,
+							   t->late_table,
+							   t->late_errors ? ", error" : "",
+							   t->late_errors ? ", r.error::pg_catalog.jsonb" : "",
+							   t->late_errors ? ", pg_catalog.unnest($8)" : "",
+							   t->late_errors ? "error, " : "",
+							   t->source,
 							   t->time_type == INT8OID ? "1::pg_catalog.int8" : "'1 microsecond'::pg_catalog.interval",
 							   t->time_type == INT8OID ? "bigint_window" :
 							   t->time_type == TIMESTAMPOID ? "timestamp_window" : "time_window");
 
-	return plan_cached(sql, 7, types);
+	return plan_cached(sql, t->late_errors ? 8 : 7, types);
 }
 
 /* Parallel arrays of a chunk of late rows, for prepare_late_insert's statement. */
@@ -870,6 +877,8 @@ typedef struct LateChunk
 	Datum	   *wm;
 	bool	   *wm_null;
 	Datum	   *reason;
+	Datum	   *error;
+	bool	   *error_null;
 	int			nmissed;		/* windows missed */
 	int			maxmissed;
 	Datum	   *row;
@@ -888,6 +897,8 @@ late_chunk_add(LateChunk *c, LateRow *l)
 	c->wm[c->n] = Int64GetDatum(l->watermark);
 	c->wm_null[c->n] = l->watermark == WMK_NONE;
 	c->reason[c->n] = CStringGetTextDatum(l->reason);
+	c->error_null[c->n] = l->error == NULL;
+	c->error[c->n] = l->error ? CStringGetTextDatum(l->error) : (Datum) 0;
 	c->n++;
 	foreach(lc, l->missed)
 	{
@@ -924,7 +935,7 @@ static void
 late_chunk_write(const EmitTarget *t, SPIPlanPtr plan, LateChunk *c)
 {
 	Oid			time = t->time_type;
-	Datum		values[7];
+	Datum		values[8];
 
 	values[0] = late_array(c->seq, NULL, c->n, INT8OID);
 	values[1] = late_array(c->ts, c->ts_null, c->n, time);
@@ -933,6 +944,7 @@ late_chunk_write(const EmitTarget *t, SPIPlanPtr plan, LateChunk *c)
 	values[4] = late_array(c->row, NULL, c->nmissed, INT8OID);
 	values[5] = late_array(c->start, NULL, c->nmissed, time);
 	values[6] = late_array(c->end, NULL, c->nmissed, time);
+	values[7] = late_array(c->error, c->error_null, c->n, TEXTOID);
 	if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT ||
 		SPI_processed != (uint64) c->n)
 		elog(ERROR, "could not insert late rows");
@@ -966,6 +978,8 @@ emit_late(const EmitTarget *t, Operator *op)
 	c.wm = palloc(sizeof(Datum) * LATE_CHUNK);
 	c.wm_null = palloc(sizeof(bool) * LATE_CHUNK);
 	c.reason = palloc(sizeof(Datum) * LATE_CHUNK);
+	c.error = palloc(sizeof(Datum) * LATE_CHUNK);
+	c.error_null = palloc(sizeof(bool) * LATE_CHUNK);
 	/* grown by late_chunk_add as rows with missed windows come */
 	c.row = palloc(sizeof(Datum));
 	c.start = palloc(sizeof(Datum));

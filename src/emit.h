@@ -32,6 +32,7 @@ typedef struct EmitTarget
 	char	   *result_table;
 	Oid			result_relid;
 	char	   *late_table;		/* NULL: late rows are dropped */
+	bool		late_errors;	/* late rows may carry errors (on_error 'route') */
 	bool		append;			/* keep every firing, not the latest */
 	bool		fixed_windows;	/* a window's first firing has no row yet */
 	Oid			time_type;		/* of the time column */

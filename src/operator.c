@@ -503,6 +503,7 @@ op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts, const char *reason,
 	l->watermark = op->wm.value;
 	l->reason = reason;
 	l->missed = NIL;
+	l->error = NULL;
 	foreach(lc, missed)
 	{
 		WmWindow   *copy = palloc(sizeof(WmWindow));
@@ -513,6 +514,21 @@ op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts, const char *reason,
 	op->late = lappend(op->late, l);
 	MemoryContextSwitchTo(old);
 	list_free_deep(missed);
+}
+
+/*
+ * A row whose aggregate inputs or transition failed, to the late table
+ * with its error (on_error 'route'), in its place among the late rows.
+ */
+void
+op_add_error(Operator *op, int64 seq, bool ts_null, int64 ts, const char *reason,
+			 const char *error)
+{
+	LateRow    *l;
+
+	op_add_late(op, seq, ts_null, ts, MemoryContextStrdup(op->late_cxt, reason), NIL);
+	l = llast(op->late);
+	l->error = MemoryContextStrdup(op->late_cxt, error);
 }
 
 /* Adds a row to its live windows; returns the windows it missed. */

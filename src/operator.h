@@ -94,6 +94,7 @@ typedef struct LateRow
 	int64		watermark;		/* at arrival */
 	const char *reason;
 	List	   *missed;			/* WmWindow *, the windows it missed */
+	const char *error;			/* the error it raised as JSON, or NULL */
 } LateRow;
 
 /* An order of keys (negative, 0, positive as a < b, a = b, a > b). */
@@ -140,6 +141,8 @@ extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   KeyOrder key_order, const void *key_order_arg);
 extern void op_forget_firings(Operator *op);
 extern void op_forget_late(Operator *op);
+extern void op_add_error(Operator *op, int64 seq, bool ts_null, int64 ts,
+						 const char *reason, const char *error);
 extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
 							int fire_count, bytea *state);
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,

@@ -42,6 +42,7 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -90,7 +91,31 @@ typedef struct Step
 	Size		loaded;			/* of which its loaded state */
 	TimestampTz deadline;		/* 0: none */
 	bool		cut_short;		/* stopped by its memory or time budget */
+	bool		feeding;		/* reading rows into the operator */
+	bool		in_operator;	/* row_seq is in the operator */
+	int64		row_seq;
+	List	   *failed;			/* FailedRow *, of on_error 'route' */
 } Step;
+
+/* What a caller asks of a step. */
+typedef struct StepRequest
+{
+	int64		max_rows;		/* <= 0: no limit */
+	bool		consume_rows;
+	bool		has_watermark;
+	int64		watermark;
+} StepRequest;
+
+/*
+ * A row whose aggregate input or transition failed, which the step reruns
+ * without, routing it to the late table with its error.
+ */
+typedef struct FailedRow
+{
+	int64		seq;
+	char	   *reason;			/* 'error: <sqlstate>: <message>' */
+	char	   *error;			/* {sqlstate, message, detail, hint} as JSON */
+} FailedRow;
 
 static Datum
 col(int i, bool *isnull)
@@ -261,6 +286,7 @@ load_step(Step *s, const char *name)
 	s->target.late_table = NULL;
 	if (OidIsValid(def->late_table))
 		s->target.late_table = relation_name(def->late_table, "late table");
+	s->target.late_errors = def->route_errors;
 	s->target.append = def->append;
 	/* session bounds recur after merges, count windows at each flush */
 	s->target.fixed_windows = s->spec.kind != WK_SESSION && s->spec.kind != WK_COUNT;
@@ -335,17 +361,36 @@ load_state(Step *s)
 }
 
 /*
- * The query reading the next chunk of the open tick.  The source is
- * aliased by its own name, as the aggregates' inputs were deparsed, so a
- * whole-row input (windowing.collect(clicks)) reads the row.
+ * The rows of the open tick (snapshots $1 and $2) past arrival number $3,
+ * in arrival order, from the source aliased by its own name, as the
+ * aggregates' inputs were deparsed, so a whole-row input
+ * (windowing.collect(clicks)) reads the row.
+ */
+static char *
+tick_rows_sql(Step *s, const char *q)
+{
+	return psprintf("FROM %s AS %s "
+					"WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
+					"AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2)) "
+					"AND %s.windowing_seq OPERATOR(pg_catalog.>) $3 "
+					"ORDER BY %s.windowing_seq",
+					s->target.source, q, q, q, q, q);
+}
+
+/*
+ * The query reading the next chunk of the open tick.  When a rerun skips
+ * failed rows ($5, their arrival numbers), their inputs are not evaluated
+ * and a last column says which rows they are.
  */
 static SPIPlanPtr
 prepare_reader(Step *s)
 {
 	StringInfoData sql;
-	Oid			types[4] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID};
+	Oid			types[5] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID, INT8ARRAYOID};
 	const char *q = quote_identifier(get_rel_name(s->def.source));
+	char	   *failed = psprintf("%s.windowing_seq OPERATOR(pg_catalog.=) ANY ($5)", q);
 	SPIPlanPtr	plan;
+	ListCell   *lc;
 
 	initStringInfo(&sql);
 	/* processing time has no time column: rows get the step's clock */
@@ -356,13 +401,18 @@ prepare_reader(Step *s)
 		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->keys.names[i]));
 	if (s->spec.gap_column)
 		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->spec.gap_column));
-	appendStringInfo(&sql, "%s FROM %s AS %s "
-					 "WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
-					 "AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2)) "
-					 "AND %s.windowing_seq OPERATOR(pg_catalog.>) $3 "
-					 "ORDER BY %s.windowing_seq LIMIT $4",
-					 s->agg->args_sql, s->target.source, q, q, q, q, q);
-	plan = SPI_prepare(sql.data, 4, types);
+	foreach(lc, s->agg->args_sql)
+	{
+		if (s->failed != NIL)
+			appendStringInfo(&sql, ", CASE WHEN %s THEN NULL ELSE %s END", failed,
+							 (char *) lfirst(lc));
+		else
+			appendStringInfo(&sql, ", %s", (char *) lfirst(lc));
+	}
+	if (s->failed != NIL)
+		appendStringInfo(&sql, ", %s", failed);
+	appendStringInfo(&sql, " %s LIMIT $4", tick_rows_sql(s, q));
+	plan = SPI_prepare(sql.data, s->failed != NIL ? 5 : 4, types);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	return plan;
@@ -388,21 +438,61 @@ row_gap(Step *s, Datum value, bool isnull)
 	return s->def.is_ts ? us : us / 1000;
 }
 
-/* One row read from the queue, to the operator. */
+static FailedRow *
+find_failed(Step *s, int64 seq)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->failed)
+	{
+		FailedRow  *f = lfirst(lc);
+
+		if (f->seq == seq)
+			return f;
+	}
+	return NULL;
+}
+
+/* A failed row met again, to the late table with its error. */
+static void
+route_failed(Step *s, int64 seq, bool ts_null, int64 ts)
+{
+	FailedRow  *f = find_failed(s, seq);
+
+	if (f == NULL)
+		elog(ERROR, "row %lld of the queue is not one that failed", (long long) seq);
+	op_add_error(s->op, seq, ts_null, ts, f->reason, f->error);
+}
+
+/*
+ * One row read from the queue, to the operator; or to the late table if
+ * it is a failed row of a rerun.  An error finds here the row it came
+ * from: the one in the operator, or one read past last_seq.
+ */
 static void
 feed_row(Step *s, Datum *vals, bool *nulls)
 {
 	int			nkeys = s->keys.n;
 	int			args = 2 + nkeys + (s->spec.gap_column ? 1 : 0);
-
+	int64		seq = DatumGetInt64(vals[0]);
 	/* processing time has no time column: rows get the step's clock */
-	op_row(s->op, DatumGetInt64(vals[0]), s->def.time_column ? nulls[1] : false,
-		   s->def.time_column ? DatumGetInt64(vals[1]) : s->now,
-		   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
-		   s->spec.gap,
-		   keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf),
-		   vals + args, nulls + args);
-	s->progress.last_seq = DatumGetInt64(vals[0]);
+	bool		ts_null = s->def.time_column ? nulls[1] : false;
+	int64		ts = s->def.time_column ? DatumGetInt64(vals[1]) : s->now;
+
+	if (s->failed != NIL && DatumGetBool(vals[args + s->agg->nargs]))
+		route_failed(s, seq, ts_null, ts);
+	else
+	{
+		s->row_seq = seq;
+		s->in_operator = true;
+		op_row(s->op, seq, ts_null, ts,
+			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
+			   s->spec.gap,
+			   keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf),
+			   vals + args, nulls + args);
+		s->in_operator = false;
+	}
+	s->progress.last_seq = seq;
 }
 
 /*
@@ -642,6 +732,19 @@ typedef struct Reader
 	RowFeeder	feeder;
 } Reader;
 
+/* The arrival numbers of the failed rows, as an int8[] for the reader. */
+static Datum
+failed_seqs(Step *s)
+{
+	int			n = list_length(s->failed);
+	Datum	   *seqs = palloc(sizeof(Datum) * n);
+
+	for (int i = 0; i < n; i++)
+		seqs[i] = Int64GetDatum(((FailedRow *) list_nth(s->failed, i))->seq);
+	return PointerGetDatum(construct_array(seqs, n, INT8OID, sizeof(int64), true,
+										   TYPALIGN_DOUBLE));
+}
+
 static void
 reader_open(Step *s, Reader *r, int64 max_rows)
 {
@@ -654,8 +757,10 @@ reader_open(Step *s, Reader *r, int64 max_rows)
 		feeder_shutdown, DestNone}, s, NULL, 0};
 	r->feeder.rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 											 "windowing row", ALLOCSET_SMALL_SIZES);
-	r->scan = queue_scan_begin(s->def.source, cols, ncols, s->agg->arg_exprs,
-							   tick_hi, tick_lo, s->progress.last_seq, max_rows);
+	/* a rerun skipping failed rows reads through SQL, the rare case */
+	r->scan = s->failed != NIL ? NULL :
+		queue_scan_begin(s->def.source, cols, ncols, s->agg->arg_exprs,
+						 tick_hi, tick_lo, s->progress.last_seq, max_rows);
 	if (r->scan)
 	{
 		r->vals = palloc(sizeof(Datum) * (ncols + s->agg->nargs));
@@ -663,16 +768,19 @@ reader_open(Step *s, Reader *r, int64 max_rows)
 		return;
 	}
 	r->plan = prepare_reader(s);
-	r->params = makeParamList(4);
-	for (int i = 0; i < 4; i++)
+	r->params = makeParamList(5);
+	for (int i = 0; i < 5; i++)
 	{
 		r->params->params[i].pflags = PARAM_FLAG_CONST;
-		r->params->params[i].ptype = i < 2 ? PG_SNAPSHOTOID : INT8OID;
+		r->params->params[i].ptype = i < 2 ? PG_SNAPSHOTOID : i < 4 ? INT8OID : INT8ARRAYOID;
 		r->params->params[i].isnull = false;
 	}
 	r->params->params[0].value = tick_hi;
 	r->params->params[1].isnull = s->progress.tick_lo == NULL;
 	r->params->params[1].value = tick_lo;
+	r->params->numParams = s->failed != NIL ? 5 : 4;
+	if (s->failed != NIL)
+		r->params->params[4].value = failed_seqs(s);
 }
 
 /* Feeds the operator up to "want" more rows of the tick; returns how many. */
@@ -732,7 +840,9 @@ consume_tick(Step *s, int64 max_rows)
 
 		if (want <= 0)
 			break;				/* stopped by max_rows inside the tick */
+		s->feeding = true;
 		n = reader_feed(s, &r, want);
+		s->feeding = false;
 		/* the chunk's firings now, where that writes what the step's end would */
 		if (emit_firings_as_fired(&s->target, s->op))
 			emit_firings(&s->target, s->op);
@@ -866,19 +976,252 @@ finish_step(Step *s)
 }
 
 /*
- * A step: consume up to max_rows rows (<= 0: no limit) for at most max_ms
- * milliseconds (<= 0: no limit) within its memory budget, then (if
- * has_watermark) apply an explicit watermark.  Steps that change nothing
+ * The step's work once its pipeline is loaded.  Steps that change nothing
  * write nothing, so an idle pipeline polled by the worker does not churn
  * its catalog row.
+ */
+static void
+step_body(Step *s, const StepRequest *req)
+{
+	bool		tick_was_open;
+	bool		idle;
+
+	load_state(s);
+	s->loaded = MemoryContextMemAllocated(s->cxt, true);
+	tick_was_open = s->progress.tick_hi != NULL;
+	if (req->consume_rows)
+	{
+		consume(s, req->max_rows);
+		follow_clock(s);
+	}
+	if (req->has_watermark)
+		op_advance_watermark(s->op, req->watermark);
+	/* an empty new tick changes nothing; closing an open one must be saved */
+	idle = s->progress.rows == 0 && s->op->windows_fired == 0 && s->op->late == NIL &&
+		s->progress.late_routed + s->progress.late_dropped == 0 &&
+		!req->has_watermark && !tick_was_open && s->progress.tick_hi == NULL;
+	if (!idle)
+		finish_step(s);
+}
+
+/* An error as the late table's reason and error columns hold it. */
+static FailedRow *
+failed_row(int64 seq, ErrorData *edata)
+{
+	FailedRow  *f = palloc(sizeof(FailedRow));
+	const char *sqlstate = unpack_sql_state(edata->sqlerrcode);
+	const char *fields[4] = {sqlstate, edata->message, edata->detail, edata->hint};
+	const char *names[4] = {"sqlstate", "message", "detail", "hint"};
+	StringInfoData json;
+
+	initStringInfo(&json);
+	appendStringInfoChar(&json, '{');
+	for (int i = 0; i < 4; i++)
+	{
+		appendStringInfo(&json, "%s\"%s\": ", i > 0 ? ", " : "", names[i]);
+		if (fields[i] == NULL)
+			appendStringInfoString(&json, "null");
+		else
+			escape_json(&json, fields[i]);
+	}
+	appendStringInfoChar(&json, '}');
+	f->seq = seq;
+	f->reason = psprintf("error: %s: %s", sqlstate, edata->message ? edata->message : "");
+	f->error = json.data;
+	return f;
+}
+
+/*
+ * Runs fn(arg) in a subtransaction: NULL if it went through, else its error,
+ * with the subtransaction rolled back.
+ */
+static ErrorData *
+in_subtransaction(void (*fn) (void *), void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		fn(arg);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	if (edata == NULL)
+		ReleaseCurrentSubTransaction();
+	else
+		RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return edata;
+}
+
+/* A row's aggregate inputs, evaluated alone (probe_row). */
+typedef struct Probe
+{
+	SPIPlanPtr	plan;
+	Datum		seq;
+} Probe;
+
+static void
+probe_inputs(void *arg)
+{
+	Probe	   *p = arg;
+
+	if (SPI_execute_plan(p->plan, &p->seq, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the queue");
+}
+
+/*
+ * The first row past the last one fed whose aggregate inputs fail, and
+ * its error.  The reader may have evaluated rows ahead of the one it fed
+ * (a sort, the queue helper), so each row's inputs are tried alone, in
+ * arrival order; their arrival numbers are read without them.
+ */
+static bool
+find_failed_input(Step *s)
+{
+	const char *q = quote_identifier(get_rel_name(s->def.source));
+	Oid			types[3] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID};
+	Datum		args[3];
+	char		nulls[3] = {' ', s->progress.tick_lo ? ' ' : 'n', ' '};
+	StringInfoData inputs;
+	Probe		probe;
+	int64	   *seqs;
+	uint64		n;
+	ListCell   *lc;
+	bool		isnull;
+
+	args[0] = snapshot_datum(s->progress.tick_hi);
+	args[1] = s->progress.tick_lo ? snapshot_datum(s->progress.tick_lo) : (Datum) 0;
+	args[2] = Int64GetDatum(s->progress.last_seq);
+	if (SPI_execute_with_args(psprintf("SELECT %s.windowing_seq %s", q, tick_rows_sql(s, q)),
+							  3, types, args, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the queue");
+	n = SPI_processed;
+	seqs = palloc(sizeof(int64) * Max(n, 1));
+	for (uint64 i = 0; i < n; i++)
+		seqs[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1,
+											  &isnull));
+	initStringInfo(&inputs);
+	appendStringInfoString(&inputs, "SELECT 1");
+	foreach(lc, s->agg->args_sql)
+		appendStringInfo(&inputs, ", %s", (char *) lfirst(lc));
+	appendStringInfo(&inputs, " FROM %s AS %s WHERE %s.windowing_seq OPERATOR(pg_catalog.=) $1",
+					 s->target.source, q, q);
+	probe.plan = SPI_prepare(inputs.data, 1, &types[2]);
+	if (probe.plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	for (uint64 i = 0; i < n; i++)
+	{
+		ErrorData  *edata;
+
+		if (find_failed(s, seqs[i]) != NULL)
+			continue;			/* read without its inputs */
+		probe.seq = Int64GetDatum(seqs[i]);
+		edata = in_subtransaction(probe_inputs, &probe);
+		if (edata == NULL)
+			continue;
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+			ReThrowError(edata);
+		s->failed = lappend(s->failed, failed_row(seqs[i], edata));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The row a step's error came from, to be routed in the rerun: false if the
+ * error is no row's (only data exceptions raised while rows are fed are).
+ * An aggregate's transition fails on the row being fed; an input, on a row
+ * the reader evaluated.
+ */
+static bool
+note_failed_row(Step *s, ErrorData *edata)
+{
+	if (!s->feeding || ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+		return false;
+	if (s->in_operator)
+	{
+		s->failed = lappend(s->failed, failed_row(s->row_seq, edata));
+		return true;
+	}
+	return find_failed_input(s);
+}
+
+/*
+ * The step as loaded afresh for a rerun, which keeps who it runs as, its
+ * memory, deadline and failed rows.
+ */
+static void
+reset_step(Step *s, const char *name)
+{
+	Step		fresh = {0};
+
+	fresh.as_owner = s->as_owner;
+	fresh.cxt = s->cxt;
+	fresh.deadline = s->deadline;
+	fresh.failed = s->failed;
+	*s = fresh;
+	load_step(s, name);
+}
+
+/* step_body for in_subtransaction. */
+typedef struct Attempt
+{
+	Step	   *step;
+	const StepRequest *req;
+} Attempt;
+
+static void
+attempt_step(void *arg)
+{
+	Attempt    *a = arg;
+
+	step_body(a->step, a->req);
+}
+
+/*
+ * A step of a pipeline with on_error 'route' runs in a subtransaction: when
+ * a row's aggregate input or transition fails, the step's work so far is
+ * rolled back and the step runs again from the start, reading the failed
+ * row without its inputs and routing it to the late table with its error.
+ * So a failing row costs a rerun of its step, and steps without errors
+ * cost one subtransaction.  Any other error stops the step.
+ */
+static void
+step_routing_errors(Step *s, const char *name, const StepRequest *req)
+{
+	Attempt		attempt = {s, req};
+	ErrorData  *edata;
+
+	while ((edata = in_subtransaction(attempt_step, &attempt)) != NULL)
+	{
+		if (!note_failed_row(s, edata))
+			ReThrowError(edata);
+		reset_step(s, name);
+	}
+}
+
+/*
+ * A step: consume up to max_rows rows (<= 0: no limit) for at most max_ms
+ * milliseconds (<= 0: no limit) within its memory budget, then (if
+ * has_watermark) apply an explicit watermark.
  */
 static int64
 run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 		 bool has_watermark, int64 watermark)
 {
 	Step		s;
-	bool		tick_was_open;
-	bool		idle;
+	StepRequest req = {max_rows, consume_rows, has_watermark, watermark};
 
 	memset(&s, 0, sizeof(s));
 	if (IsolationUsesXactSnapshot())
@@ -892,22 +1235,10 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	/* SPI's procedure context, where every SPI call leaves us, until SPI_finish */
 	s.cxt = CurrentMemoryContext;
 	load_step(&s, name);
-	load_state(&s);
-	s.loaded = MemoryContextMemAllocated(s.cxt, true);
-	tick_was_open = s.progress.tick_hi != NULL;
-	if (consume_rows)
-	{
-		consume(&s, max_rows);
-		follow_clock(&s);
-	}
-	if (has_watermark)
-		op_advance_watermark(s.op, watermark);
-	/* an empty new tick changes nothing; closing an open one must be saved */
-	idle = s.progress.rows == 0 && s.op->windows_fired == 0 && s.op->late == NIL &&
-		s.progress.late_routed + s.progress.late_dropped == 0 &&
-		!has_watermark && !tick_was_open && s.progress.tick_hi == NULL;
-	if (!idle)
-		finish_step(&s);
+	if (s.def.route_errors)
+		step_routing_errors(&s, name, &req);
+	else
+		step_body(&s, &req);
 	end_as_owner(&s);
 	return s.progress.rows;
 }
