@@ -366,12 +366,14 @@ advance_one(Aggregator *a, AggDef *d, AggValue *v, Datum *args, bool *nulls)
 void
 agg_advance(Aggregator *a, AggValue *states, Datum *args, bool *argnulls)
 {
+	a->advancing = true;
 	for (int i = 0; i < a->naggs; i++)
 	{
 		AggDef	   *d = &a->aggs[i];
 
 		advance_one(a, d, &states[i], args + d->firstarg, argnulls + d->firstarg);
 	}
+	a->advancing = false;
 }
 
 /* The current result of every aggregate; the states stay usable. */

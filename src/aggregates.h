@@ -54,6 +54,7 @@ typedef struct Aggregator
 	List	   *arg_exprs;		/* and as planned expressions over the source */
 	MemoryContext statecxt;		/* where states live */
 	AggState   *context;		/* what transition functions see */
+	bool		advancing;		/* in agg_advance: an error there is the row's */
 } Aggregator;
 
 extern Aggregator *agg_prepare(Oid source, const char *aggregates);

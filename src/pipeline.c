@@ -92,8 +92,7 @@ typedef struct Step
 	TimestampTz deadline;		/* 0: none */
 	bool		cut_short;		/* stopped by its memory or time budget */
 	bool		feeding;		/* reading rows into the operator */
-	bool		in_operator;	/* row_seq is in the operator */
-	int64		row_seq;
+	int64		row_seq;		/* the row in the operator */
 	List	   *failed;			/* FailedRow *, of on_error 'route' */
 } Step;
 
@@ -484,13 +483,11 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 	else
 	{
 		s->row_seq = seq;
-		s->in_operator = true;
 		op_row(s->op, seq, ts_null, ts,
 			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
 			   s->spec.gap,
 			   keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf),
 			   vals + args, nulls + args);
-		s->in_operator = false;
 	}
 	s->progress.last_seq = seq;
 }
@@ -1064,27 +1061,50 @@ in_subtransaction(void (*fn) (void *), void *arg)
 	return edata;
 }
 
-/* A row's aggregate inputs, evaluated alone (probe_row). */
+/* The aggregates' inputs of some rows of the queue, evaluated (find_failed_input). */
 typedef struct Probe
 {
 	SPIPlanPtr	plan;
-	Datum		seq;
+	int64	   *seqs;			/* the rows past the last one fed */
+	int			from;			/* the rows tried: seqs[from, to) */
+	int			to;
 } Probe;
 
 static void
 probe_inputs(void *arg)
 {
 	Probe	   *p = arg;
+	Datum	   *seqs = palloc(sizeof(Datum) * (p->to - p->from));
+	Datum		array;
 
-	if (SPI_execute_plan(p->plan, &p->seq, NULL, false, 0) != SPI_OK_SELECT)
+	for (int i = p->from; i < p->to; i++)
+		seqs[i - p->from] = Int64GetDatum(p->seqs[i]);
+	array = PointerGetDatum(construct_array(seqs, p->to - p->from, INT8OID, sizeof(int64),
+											true, TYPALIGN_DOUBLE));
+	if (SPI_execute_plan(p->plan, &array, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the queue");
+}
+
+/* The error of evaluating the inputs of seqs[from, to), or NULL. */
+static ErrorData *
+probe(Probe *p, int from, int to)
+{
+	ErrorData  *edata;
+
+	p->from = from;
+	p->to = to;
+	edata = in_subtransaction(probe_inputs, p);
+	if (edata != NULL && ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
+		ReThrowError(edata);
+	return edata;
 }
 
 /*
  * The first row past the last one fed whose aggregate inputs fail, and
  * its error.  The reader may have evaluated rows ahead of the one it fed
- * (a sort, the queue helper), so each row's inputs are tried alone, in
- * arrival order; their arrival numbers are read without them.
+ * (below a sort, in the queue helper), so the rows' inputs are evaluated
+ * again, the rows found failing halved until one is left: a subtransaction
+ * per halving.  Their arrival numbers are read without them.
  */
 static bool
 find_failed_input(Step *s)
@@ -1094,9 +1114,11 @@ find_failed_input(Step *s)
 	Datum		args[3];
 	char		nulls[3] = {' ', s->progress.tick_lo ? ' ' : 'n', ' '};
 	StringInfoData inputs;
-	Probe		probe;
-	int64	   *seqs;
-	uint64		n;
+	Probe		p;
+	int			n = 0;
+	int			from = 0;
+	int			to;
+	ErrorData  *edata;
 	ListCell   *lc;
 	bool		isnull;
 
@@ -1106,50 +1128,59 @@ find_failed_input(Step *s)
 	if (SPI_execute_with_args(psprintf("SELECT %s.windowing_seq %s", q, tick_rows_sql(s, q)),
 							  3, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the queue");
-	n = SPI_processed;
-	seqs = palloc(sizeof(int64) * Max(n, 1));
-	for (uint64 i = 0; i < n; i++)
-		seqs[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1,
-											  &isnull));
+	p.seqs = palloc(sizeof(int64) * Max(SPI_processed, 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		int64		seq = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+													  SPI_tuptable->tupdesc, 1, &isnull));
+
+		/* rows that failed before are read without their inputs */
+		if (find_failed(s, seq) == NULL)
+			p.seqs[n++] = seq;
+	}
 	initStringInfo(&inputs);
 	appendStringInfoString(&inputs, "SELECT 1");
 	foreach(lc, s->agg->args_sql)
 		appendStringInfo(&inputs, ", %s", (char *) lfirst(lc));
-	appendStringInfo(&inputs, " FROM %s AS %s WHERE %s.windowing_seq OPERATOR(pg_catalog.=) $1",
+	appendStringInfo(&inputs, " FROM %s AS %s WHERE %s.windowing_seq OPERATOR(pg_catalog.=) ANY ($1)",
 					 s->target.source, q, q);
-	probe.plan = SPI_prepare(inputs.data, 1, &types[2]);
-	if (probe.plan == NULL)
+	types[0] = INT8ARRAYOID;
+	p.plan = SPI_prepare(inputs.data, 1, types);
+	if (p.plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	for (uint64 i = 0; i < n; i++)
+	to = n;
+	if (n == 0 || (edata = probe(&p, from, to)) == NULL)
+		return false;
+	/* some row of seqs[from, to) fails, none before it */
+	while (to - from > 1)
 	{
-		ErrorData  *edata;
+		int			half = from + (to - from) / 2;
 
-		if (find_failed(s, seqs[i]) != NULL)
-			continue;			/* read without its inputs */
-		probe.seq = Int64GetDatum(seqs[i]);
-		edata = in_subtransaction(probe_inputs, &probe);
-		if (edata == NULL)
-			continue;
-		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
-			ReThrowError(edata);
-		s->failed = lappend(s->failed, failed_row(seqs[i], edata));
-		return true;
+		if ((edata = probe(&p, from, half)) != NULL)
+			to = half;
+		else
+			from = half;
 	}
-	return false;
+	/* the error of that row, not of another in the last rows tried */
+	if ((edata = probe(&p, from, to)) == NULL)
+		return false;			/* an input that fails only at times */
+	s->failed = lappend(s->failed, failed_row(p.seqs[from], edata));
+	return true;
 }
 
 /*
  * The row a step's error came from, to be routed in the rerun: false if the
  * error is no row's (only data exceptions raised while rows are fed are).
- * An aggregate's transition fails on the row being fed; an input, on a row
- * the reader evaluated.
+ * An aggregate's transition fails on the row in the operator; an input, on
+ * a row the reader evaluated.  Errors of combining or final functions, as
+ * windows fire, are no row's.
  */
 static bool
 note_failed_row(Step *s, ErrorData *edata)
 {
 	if (!s->feeding || ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_DATA_EXCEPTION)
 		return false;
-	if (s->in_operator)
+	if (s->agg->advancing)
 	{
 		s->failed = lappend(s->failed, failed_row(s->row_seq, edata));
 		return true;
