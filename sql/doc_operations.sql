@@ -24,6 +24,7 @@ FROM windowing.pipeline_stats WHERE name = 'device_counts';
 
 SELECT name, failures, last_error, last_error_at FROM windowing.pipeline_stats WHERE state = 'failed';
 SELECT windowing.resume_pipeline('device_counts');
+SELECT row_data, reason, error FROM device_counts_late WHERE reason LIKE 'error:%';
 
 BEGIN;
 INSERT INTO device_events VALUES (2, 1767268825000, 4.0);  -- read by the next step after COMMIT
