@@ -116,6 +116,23 @@ SELECT sliced FROM windowing.pipeline WHERE name = 'hop';
 SELECT window_start, window_end, n, fire_count, is_final FROM hop_results ORDER BY window_end, fire_count;
 SELECT event_time, watermark, reason, missed_windows FROM hop_late ORDER BY event_time;
 
+-- local time (timestamp): lateness in microseconds, as for timestamptz
+CREATE TABLE local_ev (ts timestamp);
+SELECT windowing.create_pipeline('loc', 'local_ev', 'ts', assigner => windowing.tumbling('1 minute'),
+    allowed_lateness => '10 seconds', start => false, retention => 'consume');
+INSERT INTO local_ev VALUES ('2026-03-29 02:30:00');
+SELECT windowing.process('loc');
+SELECT windowing.alter_pipeline('loc', allowed_lateness => '5 minutes');
+-- the watermark (02:30 less 1 microsecond) less the old 10 seconds
+SELECT windowing._as_timestamp(cleaned_until) FROM windowing.pipeline WHERE name = 'loc';
+-- [02:28, 02:29) was cleaned up under the old lateness: 02:28:30 stays
+-- late; [02:29, 02:30) was not: 02:29:55 fires it; 02:30:20 joins [02:30, 02:31)
+INSERT INTO local_ev VALUES ('2026-03-29 02:28:30'), ('2026-03-29 02:29:55'), ('2026-03-29 02:30:20');
+SELECT windowing.process('loc');
+SELECT event_time, reason FROM loc_late;
+SELECT windowing.flush('loc');
+SELECT window_start, count FROM loc_results ORDER BY window_start;
+
 DROP VIEW alt_now;
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, hops;
+DROP TABLE ev, hops, local_ev;
