@@ -793,10 +793,11 @@ CREATE FUNCTION windowing.create_pipeline(
     idle_timeout         interval DEFAULT NULL,
     retention            text     DEFAULT NULL,
     on_error             text     DEFAULT 'stop')
-RETURNS void
+RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    new_id    int;
     nsp       text := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                        WHERE c.oid = source);
     kept      text := windowing._queue_retention(source);
@@ -925,10 +926,12 @@ BEGIN
         assigner, aggregates, max_out_of_orderness, allowed_lateness,
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
-        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error);
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error)
+    RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
     END IF;
+    RETURN new_id;
 END
 $$;
 
@@ -1260,7 +1263,7 @@ COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
                                               text, text) IS
-    'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table';
+    'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
     'drop a pipeline, and optionally its result and late tables';
 COMMENT ON FUNCTION windowing.pause_pipeline(text) IS
