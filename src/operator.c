@@ -489,31 +489,42 @@ on_watermark(Operator *op)
 	}
 }
 
+/*
+ * A window a row missed, added to the list for its late row: in the late
+ * rows' memory, freed with them once written.
+ */
+List *
+op_missed(Operator *op, List *missed, const WmWindow *w)
+{
+	MemoryContext old = MemoryContextSwitchTo(op->late_cxt);
+	WmWindow   *copy = palloc(sizeof(WmWindow));
+
+	*copy = *w;
+	missed = lappend(missed, copy);
+	MemoryContextSwitchTo(old);
+	return missed;
+}
+
+/*
+ * A late row, in the late rows' memory whatever the caller's ("missed" is
+ * made by op_missed).
+ */
 void
 op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts, const char *reason,
 		 List *missed)
 {
 	MemoryContext old = MemoryContextSwitchTo(op->late_cxt);
 	LateRow    *l = palloc(sizeof(LateRow));
-	ListCell   *lc;
 
 	l->seq = seq;
 	l->ts_null = ts_null;
 	l->ts = ts;
 	l->watermark = op->wm.value;
 	l->reason = reason;
-	l->missed = NIL;
+	l->missed = missed;
 	l->error = NULL;
-	foreach(lc, missed)
-	{
-		WmWindow   *copy = palloc(sizeof(WmWindow));
-
-		*copy = *(WmWindow *) lfirst(lc);
-		l->missed = lappend(l->missed, copy);
-	}
 	op->late = lappend(op->late, l);
 	MemoryContextSwitchTo(old);
-	list_free_deep(missed);
 }
 
 /*
@@ -545,10 +556,7 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
 
 		if (op_expired(op, w->end - 1))
 		{
-			WmWindow   *copy = palloc(sizeof(WmWindow));
-
-			*copy = *w;
-			missed = lappend(missed, copy);
+			missed = op_missed(op, missed, w);
 			continue;
 		}
 		e = op_entry(op, key, w->start, w->end, &created);

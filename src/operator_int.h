@@ -51,6 +51,7 @@ extern void op_fire(Operator *op, WindowEntry *e);
 extern void op_final(Operator *op, WindowRef *ref, int fire_count);
 extern void op_leave(Operator *op, WindowEntry *e);
 extern bool op_expired(const Operator *op, int64 max_ts);
+extern List *op_missed(Operator *op, List *missed, const WmWindow *w);
 extern void op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts,
 						const char *reason, List *missed);
 extern WindowRef *op_part_ref(Operator *op, bytea *key, int64 start, int64 end);

@@ -140,10 +140,7 @@ merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindo
 	}
 	if (hits == 0 && op_expired(op, w.end - 1))
 	{
-		WmWindow   *copy = palloc(sizeof(WmWindow));
-
-		*copy = w;
-		op_add_late(op, seq, false, ts, "late", list_make1(copy));
+		op_add_late(op, seq, false, ts, "late", op_missed(op, NIL, &w));
 		return NULL;
 	}
 	if (hits == 1 && regrow(op, list_nth(live, first), &w))

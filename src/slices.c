@@ -302,12 +302,7 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 	while (live > 0 && op_expired(op, w[live - 1].end - 1))
 		live--;
 	for (int i = live; i < n; i++)
-	{
-		WmWindow   *copy = palloc(sizeof(WmWindow));
-
-		*copy = w[i];
-		missed = lappend(missed, copy);
-	}
+		missed = op_missed(op, missed, &w[i]);
 	if (missed != NIL)
 		op_add_late(op, seq, false, ts, live == 0 ? "late" : "late for some windows", missed);
 	if (live == 0)
@@ -654,7 +649,6 @@ clean_key(Operator *op, KeyEntries *sk, int64 end)
 	{
 		int64		next;
 		bool		more = window_after(op, end, &next);
-
 		int64		start = window_start(op, end);
 
 		forget_fire_count(op, sk, start, end);
