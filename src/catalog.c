@@ -239,6 +239,31 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 }
 
 /*
+ * The one column of a read-only query's rows, as a list in cxt: names
+ * (text) or OIDs.
+ */
+static List *
+column_list(const char *sql, const char *what, bool oids, MemoryContext cxt)
+{
+	List	   *result = NIL;
+	MemoryContext old;
+
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the %s", what);
+	old = MemoryContextSwitchTo(cxt);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+		result = oids ? lappend_oid(result, DatumGetObjectId(d)) :
+			lappend(result, TextDatumGetCString(d));
+	}
+	MemoryContextSwitchTo(old);
+	return result;
+}
+
+/*
  * The names of the running pipelines, fewest failures in a row first: a
  * failing step ends the worker's round, so a failing pipeline cannot hold
  * the others back, and failing ones take turns at counting their failures.
@@ -246,45 +271,19 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 List *
 catalog_running_pipelines(MemoryContext cxt)
 {
-	List	   *result = NIL;
-	MemoryContext old;
-
-	if (SPI_execute("SELECT name FROM windowing.pipeline"
-					" WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY failures, name",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the running pipelines");
-	old = MemoryContextSwitchTo(cxt);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-
-		result = lappend(result, TextDatumGetCString(value(i, "name", &isnull)));
-	}
-	MemoryContextSwitchTo(old);
-	return result;
+	return column_list("SELECT name FROM windowing.pipeline"
+					   " WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY failures, name",
+					   "running pipelines", false, cxt);
 }
 
 /* The queues of running pipelines whose rows are deleted once read. */
 List *
 catalog_consumed_queues(MemoryContext cxt)
 {
-	List	   *result = NIL;
-	MemoryContext old;
-
-	if (SPI_execute("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
-					" WHERE state OPERATOR(pg_catalog.=) 'running'"
-					" AND windowing._queue_retention(source) OPERATOR(pg_catalog.=) 'consume'",
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the queues");
-	old = MemoryContextSwitchTo(cxt);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-
-		result = lappend_oid(result, DatumGetObjectId(value(i, "source", &isnull)));
-	}
-	MemoryContextSwitchTo(old);
-	return result;
+	return column_list("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
+					   " WHERE state OPERATOR(pg_catalog.=) 'running'"
+					   " AND windowing._queue_retention(source) OPERATOR(pg_catalog.=) 'consume'",
+					   "queues", true, cxt);
 }
 
 /* The pipeline's owner if it is running, else InvalidOid. */
