@@ -917,7 +917,7 @@ late_chunk_add(LateChunk *c, LateRow *l)
 	}
 }
 
-/* One column of a chunk: bigint, timestamptz (both int64) or text. */
+/* One column of a chunk: bigint or a time type (all int64), or text. */
 static Datum
 late_array(Datum *values, bool *nulls, int n, Oid type)
 {

@@ -142,8 +142,9 @@ all_consumed(Oid source, const char *qualified)
 
 /*
  * Empties queue "source" if its rows are to be consumed, it has grown past
- * queue_truncate_size and every pipeline reading it can consume it now.  Runs in the caller's
- * transaction; returns true if the queue was truncated.  While a pipeline
+ * queue_truncate_size and every pipeline reading it can consume it now.
+ * Runs in the caller's transaction; returns true if the queue was
+ * truncated.  While a pipeline
  * steps, *stepping names it, so that the caller can record an error of the
  * step as that pipeline's.
  */
