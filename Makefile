@@ -26,9 +26,12 @@ OBJS = \
 	src/sql_pipeline.o \
 	src/sql_session.o \
 	src/state_store.o \
+	src/time_windows.o \
+	src/trigger.o \
 	src/version.o \
 	src/watermark.o \
 	src/window_math.o \
+	src/window_table.o \
 	src/windowing.o \
 	src/worker.o \
 	src/zone.o

@@ -108,8 +108,10 @@ new_pane(Operator *op, KeyEntries *sk, bytea *key, int64 p)
 	return pane;
 }
 
-void
-count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
+/* A row joins its key's newest pane; count windows ignore its time. */
+static void
+count_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
+		  bytea *key, Datum *args, bool *argnulls)
 {
 	KeyEntries *sk = op_key_entries(op, key);
 	List	   *live = op_key_live(sk);
@@ -133,7 +135,7 @@ count_row(Operator *op, bytea *key, Datum *args, bool *argnulls)
  * for the rows it has (pane_rows).  With a slide longer than the size, the
  * key's newest rows may be in no window: then nothing fires.
  */
-void
+static void
 flush_count_windows(Operator *op)
 {
 	HASH_SEQ_STATUS seq;
@@ -153,3 +155,22 @@ flush_count_windows(Operator *op)
 		last->dirty = true;
 	}
 }
+
+/* Panes of gcd(size, slide) rows. */
+static void
+count_init(Operator *op)
+{
+	op->slice = wm_gcd(op->spec->rows, op->spec->rows_slide);
+}
+
+const OpKind count_window_kind = {
+	.name = "count",
+	.timed = false,
+	.keyed = true,
+	.init = count_init,
+	.row = count_row,
+	.on_watermark = op_run_timers,
+	.at_end = flush_count_windows,
+	.load = op_key_track,
+	.open_windows = op_open_entries,
+};

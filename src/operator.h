@@ -124,8 +124,8 @@ typedef struct Operator
 	List	   *dropped;		/* WindowRef *, stored or logged, then gone */
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
-	bool		counting;		/* count windows: entries are panes of rows */
-	bool		sliced;			/* sliding windows: entries are slices of time */
+	const struct OpKind *kind;	/* what its entries are, how rows reach them */
+	const struct WindowTrigger *trigger;	/* when a window fires */
 	int64		slice;			/* sliced: the slices' length; counting: the
 								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */

@@ -1,13 +1,19 @@
 /*
  * operator_int.h
- *		What the operator's files share: operator.c (per-window state,
- *		timers, firing), sessions.c, count_windows.c and slices.c.  Not for
- *		the rest of the extension, which uses operator.h.
+ *		What the operator's files share.  Not for the rest of the extension,
+ *		which uses operator.h.
+ *
+ * Calls go down: operator.c picks a kind of window for the pipeline and
+ * hands each event to it through its OpKind; the kinds
+ * (time_windows.c, slices.c, sessions.c, count_windows.c) ask the trigger
+ * (trigger.c) whether a window fires, and keep their entries, timers,
+ * firings and late rows through window_table.c.
  */
 #ifndef WINDOWING_OPERATOR_INT_H
 #define WINDOWING_OPERATOR_INT_H
 
 #include "operator.h"
+#include "trigger.h"
 
 /*
  * The live entries of one key: session windows (merging needs them by
@@ -39,45 +45,67 @@ typedef struct AssignedSlice
 	WmWindow   *w;
 } AssignedSlice;
 
-/* operator.c */
+/*
+ * A kind of window: what its entries are and what it does at each of the
+ * operator's events.  One table per kind, so that a new kind is a new file.
+ */
+typedef struct OpKind
+{
+	const char *name;
+	bool		timed;			/* entries wait in the fire and cleanup heaps */
+	bool		keyed;			/* entries are listed by key (KeyEntries) */
+	void		(*init) (Operator *op);	/* may be NULL */
+	/* a row, in arrival order, whose key fits */
+	void		(*row) (Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
+						bytea *key, Datum *args, bool *argnulls);
+	/* the watermark moved: fire and clean up what it passed */
+	void		(*on_watermark) (Operator *op);
+	void		(*at_end) (Operator *op);	/* end of input; may be NULL */
+	/* a window stored by an earlier step is back: its timers and lists */
+	void		(*load) (Operator *op, WindowEntry *e);
+	void		(*leave) (Operator *op, WindowEntry *e);	/* may be NULL */
+	/* each window that has rows and has not fired yet */
+	void		(*open_windows) (Operator *op, void (*fn) (WindowEntry *, void *),
+								 void *arg);
+} OpKind;
+
+/* window_table.c: entries, key lists, timers, firings and late rows */
 extern int	op_key_cmp(const Operator *op, const bytea *a, const bytea *b);
 extern KeyEntries *op_key_entries(Operator *op, bytea *key);
+extern void op_key_track(Operator *op, WindowEntry *e);
 extern List *op_key_live(KeyEntries *sk);
+extern void op_init_table(Operator *op);
 extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);
 extern bool op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end);
 extern void op_add_fire_timer(Operator *op, WindowEntry *e);
+extern void op_element(Operator *op, WindowEntry *e);
 extern void op_fire(Operator *op, WindowEntry *e);
 extern void op_final(Operator *op, WindowRef *ref, int fire_count);
 extern void op_leave(Operator *op, WindowEntry *e);
+extern void op_run_timers(Operator *op);
+extern void op_observe(Operator *op, int64 ts);
+extern void op_open_entries(Operator *op, void (*fn) (WindowEntry *, void *),
+							void *arg);
 extern bool op_expired(const Operator *op, int64 max_ts);
 extern List *op_missed(Operator *op, List *missed, const WmWindow *w);
 extern void op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts,
 						const char *reason, List *missed);
+extern void op_bad_time(Operator *op, int64 seq, bool ts_null, int64 ts);
+extern void op_no_window(Operator *op, int64 seq, int64 ts);
 extern WindowRef *op_part_ref(Operator *op, bytea *key, int64 start, int64 end);
 extern WindowEntry *op_part_window(Operator *op, bytea *key, int64 start, int64 end);
 
-/* sessions.c */
-extern void session_forget(Operator *op, WindowEntry *e);
-extern bool session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
-						Datum *args, bool *argnulls);
+/* the kinds */
+extern const OpKind time_window_kind;	/* time_windows.c */
+extern const OpKind sliced_window_kind;	/* slices.c */
+extern const OpKind session_window_kind;	/* sessions.c */
+extern const OpKind count_window_kind;	/* count_windows.c */
 
-/* count_windows.c */
-extern void count_row(Operator *op, bytea *key, Datum *args, bool *argnulls);
-extern void flush_count_windows(Operator *op);
-
-/* slices.c */
-extern void slices_init(Operator *op);
+/* slices.c, also for count windows' panes */
+extern bool can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice);
 extern void slice_changed(KeyEntries *sk, int64 start);
 extern bool slices_combine(Operator *op, KeyEntries *sk, int64 from, int64 end,
 						   AggValue *states);
-extern bool can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice);
-extern void load_slice(Operator *op, WindowEntry *e);
-extern const AssignedSlice *slice_windows(Operator *op, int64 ts);
-extern void slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
-					  bytea *key, Datum *args, bool *argnulls);
-extern void fire_sliced(Operator *op);
-extern void open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *),
-								void *arg);
 
 #endif							/* WINDOWING_OPERATOR_INT_H */

@@ -43,8 +43,8 @@ first_ending_from(List *live, int64 from)
 }
 
 /* A session leaves its key's list (the operator is done with it). */
-void
-session_forget(Operator *op, WindowEntry *e)
+static void
+session_leave(Operator *op, WindowEntry *e)
 {
 	KeyEntries *sk = op_key_entries(op, e->k.key);
 	List	   *live = op_key_live(sk);
@@ -176,7 +176,7 @@ merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindo
  * sessions; a row whose window touches none and is past cleanup is late.
  * Returns whether the row's time counts for the watermark.
  */
-bool
+static bool
 session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 			Datum *args, bool *argnulls)
 {
@@ -199,7 +199,36 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 		return true;
 	agg_advance(op->agg, e->states, args, argnulls);
 	e->dirty = true;
-	if (wmk_window_fires(e->k.end - 1, op->wm.value))
-		op_fire(op, e);
+	op_element(op, e);
 	return true;
 }
+
+static void
+session_kind_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
+				 bytea *key, Datum *args, bool *argnulls)
+{
+	if (ts_null || (op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
+		op_bad_time(op, seq, ts_null, ts);
+	else if (session_row(op, seq, ts, gap, key, args, argnulls))
+		op_observe(op, ts);
+}
+
+/* A stored session joins its key's list, and waits to fire if it has not. */
+static void
+session_load(Operator *op, WindowEntry *e)
+{
+	if (e->fire_count == 0)
+		op_add_fire_timer(op, e);
+	op_key_track(op, e);
+}
+
+const OpKind session_window_kind = {
+	.name = "session",
+	.timed = true,
+	.keyed = true,
+	.row = session_kind_row,
+	.on_watermark = op_run_timers,
+	.load = session_load,
+	.leave = session_leave,
+	.open_windows = op_open_entries,
+};

@@ -217,7 +217,7 @@ slice_track(KeyEntries *sk, WindowEntry *e)
  * and for the first fired one still alive.  An entry of another length
  * only keeps a window's fire count (refire_count).
  */
-void
+static void
 load_slice(Operator *op, WindowEntry *e)
 {
 	KeyEntries *sk = op_key_entries(op, e->k.key);
@@ -256,7 +256,7 @@ load_slice(Operator *op, WindowEntry *e)
  */
 #define ASSIGNED_SLICES 4
 
-const AssignedSlice *
+static const AssignedSlice *
 slice_windows(Operator *op, int64 ts)
 {
 	AssignedSlice *a = &op->assigned[(uint64) (ts / op->slice) % ASSIGNED_SLICES];
@@ -285,7 +285,7 @@ static void refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_sli
  * still alive (allowed lateness) fire again at once, the key waits for the
  * others.
  */
-void
+static void
 slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 		  bytea *key, Datum *args, bool *argnulls)
 {
@@ -319,7 +319,7 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 	slice_changed(sk, start);
 	slice->dirty = true;
 	pending = live;
-	while (pending > 0 && wmk_window_fires(w[pending - 1].end - 1, op->wm.value))
+	while (pending > 0 && op->trigger->on_element(op, &w[pending - 1]) == TRIGGER_FIRE)
 		pending--;
 	/* oldest first: the stacks slide forward from one window to the next */
 	for (int i = live - 1; i >= pending; i--)
@@ -666,7 +666,7 @@ clean_key(Operator *op, KeyEntries *sk, int64 end)
 }
 
 /* Fires the windows the watermark passed, then cleans up those past their time. */
-void
+static void
 fire_sliced(Operator *op)
 {
 	bool		has_rows;
@@ -676,12 +676,14 @@ fire_sliced(Operator *op)
 		KeyEntries *sk = pairingheap_container(KeyEntries, timer,
 											   pairingheap_first(op->key_timers));
 		int64		end = sk->next_end;
+		WmWindow	win = {window_start(op, end), end};
 
 		if (!wmk_window_fires(end - 1, op->wm.value))
 			break;
 		pairingheap_remove_first(op->key_timers);
 		sk->in_timers = false;
-		op_fire(op, sliced_window(op, sk, end, &has_rows));
+		if (op->trigger->on_event_time(op, &win, end - 1) == TRIGGER_FIRE)
+			op_fire(op, sliced_window(op, sk, end, &has_rows));
 		next_slice_window(op, sk, end);
 		if (op->lateness > 0)
 			key_cleanup_at(op, sk, end);
@@ -700,7 +702,7 @@ fire_sliced(Operator *op)
 }
 
 /* Sliced: each key's windows not fired yet, from its next one on. */
-void
+static void
 open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 {
 	HASH_SEQ_STATUS seq;
@@ -729,7 +731,7 @@ open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 }
 
 /* A sliced operator's slice length and key timers. */
-void
+static void
 slices_init(Operator *op)
 {
 	op->slice = wm_gcd(op->spec->size, op->spec->slide);
@@ -739,3 +741,32 @@ slices_init(Operator *op)
 	for (int i = 0; i < ASSIGNED_SLICES; i++)
 		op->assigned[i].w = palloc(sizeof(WmWindow) * op->spec->max_windows);
 }
+
+/* A row of sliding or cumulating windows: to its slice. */
+static void
+sliced_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
+		   bytea *key, Datum *args, bool *argnulls)
+{
+	const AssignedSlice *a = ts_null ? NULL : slice_windows(op, ts);
+
+	if (a == NULL || a->n < 0)
+	{
+		op_bad_time(op, seq, ts_null, ts);
+		return;
+	}
+	if (a->n == 0)
+		op_no_window(op, seq, ts);
+	slice_row(op, seq, ts, a, key, args, argnulls);
+	op_observe(op, ts);
+}
+
+const OpKind sliced_window_kind = {
+	.name = "sliced",
+	.timed = false,
+	.keyed = true,
+	.init = slices_init,
+	.row = sliced_row,
+	.on_watermark = fire_sliced,
+	.load = load_slice,
+	.open_windows = open_sliced_windows,
+};

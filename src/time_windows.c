@@ -1,0 +1,90 @@
+/*
+ * time_windows.c
+ *		Tumbling, hopping and cumulating windows kept one entry per window:
+ *		a row joins each window the assigner gives it (spec_windows).
+ *		Hopping and cumulating windows are kept as slices instead where
+ *		they can be (slices.c).
+ */
+#include "compat.h"
+
+#include "operator.h"
+#include "operator_int.h"
+
+/* Adds a row to its live windows; returns the windows it missed. */
+static List *
+add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
+{
+	List	   *missed = NIL;
+
+	for (int i = 0; i < n; i++)
+	{
+		WmWindow   *w = &op->scratch[i];
+		WindowEntry *e;
+		bool		created;
+
+		if (op_expired(op, w->end - 1))
+		{
+			missed = op_missed(op, missed, w);
+			continue;
+		}
+		e = op_entry(op, key, w->start, w->end, &created);
+		if (created)
+		{
+			agg_init(op->agg, e->states);
+			op_add_fire_timer(op, e);
+		}
+		agg_advance(op->agg, e->states, args, argnulls);
+		e->dirty = true;
+		op_element(op, e);
+	}
+	return missed;
+}
+
+/* A row of windows of time. */
+static void
+time_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
+		 bytea *key, Datum *args, bool *argnulls)
+{
+	int			n = ts_null ? -1 : spec_windows(op->spec, ts, op->scratch);
+	List	   *missed;
+
+	if (n < 0)
+	{
+		op_bad_time(op, seq, ts_null, ts);
+		return;
+	}
+	if (n == 0)
+		op_no_window(op, seq, ts);
+	missed = add_to_windows(op, n, key, args, argnulls);
+	if (missed != NIL)
+		op_add_late(op, seq, false, ts,
+					list_length(missed) == n ? "late" : "late for some windows",
+					missed);
+	op_observe(op, ts);
+}
+
+/* The row's windows are assigned into scratch, spec->max_windows of them. */
+static void
+time_init(Operator *op)
+{
+	op->scratch = palloc(sizeof(WmWindow) * op->spec->max_windows);
+}
+
+/* A stored window that has not fired waits for its timer again. */
+static void
+time_load(Operator *op, WindowEntry *e)
+{
+	if (e->fire_count == 0)
+		op_add_fire_timer(op, e);
+}
+
+const OpKind time_window_kind = {
+	.name = "time",
+	.timed = true,
+	.keyed = false,
+	.init = time_init,
+	.row = time_row,
+	.on_watermark = op_run_timers,
+	.load = time_load,
+	.open_windows = op_open_entries,
+};
