@@ -26,6 +26,7 @@ OBJS = \
 	src/sql_pipeline.o \
 	src/sql_session.o \
 	src/state_store.o \
+	src/tick.o \
 	src/time_windows.o \
 	src/trigger.o \
 	src/version.o \

@@ -2,17 +2,9 @@
  * pipeline.c
  *		One step of a pipeline, and the SQL functions that run steps.
  *
- * The queue follows PgQ: every queue row carries the id of the transaction
- * that inserted it (windowing_xid) and an arrival number (windowing_seq).
- * A "tick" is the set of rows committed between two snapshots, tick_lo and
- * tick_hi: visible in tick_hi, not in tick_lo.  A row whose transaction
- * commits late, after rows with higher ids were consumed, is simply not
- * visible in the earlier snapshot and lands in a later tick, so no row is
- * ever skipped, and any number of pipelines keep their own cursor on one
- * queue.  Within a tick rows go in arrival-number order, in chunks, and
- * last_seq records how far a tick was consumed when max_rows stopped it.
- * Rows are read from the heap through the arrival-number index
- * (queue_reader.c), or by a query where that scan would read otherwise.
+ * A step consumes ticks of its queue (tick.c: the rows committed between
+ * two snapshots, in arrival order), in chunks, each row fed to the
+ * operator.
  *
  * A step loads the pipeline's stored window state, feeds the rows through
  * the operator (operator.c), then writes state, results, late rows and the
@@ -50,7 +42,7 @@
 #include "owner.h"
 #include "pipeline.h"
 #include "plans.h"
-#include "queue_reader.h"
+#include "tick.h"
 #include "sql_pipeline.h"
 #include "datatype/timestamp.h"
 #include "state_store.h"
@@ -93,6 +85,8 @@ typedef struct Step
 	bool		cut_short;		/* stopped by its memory or time budget */
 	bool		feeding;		/* reading rows into the operator */
 	int64		row_seq;		/* the row in the operator */
+	MemoryContext rowcxt;		/* a fed row's, reset after it */
+	uint64		fed;			/* rows fed, for the budget's checks */
 	List	   *failed;			/* FailedRow *, of on_error 'route' */
 } Step;
 
@@ -360,64 +354,6 @@ load_state(Step *s)
 }
 
 /*
- * The rows of the open tick (snapshots $1 and $2) past arrival number $3,
- * in arrival order, from the source aliased by its own name, as the
- * aggregates' inputs were deparsed, so a whole-row input
- * (windowing.collect(clicks)) reads the row.
- */
-static char *
-tick_rows_sql(Step *s, const char *q)
-{
-	return psprintf("FROM %s AS %s "
-					"WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
-					"AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2)) "
-					"AND %s.windowing_seq OPERATOR(pg_catalog.>) $3 "
-					"ORDER BY %s.windowing_seq",
-					s->target.source, q, q, q, q, q);
-}
-
-/*
- * The query reading the next chunk of the open tick.  When a rerun skips
- * failed rows ($5, their arrival numbers), their inputs are not evaluated
- * and a last column says which rows they are.
- */
-static SPIPlanPtr
-prepare_reader(Step *s)
-{
-	StringInfoData sql;
-	Oid			types[5] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID, INT8ARRAYOID};
-	const char *q = quote_identifier(get_rel_name(s->def.source));
-	char	   *failed = psprintf("%s.windowing_seq OPERATOR(pg_catalog.=) ANY ($5)", q);
-	SPIPlanPtr	plan;
-	ListCell   *lc;
-
-	initStringInfo(&sql);
-	/* processing time has no time column: rows get the step's clock */
-	appendStringInfo(&sql, "SELECT %s.windowing_seq, %s", q,
-					 s->def.time_column ? psprintf("%s.%s", q, quote_identifier(s->def.time_column)) :
-					 "NULL::pg_catalog.int8");
-	for (int i = 0; i < s->keys.n; i++)
-		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->keys.names[i]));
-	if (s->spec.gap_column)
-		appendStringInfo(&sql, ", %s.%s", q, quote_identifier(s->spec.gap_column));
-	foreach(lc, s->agg->args_sql)
-	{
-		if (s->failed != NIL)
-			appendStringInfo(&sql, ", CASE WHEN %s THEN NULL ELSE %s END", failed,
-							 (char *) lfirst(lc));
-		else
-			appendStringInfo(&sql, ", %s", (char *) lfirst(lc));
-	}
-	if (s->failed != NIL)
-		appendStringInfo(&sql, ", %s", failed);
-	appendStringInfo(&sql, " %s LIMIT $4", tick_rows_sql(s, q));
-	plan = SPI_prepare(sql.data, s->failed != NIL ? 5 : 4, types);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	return plan;
-}
-
-/*
  * A row's dynamic session gap in the pipeline's unit; 0 (the row goes to
  * the late table) if it is NULL, in months, or not positive.
  */
@@ -493,18 +429,6 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 }
 
 /*
- * The reader's destination: each row goes to the operator as the executor
- * hands it over, instead of being copied into a tuple table first.
- */
-typedef struct RowFeeder
-{
-	DestReceiver pub;
-	Step	   *step;
-	MemoryContext rowcxt;		/* reset after each row */
-	uint64		rows;
-} RowFeeder;
-
-/*
  * Has the step used up its budget: windowing.step_memory allocated beyond
  * the state it loaded, or its time?  Then it ends with what it has, and the
  * next step goes on where it stopped, so no input can make one step grow
@@ -525,283 +449,54 @@ over_budget(Step *s)
  * if the step must stop here.
  */
 static bool
-feed_one(RowFeeder *f, Datum *vals, bool *nulls)
+feed_one(Datum *vals, bool *nulls, void *arg)
 {
-	MemoryContext old = MemoryContextSwitchTo(f->rowcxt);
+	Step	   *s = arg;
+	MemoryContext old = MemoryContextSwitchTo(s->rowcxt);
 
-	feed_row(f->step, vals, nulls);
+	feed_row(s, vals, nulls);
 	MemoryContextSwitchTo(old);
 	/* most rows allocate nothing here: skip the call then */
-	if (!f->rowcxt->isReset || f->rowcxt->firstchild != NULL)
-		MemoryContextReset(f->rowcxt);
-	f->rows++;
-	if (f->rows % BUDGET_ROWS == 0 && over_budget(f->step))
-		f->step->cut_short = true;
-	return !f->step->cut_short;
+	if (!s->rowcxt->isReset || s->rowcxt->firstchild != NULL)
+		MemoryContextReset(s->rowcxt);
+	if (++s->fed % BUDGET_ROWS == 0 && over_budget(s))
+		s->cut_short = true;
+	return !s->cut_short;
 }
 
-static bool
-feeder_receive(TupleTableSlot *slot, DestReceiver *self)
+/* The columns a row gives before the aggregates' inputs (feed_row's order). */
+static TickColumns
+tick_columns(Step *s)
 {
-	slot_getallattrs(slot);
-	return feed_one((RowFeeder *) self, slot->tts_values, slot->tts_isnull);
-}
-
-static void
-feeder_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
-{
-}
-
-static void
-feeder_shutdown(DestReceiver *self)
-{
-}
-
-/* The one value of a one-row query of text parameters. */
-static Datum
-query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool *isnull)
-{
-	Oid			types[2] = {TEXTOID, TEXTOID};
-	Datum		args[2];
-
-	if (nargs > 0)
-		args[0] = CStringGetTextDatum(arg1);
-	if (nargs > 1)
-		args[1] = CStringGetTextDatum(arg2);
-	if (execute_cached(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "could not run: %s", sql);
-	return col(1, isnull);
-}
-
-/*
- * Snapshot text "xmin:xmax:xip,..." with transaction "xid" added to the
- * running ones, if the snapshot would count it as committed.
- */
-static char *
-snapshot_with_running(const char *snap, uint64 xid)
-{
-	char	   *end;
-	uint64		xmin = strtou64(snap, &end, 10);
-	uint64		xmax = strtou64(end + 1, &end, 10);
-	const char *xip = end + 1;
-	StringInfoData out;
-	bool		added = false;
-
-	if (xid >= xmax)
-		return pstrdup(snap);
-	initStringInfo(&out);
-	appendStringInfo(&out, UINT64_FORMAT ":" UINT64_FORMAT ":", Min(xmin, xid), xmax);
-	while (*xip != '\0')
-	{
-		uint64		running = strtou64(xip, &end, 10);
-
-		if (!added && xid <= running)
-		{
-			appendStringInfo(&out, UINT64_FORMAT ",", xid);
-			added = true;
-		}
-		if (running != xid)
-			appendStringInfo(&out, UINT64_FORMAT ",", running);
-		xip = *end == ',' ? end + 1 : end;
-	}
-	if (!added)
-		appendStringInfo(&out, UINT64_FORMAT ",", xid);
-	out.data[--out.len] = '\0';	/* the last comma */
-	return out.data;
-}
-
-/*
- * The snapshot that ends a tick: what is committed now, with the step's
- * own transaction counted as running.  A snapshot leaves its own
- * transaction out, so the rows the caller's transaction inserted would be
- * in the tick: read by this step, but not by a helper process that cannot
- * see them, and any row the transaction inserts after the step would be
- * behind tick_lo for good.  Counted as running, they go to the first tick
- * after the commit, like any producer's.
- */
-static char *
-tick_snapshot(void)
-{
-	bool		isnull;
-	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
-													  0, NULL, NULL, &isnull));
-	FullTransactionId own = GetTopFullTransactionIdIfAny();
-
-	if (!FullTransactionIdIsValid(own))
-		return now;
-	return snapshot_with_running(now, U64FromFullTransactionId(own));
-}
-
-/*
- * The last arrival number the queue's identity sequence gave.  The
- * sequence is the queue's: its owner reads it, since the pipeline's owner
- * need not have the rights of the queue's (pipelines made before 0.5, or a
- * queue given to another role since).
- */
-static int64
-queue_numbered(Oid source)
-{
-	Oid			type = OIDOID;
-	Datum		seq = ObjectIdGetDatum(getIdentitySequence(source,
-														   get_attnum(source, "windowing_seq"),
-														   false));
-	bool		isnull;
-
-	if (owner_execute(owner_of_table(source),
-					  "SELECT COALESCE(pg_catalog.pg_sequence_last_value($1::pg_catalog.regclass), 0)",
-					  1, &type, &seq) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not read the arrival numbers of a queue");
-	return DatumGetInt64(col(1, &isnull));
-}
-
-/*
- * Opens a tick ending now, scanning from scan_from.  Without scan_from
- * every tick would read the queue from its start, and a step would cost
- * the queue's length rather than its new rows.  A row's transaction id is
- * assigned before its arrival number (the queue's column order), so every
- * row numbered up to the arrival number read below belongs to a
- * transaction whose id is below the next id to be assigned, read after it;
- * once no transaction under that id runs at the start of a tick (it is at
- * most tick_lo's xmin), every such row is either before tick_lo or aborted,
- * and the number becomes scan_from.  The caller's own transaction id is no
- * such bound: it may have been assigned long before (an earlier write, an
- * earlier step in the same transaction), with producers started since.
- */
-static void
-open_tick(Step *s)
-{
-	bool		isnull;
-
-	if (s->progress.tick_lo && s->progress.scan_next_xid &&
-		DatumGetBool(query_value("SELECT pg_catalog.pg_snapshot_xmin($1::pg_catalog.pg_snapshot) "
-								 "OPERATOR(pg_catalog.>=) $2::pg_catalog.xid8",
-								 2, s->progress.tick_lo, s->progress.scan_next_xid, &isnull)))
-	{
-		s->progress.scan_from = s->progress.scan_next;
-		s->progress.scan_next_xid = NULL;
-	}
-	if (s->progress.scan_next_xid == NULL)
-	{
-		s->progress.scan_next = queue_numbered(s->def.source);
-		s->progress.scan_next_xid = psprintf(UINT64_FORMAT,
-									U64FromFullTransactionId(ReadNextFullTransactionId()));
-	}
-	/* a fresh snapshot, not the caller's: everything committed now */
-	s->progress.tick_hi = tick_snapshot();
-	s->progress.last_seq = s->progress.scan_from;
-}
-
-static Datum
-snapshot_datum(const char *text)
-{
-	return OidInputFunctionCall(F_PG_SNAPSHOT_IN, (char *) text, InvalidOid, -1);
-}
-
-/*
- * The columns the reader gives before the aggregates' inputs, in the order
- * prepare_reader's query selects them; 0 for the NULL time of processing
- * time.
- */
-static AttrNumber *
-reader_columns(Step *s, int *n)
-{
+	TickColumns c;
 	AttrNumber *cols = palloc(sizeof(AttrNumber) * (3 + s->keys.n));
+	int			n = 0;
 
-	*n = 0;
-	cols[(*n)++] = get_attnum(s->def.source, "windowing_seq");
-	cols[(*n)++] = s->def.time_column ? get_attnum(s->def.source, s->def.time_column) : 0;
+	cols[n++] = get_attnum(s->def.source, "windowing_seq");
+	/* processing time has no time column: rows get the step's clock */
+	cols[n++] = s->def.time_column ? get_attnum(s->def.source, s->def.time_column) : 0;
 	for (int i = 0; i < s->keys.n; i++)
-		cols[(*n)++] = get_attnum(s->def.source, s->keys.names[i]);
+		cols[n++] = get_attnum(s->def.source, s->keys.names[i]);
 	if (s->spec.gap_column)
-		cols[(*n)++] = get_attnum(s->def.source, s->spec.gap_column);
-	return cols;
+		cols[n++] = get_attnum(s->def.source, s->spec.gap_column);
+	c.source = s->def.source;
+	c.columns = cols;
+	c.ncolumns = n;
+	c.inputs = s->agg->arg_exprs;
+	c.inputs_sql = s->agg->args_sql;
+	return c;
 }
 
-/* Where a step reads its tick: the queue's heap, or the query as fallback. */
-typedef struct Reader
-{
-	QueueScan  *scan;
-	Datum	   *vals;
-	bool	   *nulls;
-	SPIPlanPtr	plan;
-	ParamListInfo params;
-	RowFeeder	feeder;
-} Reader;
-
-/* The arrival numbers of the failed rows, as an int8[] for the reader. */
-static Datum
+/* The arrival numbers of the failed rows, which a rerun reads without inputs. */
+static List *
 failed_seqs(Step *s)
 {
-	int			n = list_length(s->failed);
-	Datum	   *seqs = palloc(sizeof(Datum) * n);
+	List	   *seqs = NIL;
+	ListCell   *lc;
 
-	for (int i = 0; i < n; i++)
-		seqs[i] = Int64GetDatum(((FailedRow *) list_nth(s->failed, i))->seq);
-	return PointerGetDatum(construct_array(seqs, n, INT8OID, sizeof(int64), true,
-										   TYPALIGN_DOUBLE));
-}
-
-static void
-reader_open(Step *s, Reader *r, int64 max_rows)
-{
-	Datum		tick_hi = snapshot_datum(s->progress.tick_hi);
-	Datum		tick_lo = s->progress.tick_lo ? snapshot_datum(s->progress.tick_lo) : (Datum) 0;
-	int			ncols;
-	AttrNumber *cols = reader_columns(s, &ncols);
-
-	r->feeder = (RowFeeder) {{feeder_receive, feeder_startup, feeder_shutdown,
-		feeder_shutdown, DestNone}, s, NULL, 0};
-	r->feeder.rowcxt = AllocSetContextCreate(CurrentMemoryContext,
-											 "windowing row", ALLOCSET_SMALL_SIZES);
-	/* a rerun skipping failed rows reads through SQL, the rare case */
-	r->scan = s->failed != NIL ? NULL :
-		queue_scan_begin(s->def.source, cols, ncols, s->agg->arg_exprs,
-						 tick_hi, tick_lo, s->progress.last_seq, max_rows);
-	if (r->scan)
-	{
-		r->vals = palloc(sizeof(Datum) * (ncols + s->agg->nargs));
-		r->nulls = palloc(sizeof(bool) * (ncols + s->agg->nargs));
-		return;
-	}
-	r->plan = prepare_reader(s);
-	r->params = makeParamList(5);
-	for (int i = 0; i < 5; i++)
-	{
-		r->params->params[i].pflags = PARAM_FLAG_CONST;
-		r->params->params[i].ptype = i < 2 ? PG_SNAPSHOTOID : i < 4 ? INT8OID : INT8ARRAYOID;
-		r->params->params[i].isnull = false;
-	}
-	r->params->params[0].value = tick_hi;
-	r->params->params[1].isnull = s->progress.tick_lo == NULL;
-	r->params->params[1].value = tick_lo;
-	r->params->numParams = s->failed != NIL ? 5 : 4;
-	if (s->failed != NIL)
-		r->params->params[4].value = failed_seqs(s);
-}
-
-/* Feeds the operator up to "want" more rows of the tick; returns how many. */
-static uint64
-reader_feed(Step *s, Reader *r, int64 want)
-{
-	SPIExecuteOptions options = {0};
-
-	r->feeder.rows = 0;
-	if (r->scan)
-	{
-		while (r->feeder.rows < (uint64) want && queue_scan_next(r->scan, r->vals, r->nulls) &&
-			   feed_one(&r->feeder, r->vals, r->nulls))
-			;
-		return r->feeder.rows;
-	}
-	options.params = r->params;
-	options.dest = &r->feeder.pub;
-	r->params->params[2].value = Int64GetDatum(s->progress.last_seq);
-	r->params->params[3].value = Int64GetDatum(want);
-	/* read with a snapshot no older than tick_hi */
-	if (SPI_execute_plan_extended(r->plan, &options) < 0)
-		elog(ERROR, "could not read the queue");
-	return r->feeder.rows;
+	foreach(lc, s->failed)
+		seqs = lappend(seqs, &((FailedRow *) lfirst(lc))->seq);
+	return seqs;
 }
 
 /*
@@ -826,10 +521,10 @@ route_late(Step *s)
 static bool
 consume_tick(Step *s, int64 max_rows)
 {
-	Reader		r = {0};
+	TickColumns c = tick_columns(s);
+	TickReader *r = tick_reader_begin(&c, &s->progress, failed_seqs(s), max_rows);
 	bool		done = false;
 
-	reader_open(s, &r, max_rows);
 	for (;;)
 	{
 		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->progress.rows) : CHUNK_ROWS;
@@ -838,7 +533,7 @@ consume_tick(Step *s, int64 max_rows)
 		if (want <= 0)
 			break;				/* stopped by max_rows inside the tick */
 		s->feeding = true;
-		n = reader_feed(s, &r, want);
+		n = tick_read(r, s->progress.last_seq, want, feed_one, s);
 		s->feeding = false;
 		/* the chunk's firings now, where that writes what the step's end would */
 		if (emit_firings_as_fired(&s->target, s->op))
@@ -854,15 +549,10 @@ consume_tick(Step *s, int64 max_rows)
 			break;
 		}
 	}
-	if (r.scan)
-		queue_scan_end(r.scan);
-	if (!done)
-		return false;
-	/* the tick is consumed: the next one starts where it ended */
-	s->progress.tick_lo = s->progress.tick_hi;
-	s->progress.tick_hi = NULL;
-	s->progress.last_seq = s->progress.scan_from;
-	return true;
+	tick_reader_end(r);
+	if (done)
+		tick_close(&s->progress);
+	return done;
 }
 
 /*
@@ -876,11 +566,13 @@ consume(Step *s, int64 max_rows)
 {
 	bool		tick_was_open = s->progress.tick_hi != NULL;
 
+	s->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "windowing row",
+									  ALLOCSET_SMALL_SIZES);
 	if (!tick_was_open)
-		open_tick(s);
+		tick_open(&s->progress, s->def.source);
 	if (consume_tick(s, max_rows) && tick_was_open && max_rows <= 0)
 	{
-		open_tick(s);
+		tick_open(&s->progress, s->def.source);
 		(void) consume_tick(s, max_rows);
 	}
 }
@@ -1110,42 +802,29 @@ static bool
 find_failed_input(Step *s)
 {
 	const char *q = quote_identifier(get_rel_name(s->def.source));
-	Oid			types[3] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID};
-	Datum		args[3];
-	char		nulls[3] = {' ', s->progress.tick_lo ? ' ' : 'n', ' '};
+	Oid			type = INT8ARRAYOID;
 	StringInfoData inputs;
 	Probe		p;
 	int			n = 0;
 	int			from = 0;
 	int			to;
+	int			nseqs;
+	int64	   *seqs = tick_seqs(s->def.source, &s->progress, &nseqs);
 	ErrorData  *edata;
 	ListCell   *lc;
-	bool		isnull;
 
-	args[0] = snapshot_datum(s->progress.tick_hi);
-	args[1] = s->progress.tick_lo ? snapshot_datum(s->progress.tick_lo) : (Datum) 0;
-	args[2] = Int64GetDatum(s->progress.last_seq);
-	if (SPI_execute_with_args(psprintf("SELECT %s.windowing_seq %s", q, tick_rows_sql(s, q)),
-							  3, types, args, nulls, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the queue");
-	p.seqs = palloc(sizeof(int64) * Max(SPI_processed, 1));
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		int64		seq = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-													  SPI_tuptable->tupdesc, 1, &isnull));
-
-		/* rows that failed before are read without their inputs */
-		if (find_failed(s, seq) == NULL)
-			p.seqs[n++] = seq;
-	}
+	p.seqs = palloc(sizeof(int64) * Max(nseqs, 1));
+	/* rows that failed before are read without their inputs */
+	for (int i = 0; i < nseqs; i++)
+		if (find_failed(s, seqs[i]) == NULL)
+			p.seqs[n++] = seqs[i];
 	initStringInfo(&inputs);
 	appendStringInfoString(&inputs, "SELECT 1");
 	foreach(lc, s->agg->args_sql)
 		appendStringInfo(&inputs, ", %s", (char *) lfirst(lc));
 	appendStringInfo(&inputs, " FROM %s AS %s WHERE %s.windowing_seq OPERATOR(pg_catalog.=) ANY ($1)",
 					 s->target.source, q, q);
-	types[0] = INT8ARRAYOID;
-	p.plan = SPI_prepare(inputs.data, 1, types);
+	p.plan = SPI_prepare(inputs.data, 1, &type);
 	if (p.plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	to = n;

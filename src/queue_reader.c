@@ -19,9 +19,10 @@
  * The scan is taken only where it reads exactly what the query reads: a
  * plain heap table without inheritance children or row security, that the
  * current user may read as a whole, with a valid B-tree index led by
- * windowing_seq.  Anything else is read through SQL.  A tick of many rows
- * is read by a helper process running this scan (queue_helper.c), and the
- * rows it passes on are given the same way.
+ * windowing_seq.  Anything else is read through SQL (tick.c chooses).  A
+ * helper process runs the same scan for a tick of many rows
+ * (queue_helper.c); the whole rows it passes on are given here the values
+ * the scan would give them (queue_scan_project).
  */
 #include "compat.h"
 
@@ -49,7 +50,6 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "queue_helper.h"
 #include "queue_reader.h"
 
 struct QueueScan
@@ -79,9 +79,6 @@ struct QueueScan
 	Datum		last_xid;		/* the transaction judged last, and its verdict */
 	bool		last_in_tick;
 	bool		judged;
-	QueueHelper *helper;		/* NULL: the scan reads the heap itself */
-	bool		helper_values;	/* it sends the values, not the rows */
-	HeapTupleData received;		/* the helper's last row */
 };
 
 /* Does the SQL reader read this table as the scan would? */
@@ -174,8 +171,8 @@ start_index_scan(QueueScan *qs, int64 after_seq)
  * At most how many rows past after_seq the tick has: the index's last
  * arrival number, less after_seq.  One descent of the index.
  */
-static int64
-rows_past(QueueScan *qs, int64 after_seq)
+int64
+queue_scan_rows_past(QueueScan *qs, int64 after_seq)
 {
 	IndexScanDesc scan = index_beginscan(qs->heap, qs->index, qs->snapshot, 0, 0);
 	int64		last = after_seq;
@@ -203,13 +200,13 @@ new_here(Relation rel)
 }
 
 /*
- * Whether a helper process reads what this transaction would: not from a
- * queue or index new in it, whose rows the helper cannot see.  (Steps run
- * in READ COMMITTED only, and the locks the transaction holds do not stop
- * the helper: see queue_helper.c.)
+ * Whether another process (a helper) reads what this transaction would:
+ * not from a queue or index new in it, whose rows others cannot see.
+ * (Steps run in READ COMMITTED only, and the locks the transaction holds
+ * do not stop a helper: see queue_helper.c.)
  */
-static bool
-helper_reads_the_same(QueueScan *qs)
+bool
+queue_scan_seen_by_others(QueueScan *qs)
 {
 	return !new_here(qs->heap) && !new_here(qs->index);
 }
@@ -218,8 +215,8 @@ helper_reads_the_same(QueueScan *qs)
  * The columns whose values give a row's vals (the scan's columns, then its
  * inputs), or NULL if an input is more than a column of the queue.
  */
-static AttrNumber *
-value_columns(QueueScan *qs, List *inputs)
+AttrNumber *
+queue_scan_value_columns(QueueScan *qs, List *inputs)
 {
 	AttrNumber *attnos = palloc(sizeof(AttrNumber) * (qs->ncolumns + qs->ninputs));
 	ListCell   *lc;
@@ -239,47 +236,20 @@ value_columns(QueueScan *qs, List *inputs)
 }
 
 /*
- * Starts a helper process reading the tick.  Where every input is a column,
- * it sends the rows' values, else the rows, whose inputs the step computes.
- */
-static void
-start_helper(QueueScan *qs, List *inputs, int64 after_seq)
-{
-	AttrNumber *attnos = value_columns(qs, inputs);
-	int			nvalues = attnos ? qs->ncolumns + qs->ninputs : 0;
-
-	qs->helper = queue_helper_start(qs->heap, qs->index, qs->tick_hi, qs->tick_lo,
-									after_seq, attnos, nvalues);
-	qs->helper_values = qs->helper != NULL && nvalues > 0;
-	if (qs->helper == NULL)
-		ereport(DEBUG1,
-				(errmsg_internal("no helper process could start to read the tick of queue \"%s\"",
-								 RelationGetRelationName(qs->heap))));
-	else
-		ereport(DEBUG1,
-				(errmsg_internal("a helper process reads the %s of the tick of queue \"%s\"",
-								 qs->helper_values ? "columns" : "rows",
-								 RelationGetRelationName(qs->heap))));
-}
-
-/*
- * Starts reading the rows of queue "source" visible in snapshot tick_hi and
- * not in tick_lo ((Datum) 0 for none), whose windowing_seq is past
- * after_seq, at most max_rows of them (<= 0: all).  Each row gives the
- * given columns, then the given expressions over the row.  NULL if the
- * queue must be read through SQL.
+ * A scan of queue "source" for the rows visible in snapshot tick_hi and not
+ * in tick_lo ((Datum) 0 for none), each giving the given columns, then the
+ * given expressions over the row; NULL if the queue must be read through
+ * SQL.  Its rows are read once queue_scan_start says from where.
  */
 QueueScan *
-queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
-				 List *inputs, Datum tick_hi, Datum tick_lo, int64 after_seq,
-				 int64 max_rows)
+queue_scan_open(Oid source, const AttrNumber *columns, int ncolumns,
+				List *inputs, Datum tick_hi, Datum tick_lo)
 {
 	Relation	heap = table_open(source, AccessShareLock);
 	Relation	index;
 	QueueScan  *qs;
 	ListCell   *lc;
 	int			i = 0;
-	int64		expected;
 
 	if (!plainly_readable(heap) ||
 		(index = seq_index(heap, get_attnum(source, "windowing_seq"))) == NULL)
@@ -293,17 +263,22 @@ queue_scan_begin(Oid source, const AttrNumber *columns, int ncolumns,
 	qs->inputs = palloc(sizeof(ExprState *) * Max(qs->ninputs, 1));
 	foreach(lc, inputs)
 		qs->inputs[i++] = ExecInitExpr(lfirst(lc), NULL);
-	if (read_helper_rows > 0 && helper_reads_the_same(qs))
-	{
-		expected = rows_past(qs, after_seq);
-		if (max_rows > 0)
-			expected = Min(expected, max_rows);
-		if (expected >= read_helper_rows)
-			start_helper(qs, inputs, after_seq);
-	}
-	if (qs->helper == NULL)
-		start_index_scan(qs, after_seq);
 	return qs;
+}
+
+/* The scan reads the heap from the first row past after_seq. */
+void
+queue_scan_start(QueueScan *qs, int64 after_seq)
+{
+	start_index_scan(qs, after_seq);
+}
+
+/* The queue and its arrival-number index, for a helper reading them. */
+void
+queue_scan_relations(QueueScan *qs, Relation *heap, Relation *index)
+{
+	*heap = qs->heap;
+	*index = qs->index;
 }
 
 /*
@@ -419,8 +394,6 @@ queue_scan_desc(QueueScan *qs)
 HeapTuple
 queue_scan_next_tuple(QueueScan *qs)
 {
-	if (qs->helper)
-		return queue_helper_next(qs->helper, &qs->received) ? &qs->received : NULL;
 	while (qs->next < qs->nrun || next_run(qs))
 	{
 		HeapTuple	tuple = &qs->run[qs->next++];
@@ -435,28 +408,14 @@ queue_scan_next_tuple(QueueScan *qs)
 	return NULL;
 }
 
-/*
- * The next row of the tick into vals/nulls (the columns, then the
- * expressions); false when there is none.  The values last until the next
- * call.
- */
-bool
-queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
+/* The row in the slot as the columns, then the expressions. */
+static void
+project_slot(QueueScan *qs, Datum *vals, bool *nulls)
 {
-	HeapTuple	tuple;
-
 	/* most rows' inputs allocate nothing: skip the call then */
 	if (!qs->econtext->ecxt_per_tuple_memory->isReset ||
 		qs->econtext->ecxt_per_tuple_memory->firstchild != NULL)
 		ResetExprContext(qs->econtext);
-	if (qs->helper_values)
-		return queue_helper_next_values(qs->helper, vals, nulls);
-	tuple = queue_scan_next_tuple(qs);
-	if (tuple == NULL)
-		return false;
-	/* the scan's own rows are in the slot already */
-	if (qs->helper)
-		ExecStoreHeapTuple(tuple, qs->slot, false);
 	slot_getsomeattrs(qs->slot, qs->last_column);
 	for (int i = 0; i < qs->ncolumns; i++)
 	{
@@ -468,15 +427,35 @@ queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
 	for (int i = 0; i < qs->ninputs; i++)
 		vals[qs->ncolumns + i] = ExecEvalExprSwitchContext(qs->inputs[i], qs->econtext,
 														   &nulls[qs->ncolumns + i]);
+}
+
+/*
+ * The next row of the tick into vals/nulls (the columns, then the
+ * expressions); false when there is none.  The values last until the next
+ * call.
+ */
+bool
+queue_scan_next(QueueScan *qs, Datum *vals, bool *nulls)
+{
+	/* the scan's own rows are in the slot already */
+	if (queue_scan_next_tuple(qs) == NULL)
+		return false;
+	project_slot(qs, vals, nulls);
 	return true;
+}
+
+/* The values queue_scan_next would give for a row read elsewhere. */
+void
+queue_scan_project(QueueScan *qs, HeapTuple tuple, Datum *vals, bool *nulls)
+{
+	ExecStoreHeapTuple(tuple, qs->slot, false);
+	project_slot(qs, vals, nulls);
 }
 
 void
 queue_scan_end(QueueScan *qs)
 {
-	if (qs->helper)
-		queue_helper_end(qs->helper);
-	else
+	if (qs->scan)
 		index_endscan(qs->scan);
 	if (BufferIsValid(qs->page))
 		ReleaseBuffer(qs->page);

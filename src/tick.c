@@ -1,0 +1,481 @@
+/*
+ * tick.c
+ *		A pipeline's ticks of its queue, and the reader of a tick's rows.
+ *
+ * The queue follows PgQ: every queue row carries the id of the transaction
+ * that inserted it (windowing_xid) and an arrival number (windowing_seq).
+ * A "tick" is the set of rows committed between two snapshots, tick_lo and
+ * tick_hi: visible in tick_hi, not in tick_lo.  A row whose transaction
+ * commits late, after rows with higher ids were consumed, is simply not
+ * visible in the earlier snapshot and lands in a later tick, so no row is
+ * ever skipped, and any number of pipelines keep their own cursor on one
+ * queue.  Within a tick rows go in arrival-number order; last_seq records
+ * how far a tick was read when a step stopped inside it.
+ *
+ * A tick's rows reach the step through one interface (tick_read), from one
+ * of three readers chosen here: the queue's heap through its arrival-number
+ * index (queue_reader.c); a helper process running that scan, for a tick
+ * of many rows (queue_helper.c); or a query, where the scan would not read
+ * exactly what the query reads.
+ */
+#include "compat.h"
+
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "owner.h"
+#include "plans.h"
+#include "queue_helper.h"
+#include "queue_reader.h"
+#include "tick.h"
+
+struct TickReader
+{
+	QueueScan  *scan;			/* the heap scan; with a helper, for its
+								 * relations and the rows' inputs */
+	QueueHelper *helper;		/* NULL: no helper */
+	bool		helper_values;	/* it sends the values, not the rows */
+	HeapTupleData received;		/* the helper's last row */
+	Datum	   *vals;
+	bool	   *nulls;
+	SPIPlanPtr	plan;			/* no scan: the query */
+	ParamListInfo params;
+};
+
+/* The query reader's destination, handing each row on as the executor gives it. */
+typedef struct RowPasser
+{
+	DestReceiver pub;
+	TickRowFn	fn;
+	void	   *arg;
+	uint64		rows;
+} RowPasser;
+
+/* The one value of a one-row query of text parameters. */
+static Datum
+query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool *isnull)
+{
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+
+	if (nargs > 0)
+		args[0] = CStringGetTextDatum(arg1);
+	if (nargs > 1)
+		args[1] = CStringGetTextDatum(arg2);
+	if (execute_cached(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not run: %s", sql);
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
+}
+
+/*
+ * Snapshot text "xmin:xmax:xip,..." with transaction "xid" added to the
+ * running ones, if the snapshot would count it as committed.
+ */
+static char *
+snapshot_with_running(const char *snap, uint64 xid)
+{
+	char	   *end;
+	uint64		xmin = strtou64(snap, &end, 10);
+	uint64		xmax = strtou64(end + 1, &end, 10);
+	const char *xip = end + 1;
+	StringInfoData out;
+	bool		added = false;
+
+	if (xid >= xmax)
+		return pstrdup(snap);
+	initStringInfo(&out);
+	appendStringInfo(&out, UINT64_FORMAT ":" UINT64_FORMAT ":", Min(xmin, xid), xmax);
+	while (*xip != '\0')
+	{
+		uint64		running = strtou64(xip, &end, 10);
+
+		if (!added && xid <= running)
+		{
+			appendStringInfo(&out, UINT64_FORMAT ",", xid);
+			added = true;
+		}
+		if (running != xid)
+			appendStringInfo(&out, UINT64_FORMAT ",", running);
+		xip = *end == ',' ? end + 1 : end;
+	}
+	if (!added)
+		appendStringInfo(&out, UINT64_FORMAT ",", xid);
+	out.data[--out.len] = '\0';	/* the last comma */
+	return out.data;
+}
+
+/*
+ * The snapshot that ends a tick: what is committed now, with the step's
+ * own transaction counted as running.  A snapshot leaves its own
+ * transaction out, so the rows the caller's transaction inserted would be
+ * in the tick: read by this step, but not by a helper process that cannot
+ * see them, and any row the transaction inserts after the step would be
+ * behind tick_lo for good.  Counted as running, they go to the first tick
+ * after the commit, like any producer's.
+ */
+static char *
+tick_snapshot(void)
+{
+	bool		isnull;
+	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
+													  0, NULL, NULL, &isnull));
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+
+	if (!FullTransactionIdIsValid(own))
+		return now;
+	return snapshot_with_running(now, U64FromFullTransactionId(own));
+}
+
+/*
+ * The last arrival number the queue's identity sequence gave.  The
+ * sequence is the queue's: its owner reads it, since the pipeline's owner
+ * need not have the rights of the queue's (pipelines made before 0.5, or a
+ * queue given to another role since).
+ */
+static int64
+queue_numbered(Oid source)
+{
+	Oid			type = OIDOID;
+	Datum		seq = ObjectIdGetDatum(getIdentitySequence(source,
+														   get_attnum(source, "windowing_seq"),
+														   false));
+	bool		isnull;
+
+	if (owner_execute(owner_of_table(source),
+					  "SELECT COALESCE(pg_catalog.pg_sequence_last_value($1::pg_catalog.regclass), 0)",
+					  1, &type, &seq) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the arrival numbers of a queue");
+	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * Opens a tick ending now, scanning from scan_from.  Without scan_from
+ * every tick would read the queue from its start, and a step would cost
+ * the queue's length rather than its new rows.  A row's transaction id is
+ * assigned before its arrival number (the queue's column order), so every
+ * row numbered up to the arrival number read below belongs to a
+ * transaction whose id is below the next id to be assigned, read after it;
+ * once no transaction under that id runs at the start of a tick (it is at
+ * most tick_lo's xmin), every such row is either before tick_lo or aborted,
+ * and the number becomes scan_from.  The caller's own transaction id is no
+ * such bound: it may have been assigned long before (an earlier write, an
+ * earlier step in the same transaction), with producers started since.
+ */
+void
+tick_open(PipelineProgress *p, Oid source)
+{
+	bool		isnull;
+
+	if (p->tick_lo && p->scan_next_xid &&
+		DatumGetBool(query_value("SELECT pg_catalog.pg_snapshot_xmin($1::pg_catalog.pg_snapshot) "
+								 "OPERATOR(pg_catalog.>=) $2::pg_catalog.xid8",
+								 2, p->tick_lo, p->scan_next_xid, &isnull)))
+	{
+		p->scan_from = p->scan_next;
+		p->scan_next_xid = NULL;
+	}
+	if (p->scan_next_xid == NULL)
+	{
+		p->scan_next = queue_numbered(source);
+		p->scan_next_xid = psprintf(UINT64_FORMAT,
+									U64FromFullTransactionId(ReadNextFullTransactionId()));
+	}
+	/* a fresh snapshot, not the caller's: everything committed now */
+	p->tick_hi = tick_snapshot();
+	p->last_seq = p->scan_from;
+}
+
+
+/* The tick is consumed: the next one starts where it ended. */
+void
+tick_close(PipelineProgress *p)
+{
+	p->tick_lo = p->tick_hi;
+	p->tick_hi = NULL;
+	p->last_seq = p->scan_from;
+}
+
+static Datum
+snapshot_datum(const char *text)
+{
+	return OidInputFunctionCall(F_PG_SNAPSHOT_IN, (char *) text, InvalidOid, -1);
+}
+
+/* The queue's qualified name, and its name as the alias its rows go by. */
+static void
+source_names(Oid source, const char **qualified, const char **alias)
+{
+	*qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)),
+											get_rel_name(source));
+	*alias = quote_identifier(get_rel_name(source));
+}
+
+/*
+ * The rows of the open tick (snapshots $1 and $2) past arrival number $3,
+ * in arrival order, from the source aliased by its own name, as the
+ * aggregates' inputs were deparsed, so a whole-row input
+ * (windowing.collect(clicks)) reads the row.
+ */
+static char *
+tick_rows_sql(Oid source)
+{
+	const char *from;
+	const char *q;
+
+	source_names(source, &from, &q);
+	return psprintf("FROM %s AS %s "
+					"WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
+					"AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2)) "
+					"AND %s.windowing_seq OPERATOR(pg_catalog.>) $3 "
+					"ORDER BY %s.windowing_seq",
+					from, q, q, q, q, q);
+}
+
+/*
+ * The query reading a chunk of the open tick.  Rows to skip ($5, their
+ * arrival numbers) are read without their inputs, and a last column says
+ * which rows they are.
+ */
+static SPIPlanPtr
+prepare_reader(const TickColumns *c, bool skipping)
+{
+	StringInfoData sql;
+	Oid			types[5] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID, INT8ARRAYOID};
+	const char *from;
+	const char *q;
+	char	   *skipped;
+	SPIPlanPtr	plan;
+	ListCell   *lc;
+
+	source_names(c->source, &from, &q);
+	skipped = psprintf("%s.windowing_seq OPERATOR(pg_catalog.=) ANY ($5)", q);
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	for (int i = 0; i < c->ncolumns; i++)
+		appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "",
+						 c->columns[i] == 0 ? "NULL::pg_catalog.int8" :
+						 psprintf("%s.%s", q, quote_identifier(get_attname(c->source, c->columns[i], false))));
+	foreach(lc, c->inputs_sql)
+	{
+		if (skipping)
+			appendStringInfo(&sql, ", CASE WHEN %s THEN NULL ELSE %s END", skipped,
+							 (char *) lfirst(lc));
+		else
+			appendStringInfo(&sql, ", %s", (char *) lfirst(lc));
+	}
+	if (skipping)
+		appendStringInfo(&sql, ", %s", skipped);
+	appendStringInfo(&sql, " %s LIMIT $4", tick_rows_sql(c->source));
+	plan = SPI_prepare(sql.data, skipping ? 5 : 4, types);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+/* A list of arrival numbers as an int8[]. */
+static Datum
+seq_array(List *seqs)
+{
+	int			n = list_length(seqs);
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(*(int64 *) list_nth(seqs, i));
+	return PointerGetDatum(construct_array(d, n, INT8OID, sizeof(int64), true,
+										   TYPALIGN_DOUBLE));
+}
+
+/* The query reader: its plan and its parameters but the chunk's. */
+static void
+begin_query(TickReader *r, const TickColumns *c, Datum tick_hi, Datum tick_lo, List *skip)
+{
+	r->plan = prepare_reader(c, skip != NIL);
+	r->params = makeParamList(5);
+	for (int i = 0; i < 5; i++)
+	{
+		r->params->params[i].pflags = PARAM_FLAG_CONST;
+		r->params->params[i].ptype = i < 2 ? PG_SNAPSHOTOID : i < 4 ? INT8OID : INT8ARRAYOID;
+		r->params->params[i].isnull = false;
+	}
+	r->params->params[0].value = tick_hi;
+	r->params->params[1].isnull = tick_lo == (Datum) 0;
+	r->params->params[1].value = tick_lo;
+	r->params->numParams = skip != NIL ? 5 : 4;
+	if (skip != NIL)
+		r->params->params[4].value = seq_array(skip);
+}
+
+/*
+ * A helper process reading the tick, if it has enough rows for one to pay
+ * and another process can read what this transaction would.  Where every
+ * input is a column it sends the rows' values, else the rows, whose inputs
+ * the step computes.
+ */
+static void
+begin_helper(TickReader *r, const TickColumns *c, Datum tick_hi, Datum tick_lo,
+			 int64 after_seq, int64 max_rows)
+{
+	int64		expected;
+	AttrNumber *attnos;
+	Relation	heap;
+	Relation	index;
+
+	if (read_helper_rows <= 0 || !queue_scan_seen_by_others(r->scan))
+		return;
+	expected = queue_scan_rows_past(r->scan, after_seq);
+	if (max_rows > 0)
+		expected = Min(expected, max_rows);
+	if (expected < read_helper_rows)
+		return;
+	attnos = queue_scan_value_columns(r->scan, c->inputs);
+	queue_scan_relations(r->scan, &heap, &index);
+	r->helper = queue_helper_start(heap, index, tick_hi, tick_lo, after_seq, attnos,
+								   attnos ? c->ncolumns + list_length(c->inputs) : 0);
+	r->helper_values = r->helper != NULL && attnos != NULL;
+	ereport(DEBUG1,
+			(errmsg_internal(r->helper == NULL ?
+							 "no helper process could start to read the tick of queue \"%s\"" :
+							 r->helper_values ?
+							 "a helper process reads the columns of the tick of queue \"%s\"" :
+							 "a helper process reads the rows of the tick of queue \"%s\"",
+							 RelationGetRelationName(heap))));
+}
+
+/*
+ * A reader of the open tick's rows past p->last_seq, at most max_rows of
+ * them (<= 0: all).  Rows whose arrival numbers are in "skip" (int64 *)
+ * are read through the query, without their inputs.
+ */
+TickReader *
+tick_reader_begin(const TickColumns *c, const PipelineProgress *p, List *skip,
+				  int64 max_rows)
+{
+	TickReader *r = palloc0(sizeof(TickReader));
+	Datum		tick_hi = snapshot_datum(p->tick_hi);
+	Datum		tick_lo = p->tick_lo ? snapshot_datum(p->tick_lo) : (Datum) 0;
+
+	r->vals = palloc(sizeof(Datum) * (c->ncolumns + list_length(c->inputs) + 1));
+	r->nulls = palloc(sizeof(bool) * (c->ncolumns + list_length(c->inputs) + 1));
+	r->scan = skip != NIL ? NULL :
+		queue_scan_open(c->source, c->columns, c->ncolumns, c->inputs, tick_hi, tick_lo);
+	if (r->scan == NULL)
+	{
+		begin_query(r, c, tick_hi, tick_lo, skip);
+		return r;
+	}
+	begin_helper(r, c, tick_hi, tick_lo, p->last_seq, max_rows);
+	if (r->helper == NULL)
+		queue_scan_start(r->scan, p->last_seq);
+	return r;
+}
+
+/* The next row of the scan or the helper. */
+static bool
+next_row(TickReader *r)
+{
+	if (r->helper_values)
+		return queue_helper_next_values(r->helper, r->vals, r->nulls);
+	if (r->helper == NULL)
+		return queue_scan_next(r->scan, r->vals, r->nulls);
+	if (!queue_helper_next(r->helper, &r->received))
+		return false;
+	queue_scan_project(r->scan, &r->received, r->vals, r->nulls);
+	return true;
+}
+
+static bool
+passer_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	RowPasser  *rp = (RowPasser *) self;
+
+	slot_getallattrs(slot);
+	rp->rows++;
+	return rp->fn(slot->tts_values, slot->tts_isnull, rp->arg);
+}
+
+static void
+passer_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+passer_shutdown(DestReceiver *self)
+{
+}
+
+/*
+ * Gives fn up to "want" more rows of the tick, the first past after_seq;
+ * returns how many it gave (fewer: the tick has no more, or fn said stop).
+ */
+uint64
+tick_read(TickReader *r, int64 after_seq, int64 want, TickRowFn fn, void *arg)
+{
+	RowPasser	rp = {{passer_receive, passer_startup, passer_shutdown,
+	passer_shutdown, DestNone}, fn, arg, 0};
+	SPIExecuteOptions options = {0};
+
+	if (r->scan != NULL)
+	{
+		while (rp.rows < (uint64) want && next_row(r))
+		{
+			rp.rows++;
+			if (!fn(r->vals, r->nulls, arg))
+				break;
+		}
+		return rp.rows;
+	}
+	options.params = r->params;
+	options.dest = &rp.pub;
+	r->params->params[2].value = Int64GetDatum(after_seq);
+	r->params->params[3].value = Int64GetDatum(want);
+	/* read with a snapshot no older than tick_hi */
+	if (SPI_execute_plan_extended(r->plan, &options) < 0)
+		elog(ERROR, "could not read the queue");
+	return rp.rows;
+}
+
+void
+tick_reader_end(TickReader *r)
+{
+	if (r->helper)
+		queue_helper_end(r->helper);
+	if (r->scan)
+		queue_scan_end(r->scan);
+}
+
+/* The arrival numbers of the open tick's rows past p->last_seq. */
+int64 *
+tick_seqs(Oid source, const PipelineProgress *p, int *n)
+{
+	Oid			types[3] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID};
+	Datum		args[3];
+	char		nulls[3] = {' ', p->tick_lo ? ' ' : 'n', ' '};
+	const char *from;
+	const char *q;
+	int64	   *seqs;
+	bool		isnull;
+
+	source_names(source, &from, &q);
+	args[0] = snapshot_datum(p->tick_hi);
+	args[1] = p->tick_lo ? snapshot_datum(p->tick_lo) : (Datum) 0;
+	args[2] = Int64GetDatum(p->last_seq);
+	if (SPI_execute_with_args(psprintf("SELECT %s.windowing_seq %s", q, tick_rows_sql(source)),
+							  3, types, args, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the queue");
+	seqs = palloc(sizeof(int64) * Max(SPI_processed, 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+		seqs[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+											  SPI_tuptable->tupdesc, 1, &isnull));
+	*n = SPI_processed;
+	return seqs;
+}

@@ -1,0 +1,39 @@
+/*
+ * tick.h
+ *		A pipeline's ticks of its queue: opening and closing them, and
+ *		reading their rows through whichever reader fits.
+ */
+#ifndef WINDOWING_TICK_H
+#define WINDOWING_TICK_H
+
+#include "postgres.h"
+
+#include "nodes/pg_list.h"
+
+#include "catalog.h"
+
+typedef struct TickReader TickReader;
+
+/* One row of the tick, in arrival order; false stops the read there. */
+typedef bool (*TickRowFn) (Datum *vals, bool *nulls, void *arg);
+
+/* What each row gives: columns of the queue, then the aggregates' inputs. */
+typedef struct TickColumns
+{
+	Oid			source;
+	const AttrNumber *columns;	/* 0: a NULL (processing time) */
+	int			ncolumns;
+	List	   *inputs;			/* planned expressions over the queue's row */
+	List	   *inputs_sql;		/* the same as SQL text (char *) */
+} TickColumns;
+
+extern void tick_open(PipelineProgress *p, Oid source);
+extern void tick_close(PipelineProgress *p);
+extern TickReader *tick_reader_begin(const TickColumns *c, const PipelineProgress *p,
+									 List *skip, int64 max_rows);
+extern uint64 tick_read(TickReader *r, int64 after_seq, int64 want,
+						TickRowFn fn, void *arg);
+extern void tick_reader_end(TickReader *r);
+extern int64 *tick_seqs(Oid source, const PipelineProgress *p, int *n);
+
+#endif							/* WINDOWING_TICK_H */
