@@ -8,6 +8,7 @@ OBJS = \
 	src/catalog.o \
 	src/count_windows.o \
 	src/emit.o \
+	src/keys.o \
 	src/launcher.o \
 	src/operator.o \
 	src/owner.o \
@@ -25,6 +26,7 @@ OBJS = \
 	src/sql_count.o \
 	src/sql_pipeline.o \
 	src/sql_session.o \
+	src/state.o \
 	src/state_store.o \
 	src/tick.o \
 	src/time_windows.o \

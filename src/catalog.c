@@ -18,6 +18,7 @@
 #include "executor/spi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -383,4 +384,19 @@ catalog_queue_consumed(Oid source, const char *qualified)
 	if (execute_cached(sql, 1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not run: %s", sql);
 	return bool_value("consumed");
+}
+
+/* The qualified name of a table of the pipeline, which must still exist. */
+char *
+catalog_relation_name(Oid relid, const char *what)
+{
+	char	   *name = get_rel_name(relid);
+
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the %s of this pipeline no longer exists", what),
+				 errhint("Drop and create the pipeline again.")));
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  name);
 }

@@ -76,6 +76,7 @@ fire_count_window(Operator *op, KeyEntries *sk, int64 rows)
 		(void) slices_combine(op, sk, first, last->k.start + 1, w->states);
 	op_fire(op, w);
 	((Firing *) llast(op->firings))->is_final = true;
+	((Firing *) llast(op->firings))->may_fire_again = false;
 }
 
 /*
@@ -167,6 +168,7 @@ const OpKind count_window_kind = {
 	.name = "count",
 	.timed = false,
 	.keyed = true,
+	.fresh_windows = false,
 	.init = count_init,
 	.row = count_row,
 	.on_watermark = op_run_timers,

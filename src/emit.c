@@ -1,19 +1,13 @@
 /*
  * emit.c
- *		Writing a step's window state, fired windows and late rows.
+ *		Writing a step's fired windows and late rows.
  *
  * Everything a step writes goes through SPI in the step's transaction, so
- * state, results, late rows and the cursor commit together or not at all:
- * that is the whole of exactly-once.  Window state is written in two
- * statements over arrays (upserts of the windows the step changed, deletes
- * of the ones it cleaned up) rather than one statement per window.
- *
- * Keys travel as one bytea of their values' own bytes, so one bytea
- * identifies a key whatever its column types; keys compare by those bytes
- * (so numeric 1.0 and 1.00 are different keys).  The result table gets the
- * typed values back from them.  The SQL
- * is built with quoted identifiers and runs under the step's pinned
- * search_path, so user objects cannot stand in for ours.
+ * state (state.c), results, late rows and the cursor commit together or not
+ * at all: that is the whole of exactly-once.  The result table gets the
+ * keys' typed values back from their bytes (keys.c).  The SQL is built
+ * with quoted identifiers and runs under the step's pinned search_path, so
+ * user objects cannot stand in for ours.
  */
 #include "compat.h"
 
@@ -29,356 +23,9 @@
 
 #include "bulk_insert.h"
 #include "emit.h"
+#include "keys.h"
 #include "owner.h"
 #include "plans.h"
-
-/* The qualified name of a table of the pipeline, which must still exist. */
-char *
-relation_name(Oid relid, const char *what)
-{
-	char	   *name = get_rel_name(relid);
-
-	if (name == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("the %s of this pipeline no longer exists", what),
-				 errhint("Drop and create the pipeline again.")));
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-									  name);
-}
-
-void
-keys_init(KeyColumns *k, Oid source, int n, char **names)
-{
-	k->n = n;
-	k->names = names;
-	k->types = palloc(sizeof(Oid) * Max(n, 1));
-	k->lens = palloc(sizeof(int16) * Max(n, 1));
-	k->byvals = palloc(sizeof(bool) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		AttrNumber	att = get_attnum(source, names[i]);
-
-		if (att == InvalidAttrNumber)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("key column \"%s\" of the source no longer exists", names[i])));
-		k->types[i] = get_atttype(source, att);
-		get_typlenbyval(k->types[i], &k->lens[i], &k->byvals[i]);
-	}
-}
-
-/* Where a key value's bytes are, and how many. */
-static const char *
-value_bytes(const KeyColumns *k, int i, Datum *value, int32 *len)
-{
-	if (k->byvals[i])
-	{
-		*len = sizeof(Datum);
-		return (const char *) value;
-	}
-	if (k->lens[i] > 0)
-	{
-		*len = k->lens[i];
-		return DatumGetPointer(*value);
-	}
-	if (k->lens[i] == -1)
-	{
-		struct varlena *v = PG_DETOAST_DATUM_PACKED(*value);
-
-		*len = VARSIZE_ANY_EXHDR(v);
-		return VARDATA_ANY(v);
-	}
-	*len = strlen(DatumGetCString(*value)) + 1;
-	return DatumGetCString(*value);
-}
-
-/*
- * The key of a row: per column a length (-1 for NULL), then the value's
- * own bytes (detoasted).  Equal keys give equal bytes whatever the session,
- * unlike the types' send functions (text follows client_encoding), and
- * the bytes are cheap to make on the per-row path: they are made in buf,
- * whose memory is reused from row to row (the operator copies the keys it
- * keeps).
- */
-bytea *
-keys_encode(const KeyColumns *k, Datum *values, bool *nulls, StringInfo buf)
-{
-	buf->len = VARHDRSZ;
-	for (int i = 0; i < k->n; i++)
-	{
-		int32		len = -1;
-		const char *bytes = nulls[i] ? NULL : value_bytes(k, i, &values[i], &len);
-		int			need = sizeof(int32) + Max(len, 0);
-
-		if (buf->maxlen - buf->len <= need)
-			enlargeStringInfo(buf, need);
-		memcpy(buf->data + buf->len, &len, sizeof(int32));
-		if (bytes)
-			memcpy(buf->data + buf->len + sizeof(int32), bytes, len);
-		buf->len += need;
-	}
-	SET_VARSIZE(buf->data, buf->len);
-	return (bytea *) buf->data;
-}
-
-/*
- * An order of keys_encode's bytes close to that of the result table's
- * unique index, (window_end, key columns, window_start): by-value columns
- * (integers, dates, timestamps) by their signed value, the others by their
- * bytes, NULL last.  Windows of one end fire in this order, so that their
- * rows land at the right edge of that index, where a B-tree inserts
- * without descending from its root; in key bytes' order, most inserts
- * descended.  Nothing but the order of writing depends on it.
- */
-int
-keys_order(const bytea *a, const bytea *b, const void *arg)
-{
-	const KeyColumns *k = arg;
-	const char *pa = VARDATA_ANY(a);
-	const char *pb = VARDATA_ANY(b);
-
-	for (int i = 0; i < k->n; i++)
-	{
-		int32		la;
-		int32		lb;
-		int			c;
-
-		memcpy(&la, pa, sizeof(int32));
-		memcpy(&lb, pb, sizeof(int32));
-		pa += sizeof(int32);
-		pb += sizeof(int32);
-		if (la < 0 || lb < 0)
-			c = (la < 0) - (lb < 0);
-		else if (k->byvals[i])
-		{
-			Datum		x;
-			Datum		y;
-
-			memcpy(&x, pa, sizeof(Datum));
-			memcpy(&y, pb, sizeof(Datum));
-			c = ((intptr_t) x > (intptr_t) y) - ((intptr_t) x < (intptr_t) y);
-		}
-		else
-		{
-			c = memcmp(pa, pb, Min(la, lb));
-			if (c == 0)
-				c = (la > lb) - (la < lb);
-		}
-		if (c != 0)
-			return c;
-		pa += Max(la, 0);
-		pb += Max(lb, 0);
-	}
-	return 0;
-}
-
-/* The typed key values back from keys_encode's bytes. */
-void
-keys_decode(const KeyColumns *k, bytea *key, Datum *values, bool *nulls)
-{
-	char	   *p = VARDATA_ANY(key);
-
-	for (int i = 0; i < k->n; i++)
-	{
-		int32		len;
-
-		memcpy(&len, p, sizeof(len));
-		p += sizeof(len);
-		nulls[i] = len < 0;
-		if (nulls[i])
-			continue;
-		if (k->byvals[i])
-			memcpy(&values[i], p, sizeof(Datum));
-		else if (k->lens[i] == -1)
-		{
-			struct varlena *v = palloc(len + VARHDRSZ);
-
-			SET_VARSIZE(v, len + VARHDRSZ);
-			memcpy(VARDATA(v), p, len);
-			values[i] = PointerGetDatum(v);
-		}
-		else
-		{
-			char	   *copy = palloc(len);
-
-			memcpy(copy, p, len);
-			values[i] = PointerGetDatum(copy);
-		}
-		p += len;
-	}
-}
-
-static ArrayType *
-int8_array(Datum *d, int n)
-{
-	return construct_array(d, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
-}
-
-/*
- * A statement on window_state, run as that table's owner: users may read
- * their pipelines' states but not write them, since a forged state would
- * reach the aggregates' C functions as if they had made it.  search_path
- * is pinned again (owner.c), whatever the owner's code in the step set it
- * to.
- */
-static void
-run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
-{
-	Oid			owner = owner_of_table(get_relname_relid("window_state",
-													  get_namespace_oid("windowing", false)));
-	int			rc = owner_execute(owner, sql, nargs, types, values);
-
-	if (rc != expected)
-		elog(ERROR, "could not run a statement on window state: %s", SPI_result_code_string(rc));
-}
-
-/* Deletes the window_state rows of the windows that left during the step. */
-static void
-delete_dropped(const EmitTarget *t, Operator *op)
-{
-	int			n = 0;
-	Datum	   *keys = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
-	Datum	   *starts = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
-	Datum	   *ends = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
-	Oid			types[4] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
-	Datum		args[4];
-	ListCell   *lc;
-
-	foreach(lc, op->dropped)
-	{
-		WindowRef  *w = lfirst(lc);
-
-		if (!w->stored)
-			continue;
-		keys[n] = PointerGetDatum(w->k.key);
-		starts[n] = Int64GetDatum(w->k.start);
-		ends[n] = Int64GetDatum(w->k.end);
-		n++;
-	}
-	if (n == 0)
-		return;
-	args[0] = Int32GetDatum(t->pipeline_id);
-	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[2] = PointerGetDatum(int8_array(starts, n));
-	args[3] = PointerGetDatum(int8_array(ends, n));
-	run("DELETE FROM windowing.window_state AS w "
-		"USING ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(k, s, e) "
-		"WHERE w.pipeline_id OPERATOR(pg_catalog.=) $1 "
-		"AND w.key OPERATOR(pg_catalog.=) u.k "
-		"AND w.window_start OPERATOR(pg_catalog.=) u.s "
-		"AND w.window_end OPERATOR(pg_catalog.=) u.e",
-		4, types, args, SPI_OK_DELETE);
-}
-
-/*
- * Brings window_state up to date: upserts every window whose newest state
- * is not there (changed by this step or logged by earlier ones), then
- * empties the pipeline's state_log.
- */
-static void
-store_windows(const EmitTarget *t, Operator *op)
-{
-	long		n = op->windows->members;
-	Datum	   *keys = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *fires = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *states = palloc(sizeof(Datum) * Max(n, 1));
-	int			nput = 0;
-	wintab_iterator it;
-	WindowEntry *e;
-	Oid			types[6] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
-	INT4ARRAYOID, BYTEAARRAYOID};
-	Datum		args[6];
-
-	wintab_start_iterate(op->windows, &it);
-	while ((e = op_next_window(op, &it)) != NULL)
-	{
-		if (e->gone || !(e->dirty || e->logged))
-			continue;
-		keys[nput] = PointerGetDatum(e->k.key);
-		starts[nput] = Int64GetDatum(e->k.start);
-		ends[nput] = Int64GetDatum(e->k.end);
-		fires[nput] = Int32GetDatum(e->fire_count);
-		states[nput] = PointerGetDatum(e->saved);
-		e->stored = true;
-		e->logged = false;
-		nput++;
-	}
-	args[0] = Int32GetDatum(t->pipeline_id);
-	if (op->log_steps > 0)
-		run("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-			1, types, args, SPI_OK_DELETE);
-	op->log_steps = 0;
-	if (nput == 0)
-		return;
-	args[1] = PointerGetDatum(construct_array(keys, nput, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[2] = PointerGetDatum(int8_array(starts, nput));
-	args[3] = PointerGetDatum(int8_array(ends, nput));
-	args[4] = PointerGetDatum(construct_array(fires, nput, INT4OID, 4, true, TYPALIGN_INT));
-	args[5] = PointerGetDatum(construct_array(states, nput, BYTEAOID, -1, false, TYPALIGN_INT));
-	run("INSERT INTO windowing.window_state AS w "
-		"(pipeline_id, key, window_start, window_end, fire_count, state) "
-		"SELECT $1, u.k, u.s, u.e, u.f, u.st "
-		"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
-		"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(k, s, e, f, st) "
-		"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
-		"SET fire_count = excluded.fire_count, state = excluded.state",
-		6, types, args, SPI_OK_INSERT);
-}
-
-/* Writes the step's changes as one state_log row. */
-static void
-log_changes(const EmitTarget *t, Operator *op)
-{
-	Size		size;
-	char	   *changes = op_changes(op, &size);
-	bytea	   *row;
-	Oid			types[3] = {INT4OID, INT8OID, BYTEAOID};
-	Datum		args[3];
-
-	if (changes == NULL)
-		return;
-	row = palloc(size + VARHDRSZ);
-	SET_VARSIZE(row, size + VARHDRSZ);
-	memcpy(VARDATA(row), changes, size);
-	args[0] = Int32GetDatum(t->pipeline_id);
-	args[1] = Int64GetDatum(t->step);
-	args[2] = PointerGetDatum(row);
-	run("INSERT INTO windowing.state_log (pipeline_id, step, changes) VALUES ($1, $2, $3)",
-		3, types, args, SPI_OK_INSERT);
-	op->log_steps++;
-}
-
-/*
- * Writes the step's window state: the rows of windows that left go from
- * window_state (first, since a session window can leave and come back
- * with the same bounds), then the windows the step changed go into one
- * state_log row, or (store) window_state takes every change logged so far.
- * One row per step instead of one per changed window is what lets small
- * steps keep up with a busy queue; folding the log into window_state
- * every few steps keeps reading state back from the heap short.
- */
-void
-emit_state(const EmitTarget *t, Operator *op, bool store)
-{
-	wintab_iterator it;
-	WindowEntry *e;
-
-	wintab_start_iterate(op->windows, &it);
-	while ((e = op_next_window(op, &it)) != NULL)
-		if (!e->gone && e->dirty)
-		{
-			e->saved = agg_serialize(op->agg, e->states);
-			e->logged = !store;
-		}
-	delete_dropped(t, op);
-	if (store)
-		store_windows(t, op);
-	else
-		log_changes(t, op);
-}
 
 static void
 append_key_list(StringInfo sql, const KeyColumns *k, const char *prefix)
@@ -551,13 +198,20 @@ batchable(const EmitTarget *t)
 
 /*
  * Whether every firing is written as it is, none replaced by a later one:
- * in append mode (each firing is a row), and where a window fires once (no
- * allowed lateness).  A step can then write its firings as it goes.
+ * in append mode (each firing is a row), and where no firing's window may
+ * fire again.  A step can then write its firings as it goes.
  */
 bool
 emit_firings_as_fired(const EmitTarget *t, const Operator *op)
 {
-	return t->append || op->lateness == 0;
+	ListCell   *lc;
+
+	if (t->append)
+		return true;
+	foreach(lc, op->firings)
+		if (((Firing *) lfirst(lc))->may_fire_again)
+			return false;
+	return true;
 }
 
 /*
@@ -733,9 +387,9 @@ insert_firings(const EmitTarget *t, List *firings, bool upsert)
 }
 
 /*
- * Upsert mode: the firings, then finalities.  The first firing of a fixed
- * window is a plain INSERT: no row can exist for it, and most windows fire
- * once, so most rows skip ON CONFLICT's check.
+ * Upsert mode: the firings, then finalities.  A firing that says no row
+ * can exist for its window yet is a plain INSERT: most windows fire once,
+ * so most rows skip ON CONFLICT's check.
  */
 static void
 upsert_firings(const EmitTarget *t, Operator *op)
@@ -754,7 +408,7 @@ upsert_firings(const EmitTarget *t, Operator *op)
 	{
 		Firing	   *f = lfirst(lc);
 
-		if (t->fixed_windows && f->fire_count == 1)
+		if (f->first)
 			first = lappend(first, f);
 		else
 			again = lappend(again, f);

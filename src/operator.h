@@ -81,6 +81,8 @@ typedef struct Firing
 	WindowRef  *win;
 	int			fire_count;
 	bool		is_final;
+	bool		may_fire_again;	/* a later firing may replace its result */
+	bool		first;			/* no result row can exist for its window yet */
 	Datum	   *values;
 	bool	   *nulls;
 } Firing;
@@ -152,16 +154,6 @@ extern void op_compact(Operator *op);
 extern WindowEntry *op_next_window(Operator *op, wintab_iterator *it);
 extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),
 							void *arg);
-extern char *op_image(Operator *op, Size *size);
-extern void op_load_image(Operator *op, const char *image, Size size);
-extern bool op_image_valid(const char *image, Size size);
-extern int64 op_image_windows(const char *image);
-extern char *op_changes(Operator *op, Size *size);
 extern HTAB *op_window_table(const char *name, Size entrysize);
-extern HTAB *op_stored_begin(void);
-extern void op_stored_row(HTAB *stored, bytea *key, int64 start, int64 end,
-						  int fire_count, bytea *state);
-extern void op_stored_changes(HTAB *stored, const char *changes, Size size);
-extern void op_stored_load(Operator *op, HTAB *stored);
 
 #endif							/* WINDOWING_OPERATOR_H */

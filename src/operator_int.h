@@ -54,6 +54,8 @@ typedef struct OpKind
 	const char *name;
 	bool		timed;			/* entries wait in the fire and cleanup heaps */
 	bool		keyed;			/* entries are listed by key (KeyEntries) */
+	bool		fresh_windows;	/* a window's first firing finds no result
+								 * row: no other window had its bounds */
 	void		(*init) (Operator *op);	/* may be NULL */
 	/* a row, in arrival order, whose key fits */
 	void		(*row) (Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,

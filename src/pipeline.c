@@ -45,19 +45,11 @@
 #include "tick.h"
 #include "sql_pipeline.h"
 #include "datatype/timestamp.h"
-#include "state_store.h"
+#include "state.h"
 #include "version.h"
 
 /* Rows read from the queue per query within a step. */
 #define CHUNK_ROWS 10000
-
-/*
- * Steps that write their changes to state_log before one folds them into
- * window_state: few enough that reading state back from the heap (after a
- * restart) replays little, many enough that a busy window is stored once
- * for many steps that changed it.
- */
-#define STATE_LOG_STEPS 100
 
 /* Rows between two looks at a step's memory and time budget. */
 #define BUDGET_ROWS 256
@@ -257,7 +249,7 @@ load_step(Step *s, const char *name)
 	catalog_load_pipeline(name, def, &s->progress);
 	check_definition(def);
 	check_tables(def);
-	s->target.source = relation_name(def->source, "source table");
+	s->target.source = catalog_relation_name(def->source, "source table");
 	keys_init(&s->keys, def->source, def->nkeys, def->keys);
 	initStringInfo(&s->keybuf);
 	spec_from_assigner(&s->spec, def->assigner, def->time_type);
@@ -274,83 +266,23 @@ load_step(Step *s, const char *name)
 			 duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : 0,
 			 def->max_out_of_orderness != NULL);
 	s->target.pipeline_id = def->id;
-	s->target.result_table = relation_name(def->result_table, "result table");
+	s->target.result_table = catalog_relation_name(def->result_table, "result table");
 	s->target.result_relid = def->result_table;
 	s->target.late_table = NULL;
 	if (OidIsValid(def->late_table))
-		s->target.late_table = relation_name(def->late_table, "late table");
+		s->target.late_table = catalog_relation_name(def->late_table, "late table");
 	s->target.late_errors = def->route_errors;
 	s->target.append = def->append;
 	/* session bounds recur after merges, count windows at each flush */
-	s->target.fixed_windows = s->spec.kind != WK_SESSION && s->spec.kind != WK_COUNT;
 	s->target.time_type = def->time_type;
 	s->target.window_type = s->spec.kind == WK_COUNT ? INT8OID : def->time_type;
 	s->target.keys = &s->keys;
 	s->target.agg = s->agg;
 	wm->value = s->progress.watermark;
 	wm->max_seen = s->progress.max_seen;
-	s->target.step = s->progress.steps + 1;
 	s->idle_timeout = def->idle_timeout ?
 		interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
 	s->now = pipeline_clock();
-}
-
-/*
- * Window state left by the previous step: from shared memory if it holds
- * the image of that step, else from the heap tables (window_state, then
- * the changes state_log holds over it, in step order), read with a fresh
- * snapshot: the previous step may be of this very statement (its image is
- * published only at commit).
- */
-static void
-load_state(Step *s)
-{
-	Oid			argtype = INT4OID;
-	Datum		arg = Int32GetDatum(s->def.id);
-	Size		size;
-	char	   *image = state_store_get(s->def.id, s->progress.steps, &size);
-	HTAB	   *stored;
-
-	s->state_in_memory = image != NULL && op_image_valid(image, size);
-	if (s->state_in_memory)
-	{
-		op_load_image(s->op, image, size);
-		return;
-	}
-	stored = op_stored_begin();
-	if (execute_cached("SELECT key, window_start, window_end, fire_count, state "
-					   "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read window state");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-
-		op_stored_row(stored,
-					  DatumGetByteaPP(SPI_getbinval(tup, desc, 1, &isnull)),
-					  DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull)),
-					  DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull)),
-					  DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull)),
-					  DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
-	}
-	SPI_freetuptable(SPI_tuptable);
-	if (execute_cached("SELECT changes FROM windowing.state_log "
-					   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
-					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read window state");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
-															SPI_tuptable->tupdesc, 1, &isnull));
-
-		op_stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes));
-	}
-	s->op->log_steps = SPI_processed;
-	SPI_freetuptable(SPI_tuptable);
-	op_stored_load(s->op, stored);
 }
 
 /*
@@ -643,18 +575,7 @@ follow_clock(Step *s)
 static void
 finish_step(Step *s)
 {
-	char	   *image;
-	Size		size;
-
-	/*
-	 * A step that read its state from the heap brings window_state up to
-	 * date, so that a pipeline whose state does not fit in memory never
-	 * logs; others log, up to STATE_LOG_STEPS steps.
-	 */
-	emit_state(&s->target, s->op,
-			   !s->state_in_memory || s->op->log_steps >= STATE_LOG_STEPS);
-	image = op_image(s->op, &size);
-	state_store_put(s->def.id, s->progress.steps + 1, image, size);
+	state_save(s->op, s->def.id, s->progress.steps + 1, s->state_in_memory);
 	emit_superseded(&s->target, s->op);
 	emit_firings(&s->target, s->op);
 	route_late(s);
@@ -675,7 +596,7 @@ step_body(Step *s, const StepRequest *req)
 	bool		tick_was_open;
 	bool		idle;
 
-	load_state(s);
+	s->state_in_memory = state_load(s->op, s->def.id, s->progress.steps);
 	s->loaded = MemoryContextMemAllocated(s->cxt, true);
 	tick_was_open = s->progress.tick_hi != NULL;
 	if (req->consume_rows)
@@ -1170,44 +1091,10 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, false);
 	load_step(&s, name);
-	load_state(&s);
+	s.state_in_memory = state_load(s.op, s.def.id, s.progress.steps);
 	op_open_windows(s.op, put_open_window, &out);
 	end_as_owner(&s);
 	PG_RETURN_NULL();
-}
-
-PG_FUNCTION_INFO_V1(windowing_state_windows);
-PG_FUNCTION_INFO_V1(windowing_state_memory_bytes);
-PG_FUNCTION_INFO_V1(windowing_forget_state);
-
-/*
- * _state_windows(id, steps): the pipeline's open windows as its image in
- * shared memory holds them, or NULL if it is not there.
- */
-Datum
-windowing_state_windows(PG_FUNCTION_ARGS)
-{
-	Size		size;
-	char	   *image = state_store_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), &size);
-
-	if (image == NULL || !op_image_valid(image, size))
-		PG_RETURN_NULL();
-	PG_RETURN_INT64(op_image_windows(image));
-}
-
-/* _state_memory_bytes(id, steps): the pipeline's state held in shared memory. */
-Datum
-windowing_state_memory_bytes(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT64(state_store_bytes(PG_GETARG_INT32(0), PG_GETARG_INT64(1)));
-}
-
-/* _forget_state(id): a dropped pipeline's image leaves shared memory. */
-Datum
-windowing_forget_state(PG_FUNCTION_ARGS)
-{
-	state_store_forget(PG_GETARG_INT32(0));
-	PG_RETURN_VOID();
 }
 
 PG_FUNCTION_INFO_V1(windowing_lock_pipeline);

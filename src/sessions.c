@@ -226,6 +226,7 @@ const OpKind session_window_kind = {
 	.name = "session",
 	.timed = true,
 	.keyed = true,
+	.fresh_windows = false,
 	.row = session_kind_row,
 	.on_watermark = op_run_timers,
 	.load = session_load,

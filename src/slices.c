@@ -764,6 +764,7 @@ const OpKind sliced_window_kind = {
 	.name = "sliced",
 	.timed = false,
 	.keyed = true,
+	.fresh_windows = true,
 	.init = slices_init,
 	.row = sliced_row,
 	.on_watermark = fire_sliced,

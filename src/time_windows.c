@@ -82,6 +82,7 @@ const OpKind time_window_kind = {
 	.name = "time",
 	.timed = true,
 	.keyed = false,
+	.fresh_windows = true,
 	.init = time_init,
 	.row = time_row,
 	.on_watermark = op_run_timers,

@@ -315,6 +315,8 @@ op_fire(Operator *op, WindowEntry *e)
 	f->win = e->ref;
 	f->fire_count = ++e->fire_count;
 	f->is_final = wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
+	f->may_fire_again = !f->is_final;
+	f->first = op->kind->fresh_windows && f->fire_count == 1;
 	f->values = palloc(sizeof(Datum) * op->agg->naggs);
 	f->nulls = palloc(sizeof(bool) * op->agg->naggs);
 	agg_final(op->agg, e->states, f->values, f->nulls);

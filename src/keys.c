@@ -1,0 +1,177 @@
+/*
+ * keys.c
+ *		A pipeline's key columns as one bytea, and back.
+ *
+ * Keys travel as one bytea of their values' own bytes, so one bytea
+ * identifies a key whatever its column types; keys compare by those bytes
+ * (so numeric 1.0 and 1.00 are different keys).  The operator keys its
+ * windows by them; the result table gets the typed values back.
+ */
+#include "compat.h"
+
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "keys.h"
+
+void
+keys_init(KeyColumns *k, Oid source, int n, char **names)
+{
+	k->n = n;
+	k->names = names;
+	k->types = palloc(sizeof(Oid) * Max(n, 1));
+	k->lens = palloc(sizeof(int16) * Max(n, 1));
+	k->byvals = palloc(sizeof(bool) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		AttrNumber	att = get_attnum(source, names[i]);
+
+		if (att == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("key column \"%s\" of the source no longer exists", names[i])));
+		k->types[i] = get_atttype(source, att);
+		get_typlenbyval(k->types[i], &k->lens[i], &k->byvals[i]);
+	}
+}
+
+/* Where a key value's bytes are, and how many. */
+static const char *
+value_bytes(const KeyColumns *k, int i, Datum *value, int32 *len)
+{
+	if (k->byvals[i])
+	{
+		*len = sizeof(Datum);
+		return (const char *) value;
+	}
+	if (k->lens[i] > 0)
+	{
+		*len = k->lens[i];
+		return DatumGetPointer(*value);
+	}
+	if (k->lens[i] == -1)
+	{
+		struct varlena *v = PG_DETOAST_DATUM_PACKED(*value);
+
+		*len = VARSIZE_ANY_EXHDR(v);
+		return VARDATA_ANY(v);
+	}
+	*len = strlen(DatumGetCString(*value)) + 1;
+	return DatumGetCString(*value);
+}
+
+/*
+ * The key of a row: per column a length (-1 for NULL), then the value's
+ * own bytes (detoasted).  Equal keys give equal bytes whatever the session,
+ * unlike the types' send functions (text follows client_encoding), and
+ * the bytes are cheap to make on the per-row path: they are made in buf,
+ * whose memory is reused from row to row (the operator copies the keys it
+ * keeps).
+ */
+bytea *
+keys_encode(const KeyColumns *k, Datum *values, bool *nulls, StringInfo buf)
+{
+	buf->len = VARHDRSZ;
+	for (int i = 0; i < k->n; i++)
+	{
+		int32		len = -1;
+		const char *bytes = nulls[i] ? NULL : value_bytes(k, i, &values[i], &len);
+		int			need = sizeof(int32) + Max(len, 0);
+
+		if (buf->maxlen - buf->len <= need)
+			enlargeStringInfo(buf, need);
+		memcpy(buf->data + buf->len, &len, sizeof(int32));
+		if (bytes)
+			memcpy(buf->data + buf->len + sizeof(int32), bytes, len);
+		buf->len += need;
+	}
+	SET_VARSIZE(buf->data, buf->len);
+	return (bytea *) buf->data;
+}
+
+/*
+ * An order of keys_encode's bytes close to that of the result table's
+ * unique index, (window_end, key columns, window_start): by-value columns
+ * (integers, dates, timestamps) by their signed value, the others by their
+ * bytes, NULL last.  Windows of one end fire in this order, so that their
+ * rows land at the right edge of that index, where a B-tree inserts
+ * without descending from its root; in key bytes' order, most inserts
+ * descended.  Nothing but the order of writing depends on it.
+ */
+int
+keys_order(const bytea *a, const bytea *b, const void *arg)
+{
+	const KeyColumns *k = arg;
+	const char *pa = VARDATA_ANY(a);
+	const char *pb = VARDATA_ANY(b);
+
+	for (int i = 0; i < k->n; i++)
+	{
+		int32		la;
+		int32		lb;
+		int			c;
+
+		memcpy(&la, pa, sizeof(int32));
+		memcpy(&lb, pb, sizeof(int32));
+		pa += sizeof(int32);
+		pb += sizeof(int32);
+		if (la < 0 || lb < 0)
+			c = (la < 0) - (lb < 0);
+		else if (k->byvals[i])
+		{
+			Datum		x;
+			Datum		y;
+
+			memcpy(&x, pa, sizeof(Datum));
+			memcpy(&y, pb, sizeof(Datum));
+			c = ((intptr_t) x > (intptr_t) y) - ((intptr_t) x < (intptr_t) y);
+		}
+		else
+		{
+			c = memcmp(pa, pb, Min(la, lb));
+			if (c == 0)
+				c = (la > lb) - (la < lb);
+		}
+		if (c != 0)
+			return c;
+		pa += Max(la, 0);
+		pb += Max(lb, 0);
+	}
+	return 0;
+}
+
+/* The typed key values back from keys_encode's bytes. */
+void
+keys_decode(const KeyColumns *k, bytea *key, Datum *values, bool *nulls)
+{
+	char	   *p = VARDATA_ANY(key);
+
+	for (int i = 0; i < k->n; i++)
+	{
+		int32		len;
+
+		memcpy(&len, p, sizeof(len));
+		p += sizeof(len);
+		nulls[i] = len < 0;
+		if (nulls[i])
+			continue;
+		if (k->byvals[i])
+			memcpy(&values[i], p, sizeof(Datum));
+		else if (k->lens[i] == -1)
+		{
+			struct varlena *v = palloc(len + VARHDRSZ);
+
+			SET_VARSIZE(v, len + VARHDRSZ);
+			memcpy(VARDATA(v), p, len);
+			values[i] = PointerGetDatum(v);
+		}
+		else
+		{
+			char	   *copy = palloc(len);
+
+			memcpy(copy, p, len);
+			values[i] = PointerGetDatum(copy);
+		}
+		p += len;
+	}
+}

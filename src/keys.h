@@ -1,0 +1,29 @@
+/*
+ * keys.h
+ *		A pipeline's key columns as one bytea, and back.
+ */
+#ifndef WINDOWING_KEYS_H
+#define WINDOWING_KEYS_H
+
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+
+/* The key columns of a pipeline and their storage, to pack them in bytes. */
+typedef struct KeyColumns
+{
+	int			n;
+	char	  **names;
+	Oid		   *types;
+	int16	   *lens;
+	bool	   *byvals;
+} KeyColumns;
+
+extern void keys_init(KeyColumns *k, Oid source, int n, char **names);
+extern bytea *keys_encode(const KeyColumns *k, Datum *values, bool *nulls,
+						  StringInfo buf);
+extern int	keys_order(const bytea *a, const bytea *b, const void *arg);
+extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
+						bool *nulls);
+
+#endif							/* WINDOWING_KEYS_H */
