@@ -40,7 +40,7 @@ execute_for(const char *sql, const char *name, bool read_only, long count)
 	Oid			argtype = TEXTOID;
 	Datum		arg = CStringGetTextDatum(name);
 
-	return execute_cached(sql, 1, &argtype, &arg, NULL, read_only, count);
+	return plans_execute(sql, 1, &argtype, &arg, NULL, read_only, count);
 }
 
 /* The number of column "column" in the last result. */
@@ -225,7 +225,7 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 	args[11] = Int64GetDatum(progress->scan_from);
 	args[12] = Int64GetDatum(progress->scan_next);
 	args[13] = text_arg(progress->scan_next_xid, &flags[13]);
-	if (execute_cached("UPDATE windowing.pipeline SET "
+	if (plans_execute("UPDATE windowing.pipeline SET "
 					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
 					   "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $7, "
@@ -312,7 +312,7 @@ catalog_record_failure(const char *name, const char *message, int max_failures)
 	values[0] = CStringGetTextDatum(name);
 	values[1] = CStringGetTextDatum(message);
 	values[2] = Int32GetDatum(max_failures);
-	if (execute_cached("UPDATE windowing.pipeline"
+	if (plans_execute("UPDATE windowing.pipeline"
 					   " SET last_error = $2, last_error_at = pg_catalog.now(),"
 					   " failures = failures OPERATOR(pg_catalog.+) 1,"
 					   " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
@@ -347,7 +347,7 @@ catalog_queue_readers(Oid source, MemoryContext cxt, List **readers)
 	Datum		arg = ObjectIdGetDatum(source);
 	bool		all_running = true;
 
-	if (execute_cached("SELECT name, state OPERATOR(pg_catalog.=) 'running' AS running "
+	if (plans_execute("SELECT name, state OPERATOR(pg_catalog.=) 'running' AS running "
 					   "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
 					   "ORDER BY name",
 					   1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
@@ -381,7 +381,7 @@ catalog_queue_consumed(Oid source, const char *qualified)
 							   "AS consumed",
 							   qualified);
 
-	if (execute_cached(sql, 1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+	if (plans_execute(sql, 1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not run: %s", sql);
 	return bool_value("consumed");
 }

@@ -123,7 +123,7 @@ count_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		pane = new_pane(op, sk, key, pane ? pane->k.start + 1 : 0);
 	agg_advance(op->agg, pane->states, args, argnulls);
 	/* after flush() fired it incomplete, a pane may be in the stacks */
-	slice_changed(sk, pane->k.start);
+	slices_changed(sk, pane->k.start);
 	pane->fire_count = pane_rows(pane) + 1;
 	pane->dirty = true;
 	rows = key_rows(op, pane);

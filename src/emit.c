@@ -109,7 +109,7 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 							 quote_identifier(t->agg->aggs[i].name));
 		appendStringInfoString(&sql, "fire_count = excluded.fire_count, is_final = excluded.is_final, fired_at = excluded.fired_at");
 	}
-	return plan_cached(sql.data, nargs, types);
+	return plans_prepare(sql.data, nargs, types);
 }
 
 /*
@@ -135,7 +135,7 @@ prepare_on_window(const EmitTarget *t, const char *head, Oid *types)
 	types[n + 1] = time_type;
 	appendStringInfo(&sql, "r.window_start OPERATOR(pg_catalog.=) $%d AND r.window_end OPERATOR(pg_catalog.=) $%d",
 					 n + 1, n + 2);
-	return plan_cached(sql.data, n + 2, types);
+	return plans_prepare(sql.data, n + 2, types);
 }
 
 /* Marks the latest result of a cleaned-up window final. */
@@ -518,7 +518,7 @@ prepare_late_insert(const EmitTarget *t)
 							   t->time_type == INT8OID ? "bigint_window" :
 							   t->time_type == TIMESTAMPOID ? "timestamp_window" : "time_window");
 
-	return plan_cached(sql, t->late_errors ? 8 : 7, types);
+	return plans_prepare(sql, t->late_errors ? 8 : 7, types);
 }
 
 /* Parallel arrays of a chunk of late rows, for prepare_late_insert's statement. */

@@ -32,7 +32,7 @@ kind_of(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 		return &count_window_kind;
 	if (spec->kind == WK_SESSION)
 		return &session_window_kind;
-	if (can_slice(spec, agg, may_slice))
+	if (slices_can_slice(spec, agg, may_slice))
 		return &sliced_window_kind;
 	return &time_window_kind;
 }
@@ -56,7 +56,7 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->key_order = key_order;
 	op->key_order_arg = key_order_arg;
 	op->kind = kind_of(spec, agg, may_slice);
-	op->trigger = &event_time_trigger;
+	op->trigger = &trigger_event_time;
 	op_init_table(op);
 	if (op->kind->init != NULL)
 		op->kind->init(op);

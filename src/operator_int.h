@@ -105,8 +105,8 @@ extern const OpKind session_window_kind;	/* sessions.c */
 extern const OpKind count_window_kind;	/* count_windows.c */
 
 /* slices.c, also for count windows' panes */
-extern bool can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice);
-extern void slice_changed(KeyEntries *sk, int64 start);
+extern bool slices_can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice);
+extern void slices_changed(KeyEntries *sk, int64 start);
 extern bool slices_combine(Operator *op, KeyEntries *sk, int64 from, int64 end,
 						   AggValue *states);
 

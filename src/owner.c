@@ -67,7 +67,7 @@ owner_execute(Oid role, const char *sql, int nargs, Oid *types, Datum *values)
 	int			rc;
 
 	owner_enter(&cx, role);
-	rc = execute_cached(sql, nargs, types, values, NULL, false, 0);
+	rc = plans_execute(sql, nargs, types, values, NULL, false, 0);
 	owner_leave(&cx);
 	return rc;
 }

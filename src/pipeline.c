@@ -55,7 +55,7 @@
 #define BUDGET_ROWS 256
 
 char	   *pipeline_clock_setting = NULL;
-int			step_memory = -1;	/* kB; -1: maintenance_work_mem */
+int			pipeline_step_memory = -1;	/* kB; -1: maintenance_work_mem */
 
 typedef struct Step
 {
@@ -102,12 +102,6 @@ typedef struct FailedRow
 	char	   *error;			/* {sqlstate, message, detail, hint} as JSON */
 } FailedRow;
 
-static Datum
-col(int i, bool *isnull)
-{
-	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i, isnull);
-}
-
 /*
  * The owner of a pipeline, checked against the current user; "latest"
  * reads what committed since the statement began (as after waiting for
@@ -123,11 +117,12 @@ check_owner(const char *name, bool latest)
 	bool		isnull = true;
 	Oid			owner = InvalidOid;
 
-	check_extension_version();
-	if (execute_cached("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
+	version_check();
+	if (plans_execute("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
 					   1, &argtype, &arg, NULL, !latest, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
-		owner = DatumGetObjectId(col(1, &isnull));
+		owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+												 1, &isnull));
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -175,7 +170,7 @@ end_as_owner(Step *s)
 static int64
 duration(const Interval *iv, bool is_ts, const char *what)
 {
-	int64		us = interval_span(iv, what, false).usecs;
+	int64		us = spec_interval_span(iv, what, false).usecs;
 
 	return is_ts ? us : us / 1000;
 }
@@ -203,17 +198,17 @@ pipeline_lock(const char *name)
 static void
 check_tables(const PipelineDef *def)
 {
-	check_pipeline_table(def->name, def->source, "source table");
-	check_pipeline_table(def->name, def->result_table, "result table");
+	sql_pipeline_check_table(def->name, def->source, "source table");
+	sql_pipeline_check_table(def->name, def->result_table, "result table");
 	if (OidIsValid(def->late_table))
-		check_pipeline_table(def->name, def->late_table, "late table");
-	check_pipeline_column(def->name, def->source, "windowing_xid", "queue column", XID8OID, InvalidOid);
-	check_pipeline_column(def->name, def->source, "windowing_seq", "queue column", INT8OID, InvalidOid);
+		sql_pipeline_check_table(def->name, def->late_table, "late table");
+	sql_pipeline_check_column(def->name, def->source, "windowing_xid", "queue column", XID8OID, InvalidOid);
+	sql_pipeline_check_column(def->name, def->source, "windowing_seq", "queue column", INT8OID, InvalidOid);
 	if (def->time_column)
-		check_pipeline_column(def->name, def->source, def->time_column, "time column",
+		sql_pipeline_check_column(def->name, def->source, def->time_column, "time column",
 							  def->time_type, InvalidOid);
 	for (int i = 0; i < def->nkeys; i++)
-		check_pipeline_column(def->name, def->source, def->keys[i], "key column", InvalidOid,
+		sql_pipeline_check_column(def->name, def->source, def->keys[i], "key column", InvalidOid,
 							  def->result_table);
 }
 
@@ -254,10 +249,10 @@ load_step(Step *s, const char *name)
 	initStringInfo(&s->keybuf);
 	spec_from_assigner(&s->spec, def->assigner, def->time_type);
 	if (s->spec.gap_column)
-		check_pipeline_column(name, def->source, s->spec.gap_column, "gap column",
+		sql_pipeline_check_column(name, def->source, s->spec.gap_column, "gap column",
 							  INTERVALOID, InvalidOid);
 	s->agg = agg_prepare(def->source, def->aggregates);
-	check_pipeline_outputs(name, def->result_table, s->agg);
+	sql_pipeline_check_outputs(name, def->result_table, s->agg);
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
 					  def->sliced, keys_order, &s->keys);
 	s->op->gone_until = def->cleaned_until;
@@ -281,7 +276,7 @@ load_step(Step *s, const char *name)
 	wm->value = s->progress.watermark;
 	wm->max_seen = s->progress.max_seen;
 	s->idle_timeout = def->idle_timeout ?
-		interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
+		spec_interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
 	s->now = pipeline_clock();
 }
 
@@ -369,7 +364,7 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 static bool
 over_budget(Step *s)
 {
-	int64		limit_kb = step_memory >= 0 ? step_memory : maintenance_work_mem;
+	int64		limit_kb = pipeline_step_memory >= 0 ? pipeline_step_memory : maintenance_work_mem;
 
 	if (MemoryContextMemAllocated(s->cxt, true) - s->loaded > (Size) limit_kb * 1024)
 		return true;

@@ -16,7 +16,7 @@
 #include "datatype/timestamp.h"
 
 extern char *pipeline_clock_setting;
-extern int	step_memory;
+extern int	pipeline_step_memory;
 
 /*
  * Runs one step of pipeline "name" in the current transaction, consuming at

@@ -88,7 +88,7 @@ any_array(int nargs, const Oid *types)
 
 /* The kept plan of a statement, prepared on first use. */
 SPIPlanPtr
-plan_cached(const char *sql, int nargs, Oid *types)
+plans_prepare(const char *sql, int nargs, Oid *types)
 {
 	PlanEntry  *e;
 	SPIPlanPtr	plan;
@@ -114,9 +114,9 @@ plan_cached(const char *sql, int nargs, Oid *types)
 
 /* SPI_execute_with_args, with the statement's kept plan. */
 int
-execute_cached(const char *sql, int nargs, Oid *types, Datum *values,
+plans_execute(const char *sql, int nargs, Oid *types, Datum *values,
 			   const char *nulls, bool read_only, long count)
 {
-	return SPI_execute_plan(plan_cached(sql, nargs, types), values, nulls,
+	return SPI_execute_plan(plans_prepare(sql, nargs, types), values, nulls,
 							read_only, count);
 }

@@ -9,8 +9,8 @@
 
 #include "executor/spi.h"
 
-extern SPIPlanPtr plan_cached(const char *sql, int nargs, Oid *types);
-extern int	execute_cached(const char *sql, int nargs, Oid *types, Datum *values,
+extern SPIPlanPtr plans_prepare(const char *sql, int nargs, Oid *types);
+extern int	plans_execute(const char *sql, int nargs, Oid *types, Datum *values,
 						   const char *nulls, bool read_only, long count);
 
 #endif							/* WINDOWING_PLANS_H */

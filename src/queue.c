@@ -118,7 +118,7 @@ consumed_queue(Oid source)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (execute_cached("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
+	if (plans_execute("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
 					   "IS NOT DISTINCT FROM 'consume'",
 					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the retention of a queue");
@@ -193,7 +193,7 @@ queue_needs_reclaim(Oid source)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (execute_cached("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
+	if (plans_execute("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
 					   "OPERATOR(pg_catalog.>=) ($2 OPERATOR(pg_catalog.*) 1024)",
 					   2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)

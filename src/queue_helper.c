@@ -44,7 +44,7 @@
 #include "queue_helper.h"
 #include "queue_helper_int.h"
 
-int			read_helper_rows = 1000000;
+int			queue_helper_min_rows = 1000000;
 
 struct QueueHelper
 {

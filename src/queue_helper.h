@@ -13,7 +13,7 @@
 typedef struct QueueHelper QueueHelper;
 
 /* windowing.read_helper_rows: 0 never starts one */
-extern int	read_helper_rows;
+extern int	queue_helper_min_rows;
 
 extern QueueHelper *queue_helper_start(Relation heap, Relation index, Datum tick_hi,
 									   Datum tick_lo, int64 after_seq,

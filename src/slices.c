@@ -74,7 +74,7 @@ front_row(const Swag *sw, int i)
 
 /* A slice starting at "start" changes: combinations holding it are stale. */
 void
-slice_changed(KeyEntries *sk, int64 start)
+slices_changed(KeyEntries *sk, int64 start)
 {
 	if (sk->swag != NULL && start < sk->swag->to)
 		sk->swag->valid = false;
@@ -108,7 +108,7 @@ key_cleanup_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
  * for pipelines whose stored state is per window.
  */
 bool
-can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice)
+slices_can_slice(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 {
 	const char *which;
 
@@ -231,7 +231,7 @@ load_slice(Operator *op, WindowEntry *e)
 	if (e->k.end - e->k.start != op->slice)
 		return;
 	slice_track(sk, e);
-	slice_changed(sk, e->k.start);
+	slices_changed(sk, e->k.start);
 	slice_ends(op, e->k.start, &first, &last);
 	if (op->lateness > 0 && w != WMK_NONE)
 	{
@@ -316,7 +316,7 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 		slice_track(sk, slice);
 	}
 	agg_advance(op->agg, slice->states, args, argnulls);
-	slice_changed(sk, start);
+	slices_changed(sk, start);
 	slice->dirty = true;
 	pending = live;
 	while (pending > 0 && op->trigger->on_element(op, &w[pending - 1]) == TRIGGER_FIRE)

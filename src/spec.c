@@ -32,7 +32,7 @@
 #define MIN_MONTH_USECS (28 * USECS_PER_DAY)
 
 Span
-interval_span(const Interval *iv, const char *what, bool calendar)
+spec_interval_span(const Interval *iv, const char *what, bool calendar)
 {
 	Span		s = {0, iv->month};
 
@@ -65,7 +65,7 @@ check_positive(Span s, const char *what)
 
 /* The session gap of one row: fixed time, never months. */
 int64
-gap_length(const Interval *iv)
+spec_gap_length(const Interval *iv)
 {
 	int64		gap;
 
@@ -74,13 +74,13 @@ gap_length(const Interval *iv)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gap cannot be in months or years"),
 				 errhint("Give the gap in days and time.")));
-	gap = interval_span(iv, "gap", false).usecs;
-	check_gap(gap);
+	gap = spec_interval_span(iv, "gap", false).usecs;
+	spec_check_gap(gap);
 	return gap;
 }
 
 void
-check_gap(int64 gap)
+spec_check_gap(int64 gap)
 {
 	if (gap <= 0)
 		ereport(ERROR,
@@ -110,7 +110,7 @@ check_offset(Span offset, Span cell, const char *cell_name)
 }
 
 void
-check_window_count(int64 n, const char *what)
+spec_check_window_count(int64 n, const char *what)
 {
 	if (n < 0 || n > WM_MAX_WINDOWS_PER_ROW)
 		ereport(ERROR,
@@ -178,13 +178,13 @@ spec_hop(WindowSpec *s, bool is_timestamp, Span size, Span slide,
 	if (s->calendar)
 	{
 		s->cells = calendar_cells(size, slide);
-		check_window_count(s->cells, "hop");
+		spec_check_window_count(s->cells, "hop");
 		s->max_windows = s->cells;
 		cal_grid_init(&s->grid, slide.usecs, slide.months, offset.usecs);
 		return;
 	}
 	s->max_windows = wm_hop_max_windows(size.usecs, slide.usecs);
-	check_window_count(s->max_windows, "hop");
+	spec_check_window_count(s->max_windows, "hop");
 	s->size = size.usecs;
 	s->slide = slide.usecs;
 	s->phase = wm_phase(origin(is_timestamp), offset.usecs, slide.usecs);
@@ -230,7 +230,7 @@ spec_cumulate(WindowSpec *s, bool is_timestamp, Span step, Span max_size,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_size must be a multiple of step"),
 				 errhint("Cumulating windows grow by whole steps up to max_size.")));
-	check_window_count(steps, "cumulate");
+	spec_check_window_count(steps, "cumulate");
 	init_spec(s, WK_CUMULATE, is_timestamp, tz);
 	s->max_windows = (int) steps;
 	if (s->calendar)
@@ -245,7 +245,7 @@ spec_cumulate(WindowSpec *s, bool is_timestamp, Span step, Span max_size,
 }
 
 void
-report_out_of_range(bool is_timestamp)
+spec_report_out_of_range(bool is_timestamp)
 {
 	ereport(ERROR,
 			(errcode(is_timestamp ? ERRCODE_DATETIME_VALUE_OUT_OF_RANGE :
@@ -256,7 +256,7 @@ report_out_of_range(bool is_timestamp)
 }
 
 void
-check_event_time(bool is_timestamp, int64 ts)
+spec_check_event_time(bool is_timestamp, int64 ts)
 {
 	if (is_timestamp && TIMESTAMP_NOT_FINITE(ts))
 		ereport(ERROR,
@@ -266,11 +266,11 @@ check_event_time(bool is_timestamp, int64 ts)
 }
 
 void
-check_window(bool is_timestamp, const WmWindow *w)
+spec_check_window(bool is_timestamp, const WmWindow *w)
 {
 	if (is_timestamp &&
 		!(IS_VALID_TIMESTAMP(w->start) && IS_VALID_TIMESTAMP(w->end)))
-		report_out_of_range(is_timestamp);
+		spec_report_out_of_range(is_timestamp);
 }
 
 /*
@@ -320,10 +320,10 @@ spec_assign(const WindowSpec *s, int64 ts, WmWindow *out)
 {
 	int			n;
 
-	check_event_time(s->is_timestamp, ts);
+	spec_check_event_time(s->is_timestamp, ts);
 	n = spec_windows(s, ts, out);
 	if (n < 0)
-		report_out_of_range(s->is_timestamp);
+		spec_report_out_of_range(s->is_timestamp);
 	return n;
 }
 
@@ -345,7 +345,7 @@ assigner_span(HeapTupleHeader a, const char *field, const char *what,
 				 errmsg("assigner has no %s", what)));
 	if (isnull)
 		return (Span) {0, 0};
-	s = interval_span(DatumGetIntervalP(d), what, calendar);
+	s = spec_interval_span(DatumGetIntervalP(d), what, calendar);
 	if (!is_timestamp && s.usecs % 1000 != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -368,7 +368,7 @@ spec_session(WindowSpec *s, bool is_timestamp, HeapTupleHeader a, bool fixed)
 	if (fixed)
 	{
 		s->gap = assigner_span(a, "size", "gap", is_timestamp, false, true).usecs;
-		check_gap(s->gap);
+		spec_check_gap(s->gap);
 		return;
 	}
 	column = GetAttributeByName(a, "gap_column", &isnull);
@@ -395,7 +395,7 @@ spec_count(WindowSpec *s, bool is_timestamp, HeapTupleHeader a)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be greater than zero", s->rows <= 0 ? "size" : "slide")));
-	check_window_count(s->rows / s->rows_slide + (s->rows % s->rows_slide != 0), "counting");
+	spec_check_window_count(s->rows / s->rows_slide + (s->rows % s->rows_slide != 0), "counting");
 }
 
 /* Does the assigner's size or slide count months? */

@@ -49,10 +49,10 @@ typedef struct WindowSpec
 	int64		rows_slide;		/* count: rows between firings */
 } WindowSpec;
 
-extern Span interval_span(const Interval *iv, const char *what, bool calendar);
-extern int64 gap_length(const Interval *iv);
-extern void check_gap(int64 gap);
-extern void check_window_count(int64 n, const char *what);
+extern Span spec_interval_span(const Interval *iv, const char *what, bool calendar);
+extern int64 spec_gap_length(const Interval *iv);
+extern void spec_check_gap(int64 gap);
+extern void spec_check_window_count(int64 n, const char *what);
 extern void spec_tumble(WindowSpec *s, bool is_timestamp, Span size,
 						Span offset, const char *tz);
 extern void spec_hop(WindowSpec *s, bool is_timestamp, Span size, Span slide,
@@ -62,8 +62,8 @@ extern void spec_cumulate(WindowSpec *s, bool is_timestamp, Span step,
 extern int	spec_windows(const WindowSpec *s, int64 ts, WmWindow *out);
 extern int	spec_assign(const WindowSpec *s, int64 ts, WmWindow *out);
 extern void spec_from_assigner(WindowSpec *s, HeapTupleHeader a, Oid time_type);
-extern void check_event_time(bool is_timestamp, int64 ts);
-extern void check_window(bool is_timestamp, const WmWindow *w);
-extern void report_out_of_range(bool is_timestamp) pg_attribute_noreturn();
+extern void spec_check_event_time(bool is_timestamp, int64 ts);
+extern void spec_check_window(bool is_timestamp, const WmWindow *w);
+extern void spec_report_out_of_range(bool is_timestamp) pg_attribute_noreturn();
 
 #endif							/* WINDOWING_SPEC_H */

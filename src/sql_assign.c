@@ -112,7 +112,7 @@ build_spec(FunctionCallInfo fcinfo, WindowKind kind, TimeArg t,
 	for (int i = 0; i < length_count(kind); i++)
 	{
 		len[i] = is_ts ?
-			interval_span(PG_GETARG_INTERVAL_P(i + 1), length_names[kind][i],
+			spec_interval_span(PG_GETARG_INTERVAL_P(i + 1), length_names[kind][i],
 						  tz != NULL || t == TA_TIMESTAMP) :
 			(Span) {PG_GETARG_INT64(i + 1), 0};
 		months |= len[i].months != 0;

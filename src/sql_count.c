@@ -48,10 +48,10 @@ windowing_count_window(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (slidenull)
 		slide = size;
-	check_window_count(size / slide + (size % slide != 0), "count_window");
+	spec_check_window_count(size / slide + (size % slide != 0), "count_window");
 	if (!wm_count_windows(WinGetCurrentPosition(win), size, slide,
 						  &first, &last))
-		report_out_of_range(false);
+		spec_report_out_of_range(false);
 	ids = palloc(sizeof(Datum) * Max(last - first + 1, 1));
 	for (int64 k = first; k <= last; k++)
 		ids[k - first] = Int64GetDatum(k);

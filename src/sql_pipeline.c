@@ -281,7 +281,7 @@ windowing_describe(PG_FUNCTION_ARGS)
 #define REDO_HINT "Restore the column's name and type, or drop the pipeline and create it again."
 
 void
-check_pipeline_table(const char *pipeline, Oid relid, const char *what)
+sql_pipeline_check_table(const char *pipeline, Oid relid, const char *what)
 {
 	if (get_rel_name(relid) == NULL)
 		ereport(ERROR,
@@ -296,7 +296,7 @@ check_pipeline_table(const char *pipeline, Oid relid, const char *what)
  * table, which was made from it.
  */
 void
-check_pipeline_column(const char *pipeline, Oid source, const char *column,
+sql_pipeline_check_column(const char *pipeline, Oid source, const char *column,
 					  const char *what, Oid type, Oid result)
 {
 	AttrNumber	att = get_attnum(source, column);
@@ -327,7 +327,7 @@ check_pipeline_column(const char *pipeline, Oid source, const char *column,
  * stored states are of the old one.
  */
 void
-check_pipeline_outputs(const char *pipeline, Oid result, const Aggregator *agg)
+sql_pipeline_check_outputs(const char *pipeline, Oid result, const Aggregator *agg)
 {
 	for (int i = 0; i < agg->naggs; i++)
 	{

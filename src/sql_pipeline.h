@@ -10,9 +10,9 @@
 
 #include "aggregates.h"
 
-extern void check_pipeline_table(const char *pipeline, Oid relid, const char *what);
-extern void check_pipeline_column(const char *pipeline, Oid source, const char *column,
+extern void sql_pipeline_check_table(const char *pipeline, Oid relid, const char *what);
+extern void sql_pipeline_check_column(const char *pipeline, Oid source, const char *column,
 								  const char *what, Oid type, Oid result);
-extern void check_pipeline_outputs(const char *pipeline, Oid result, const Aggregator *agg);
+extern void sql_pipeline_check_outputs(const char *pipeline, Oid result, const Aggregator *agg);
 
 #endif							/* WINDOWING_SQL_PIPELINE_H */

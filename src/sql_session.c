@@ -57,9 +57,9 @@ gap_units(bool is_ts, Datum gap)
 	int64		len;
 
 	if (is_ts)
-		return gap_length(DatumGetIntervalP(gap));
+		return spec_gap_length(DatumGetIntervalP(gap));
 	len = DatumGetInt64(gap);
-	check_gap(len);
+	spec_check_gap(len);
 	return len;
 }
 
@@ -69,10 +69,10 @@ row_window(bool is_ts, Datum ts, int64 gap)
 {
 	WmWindow	w;
 
-	check_event_time(is_ts, DatumGetInt64(ts));
+	spec_check_event_time(is_ts, DatumGetInt64(ts));
 	if (!sm_row_window(DatumGetInt64(ts), gap, &w))
-		report_out_of_range(is_ts);
-	check_window(is_ts, &w);
+		spec_report_out_of_range(is_ts);
+	spec_check_window(is_ts, &w);
 	return w;
 }
 

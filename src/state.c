@@ -495,7 +495,7 @@ state_load(Operator *op, int32 id, int64 steps)
 		return true;
 	}
 	stored = stored_begin();
-	if (execute_cached("SELECT key, window_start, window_end, fire_count, state "
+	if (plans_execute("SELECT key, window_start, window_end, fire_count, state "
 					   "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
@@ -513,7 +513,7 @@ state_load(Operator *op, int32 id, int64 steps)
 					  DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
 	}
 	SPI_freetuptable(SPI_tuptable);
-	if (execute_cached("SELECT changes FROM windowing.state_log "
+	if (plans_execute("SELECT changes FROM windowing.state_log "
 					   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
 					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");

@@ -39,7 +39,7 @@
 #include "state_store.h"
 #include "version.h"
 
-int			state_memory = 64 * 1024;	/* kB */
+int			state_store_memory = 64 * 1024;	/* kB */
 
 typedef struct StoreShared
 {
@@ -322,7 +322,7 @@ state_store_put(int32 pipeline_id, int64 version, const char *image, Size size)
 
 	if (!attach())
 		return;
-	if (pg_atomic_add_fetch_u64(&shared->bytes, size) > (uint64) state_memory * 1024)
+	if (pg_atomic_add_fetch_u64(&shared->bytes, size) > (uint64) state_store_memory * 1024)
 	{
 		pg_atomic_sub_fetch_u64(&shared->bytes, size);
 		state_store_forget(pipeline_id);

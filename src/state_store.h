@@ -7,7 +7,7 @@
 
 #include "postgres.h"
 
-extern int	state_memory;
+extern int	state_store_memory;
 
 extern void state_store_request_shmem(void);
 extern char *state_store_get(int32 pipeline_id, int64 version, Size *size);

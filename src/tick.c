@@ -71,7 +71,7 @@ query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool
 		args[0] = CStringGetTextDatum(arg1);
 	if (nargs > 1)
 		args[1] = CStringGetTextDatum(arg2);
-	if (execute_cached(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
+	if (plans_execute(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not run: %s", sql);
 	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
@@ -330,12 +330,12 @@ begin_helper(TickReader *r, const TickColumns *c, Datum tick_hi, Datum tick_lo,
 	Relation	heap;
 	Relation	index;
 
-	if (read_helper_rows <= 0 || !queue_scan_seen_by_others(r->scan))
+	if (queue_helper_min_rows <= 0 || !queue_scan_seen_by_others(r->scan))
 		return;
 	expected = queue_scan_rows_past(r->scan, after_seq);
 	if (max_rows > 0)
 		expected = Min(expected, max_rows);
-	if (expected < read_helper_rows)
+	if (expected < queue_helper_min_rows)
 		return;
 	attnos = queue_scan_value_columns(r->scan, c->inputs);
 	queue_scan_relations(r->scan, &heap, &index);

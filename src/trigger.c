@@ -28,7 +28,7 @@ event_time_on_event_time(const Operator *op, const WmWindow *w, int64 time)
 	return time == w->end - 1 ? TRIGGER_FIRE : TRIGGER_CONTINUE;
 }
 
-const WindowTrigger event_time_trigger = {
+const WindowTrigger trigger_event_time = {
 	.name = "event time",
 	.on_element = event_time_on_element,
 	.on_event_time = event_time_on_event_time,

@@ -28,6 +28,6 @@ typedef struct WindowTrigger
 									int64 time);
 } WindowTrigger;
 
-extern const WindowTrigger event_time_trigger;
+extern const WindowTrigger trigger_event_time;
 
 #endif							/* WINDOWING_TRIGGER_H */

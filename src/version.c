@@ -70,7 +70,7 @@ read_extension(void)
  * A mismatch is read again next time: the update may come in between.
  */
 void
-check_extension_version(void)
+version_check(void)
 {
 	read_extension();
 	if (version[0] != '\0' && strcmp(version, WINDOWING_VERSION) != 0)

@@ -13,7 +13,7 @@
 
 #define WINDOWING_VERSION "0.6"
 
-extern void check_extension_version(void);
+extern void version_check(void);
 extern Oid windowing_extension_oid(void);
 
 #endif							/* WINDOWING_VERSION_H */

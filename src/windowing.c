@@ -56,7 +56,7 @@ _PG_init(void)
 							"Memory a pipeline step may allocate beyond the window state it loads.",
 							"A step that reaches it commits what it has read and the next "
 							"step goes on from there; -1 means maintenance_work_mem.",
-							&step_memory,
+							&pipeline_step_memory,
 							-1, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
@@ -64,7 +64,7 @@ _PG_init(void)
 	DefineCustomIntVariable("windowing.state_memory",
 							"Shared memory for the window state of pipelines.",
 							"A pipeline whose state does not fit reads it from the heap at each step.",
-							&state_memory,
+							&state_store_memory,
 							64 * 1024, 0, MAX_KILOBYTES,
 							PGC_SIGHUP, GUC_UNIT_KB,
 							NULL, NULL, NULL);
@@ -89,7 +89,7 @@ _PG_init(void)
 							"Rows a step must expect to read for a helper process to read the queue for it.",
 							"The helper reads the queue while the step works on the rows "
 							"read so far; 0 never starts one.",
-							&read_helper_rows,
+							&queue_helper_min_rows,
 							1000000, 0, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);

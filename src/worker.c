@@ -165,7 +165,7 @@ check_version(void)
 {
 	PG_TRY();
 	{
-		check_extension_version();
+		version_check();
 	}
 	PG_CATCH();
 	{
