@@ -3,6 +3,7 @@
 MODULE_big = windowing
 OBJS = \
 	src/aggregates.o \
+	src/bgworker.o \
 	src/bulk_insert.o \
 	src/calendar.o \
 	src/catalog.o \

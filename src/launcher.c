@@ -63,6 +63,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "bgworker.h"
 #include "launcher.h"
 
 #define LAUNCHER_RESTART_S		5
@@ -188,32 +189,13 @@ launcher_request_shmem(void)
 	shmem_startup_hook = launcher_shmem_startup;
 }
 
-/*
- * A background worker of this library, connected to a database, running
- * "function" and shown as "type" (its name too, unless the caller renames
- * it).
- */
-void
-windowing_bgworker_init(BackgroundWorker *bgw, const char *function,
-						const char *type, int restart_time)
-{
-	memset(bgw, 0, sizeof(*bgw));
-	bgw->bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	bgw->bgw_start_time = BgWorkerStart_RecoveryFinished;
-	bgw->bgw_restart_time = restart_time;
-	strlcpy(bgw->bgw_library_name, "windowing", BGW_MAXLEN);
-	strlcpy(bgw->bgw_function_name, function, BGW_MAXLEN);
-	strlcpy(bgw->bgw_name, type, BGW_MAXLEN);
-	strlcpy(bgw->bgw_type, type, BGW_MAXLEN);
-}
-
 /* From _PG_init, while preloading. */
 void
 launcher_register(void)
 {
 	BackgroundWorker bgw;
 
-	windowing_bgworker_init(&bgw, "windowing_launcher_main", "windowing launcher",
+	bgworker_init(&bgw, "windowing_launcher_main", "windowing launcher",
 							LAUNCHER_RESTART_S);
 	RegisterBackgroundWorker(&bgw);
 }
@@ -670,7 +652,7 @@ register_worker(DbEntry *db, WorkerTicket ticket)
 	BackgroundWorker bgw;
 
 	/* never restarted by the postmaster: the launcher restarts it */
-	windowing_bgworker_init(&bgw, "windowing_worker_main", "windowing worker",
+	bgworker_init(&bgw, "windowing_worker_main", "windowing worker",
 							BGW_NEVER_RESTART);
 	snprintf(bgw.bgw_name, BGW_MAXLEN, "windowing worker for database \"%s\"",
 			 NameStr(db->name));

@@ -26,8 +26,6 @@ typedef enum WorkerExit
 extern PGDLLIMPORT int windowing_max_workers;
 
 extern void launcher_request_shmem(void);
-extern void windowing_bgworker_init(BackgroundWorker *bgw, const char *function,
-									const char *type, int restart_time);
 extern void launcher_register(void);
 extern bool launcher_attach_worker(void);
 extern void launcher_set_worker_exit(WorkerExit how);

@@ -40,7 +40,7 @@
 #include "storage/shm_toc.h"
 #include "utils/rel.h"
 
-#include "launcher.h"
+#include "bgworker.h"
 #include "queue_helper.h"
 #include "queue_helper_int.h"
 
@@ -126,7 +126,7 @@ queue_helper_start(Relation heap, Relation index, Datum tick_hi, Datum tick_lo,
 	if (h->seg == NULL)
 		return NULL;
 	BecomeLockGroupLeader();
-	windowing_bgworker_init(&bgw, "windowing_queue_helper_main", "windowing queue helper",
+	bgworker_init(&bgw, "windowing_queue_helper_main", "windowing queue helper",
 							BGW_NEVER_RESTART);
 	bgw.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(h->seg));
 	bgw.bgw_notify_pid = MyProcPid;
