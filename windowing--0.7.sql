@@ -1,9 +1,9 @@
 /*
- * windowing--0.6.sql: the whole extension at version 0.6, in one script.
+ * windowing--0.7.sql: the whole extension at version 0.7, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
- * then windowing--0.1--0.2.sql ... windowing--0.5--0.6.sql), object for
+ * then windowing--0.1--0.2.sql ... windowing--0.6--0.7.sql), object for
  * object, grant for grant: sql/upgrade.sql installs both ways and compares
  * them.  What the upgrade scripts do to existing data (waking workers,
  * marking old pipelines, adding triggers to existing queues) has no place
