@@ -380,7 +380,13 @@ CREATE TABLE windowing.pipeline (
     definition_stamp     text NOT NULL,
     -- a row whose aggregate inputs fail: the step fails ('stop'), or the
     -- row goes to the late table and the step goes on ('route')
-    on_error             text NOT NULL DEFAULT 'stop' CHECK (on_error IN ('stop', 'route'))
+    on_error             text NOT NULL DEFAULT 'stop' CHECK (on_error IN ('stop', 'route')),
+    -- the rest of the last error, as a late row's error holds it, and the
+    -- arrival number (windowing_seq) of the row it was found failing on
+    last_error_sqlstate  text,
+    last_error_detail    text,
+    last_error_hint      text,
+    last_error_seq       bigint
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -455,7 +461,8 @@ GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
               failures, scan_from, scan_next, scan_next_xid, owner, last_error_at,
-              max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until)
+              max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
+              last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq)
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
@@ -972,7 +979,9 @@ BEGIN
     PERFORM windowing._check_owner(name);
     PERFORM windowing._lock_pipeline(name);
     UPDATE windowing.pipeline SET state = 'running', failures = 0, last_error = NULL,
-                                  last_error_at = NULL
+                                  last_error_at = NULL, last_error_sqlstate = NULL,
+                                  last_error_detail = NULL, last_error_hint = NULL,
+                                  last_error_seq = NULL
     WHERE pipeline.name = resume_pipeline.name;
     PERFORM windowing._wake_workers();
 END
@@ -1118,13 +1127,14 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
 FROM windowing.pipeline;
 
 -- The view runs as the extension's owner and so shows every pipeline;
--- last_error quotes what PostgreSQL quotes in errors, row data included.
--- Like pg_stat_activity's query, it is shown only to roles with the
--- privileges of the pipeline's owner and to pg_read_all_stats, and is NULL
--- for others, who keep the rest of the row.  Times are shown in the time
--- column's type: watermark_time and max_event_time for timestamptz,
--- watermark_ms and max_event_ms for bigint, neither for timestamp, a local
--- time that is no instant (watermark, as text, for all three).
+-- last_error and its detail and hint quote what PostgreSQL quotes in
+-- errors, row data included.  Like pg_stat_activity's query, they are shown
+-- only to roles with the privileges of the pipeline's owner and to
+-- pg_read_all_stats, and are NULL for others, who keep the rest of the row.
+-- Times are shown in the time column's type: watermark_time and
+-- max_event_time for timestamptz, watermark_ms and max_event_ms for bigint,
+-- neither for timestamp, a local time that is no instant (watermark, as
+-- text, for all three).
 -- lag is event time: how far the watermark is behind the newest event time
 -- read, never negative (a watermark given or flushed past it is no lag).
 -- open_windows counts windows where the state is (shared memory, else the
@@ -1149,11 +1159,15 @@ SELECT p.name, p.state,
        m.bytes AS state_memory_bytes,
        CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
        p.steps, p.last_step_at, p.last_row_at, p.failures,
-       CASE WHEN pg_catalog.pg_has_role(p.owner, 'USAGE')
-                 OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
-            THEN p.last_error END AS last_error,
-       p.last_error_at
+       CASE WHEN e.shown THEN p.last_error END AS last_error,
+       p.last_error_at, p.last_error_sqlstate,
+       CASE WHEN e.shown THEN p.last_error_detail END AS last_error_detail,
+       CASE WHEN e.shown THEN p.last_error_hint END AS last_error_hint,
+       p.last_error_seq
 FROM windowing.pipeline p
+CROSS JOIN LATERAL (SELECT pg_catalog.pg_has_role(p.owner, 'USAGE')
+                           OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
+                           AS shown) e
 CROSS JOIN LATERAL (SELECT p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
                            AS is_ts,
                            p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.int8'::pg_catalog.regtype
@@ -1293,6 +1307,6 @@ COMMENT ON FUNCTION windowing.open_windows(text) IS
 COMMENT ON VIEW windowing.pipelines IS
     'definition and notification channel of every pipeline';
 COMMENT ON VIEW windowing.pipeline_stats IS
-    'progress, counters, state size and last error of every pipeline';
+    'progress, counters, state size and last error of every pipeline, with the row it failed on';
 COMMENT ON VIEW windowing.queues IS
     'every queue, what becomes of its rows, and the pipelines reading it';
