@@ -22,7 +22,16 @@ SELECT name, state, watermark_ms, lag_ms, backlog_rows, rows_consumed, windows_f
        late_routed, open_windows, state_spilled_bytes, failures, last_error
 FROM windowing.pipeline_stats WHERE name = 'device_counts';
 
-SELECT name, failures, last_error, last_error_at FROM windowing.pipeline_stats WHERE state = 'failed';
+-- (the worker records failures; here one is recorded as it would, on the
+-- second row)
+UPDATE windowing.pipeline SET state = 'failed', failures = 5,
+    last_error = 'invalid input syntax for type integer: "n/a"', last_error_sqlstate = '22P02',
+    last_error_seq = 2, last_error_at = '2026-01-01 12:00:00+00'
+WHERE name = 'device_counts';
+SELECT name, failures, last_error_sqlstate, last_error, last_error_detail, last_error_seq, last_error_at
+FROM windowing.pipeline_stats WHERE state = 'failed';
+SELECT device, ts, value FROM device_events
+WHERE windowing_seq = (SELECT last_error_seq FROM windowing.pipeline_stats WHERE name = 'device_counts');
 SELECT windowing.resume_pipeline('device_counts');
 SELECT row_data, reason, error FROM device_counts_late WHERE reason LIKE 'error:%';
 

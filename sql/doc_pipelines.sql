@@ -35,5 +35,15 @@ SELECT windowing.create_pipeline('views', 'page_views', 'ts', '{url}',
 SELECT * FROM windowing.queues WHERE queue = 'page_views'::regclass;
 SELECT windowing.drop_pipeline('views', drop_tables => true);
 
+CREATE TABLE hourly_views (url text, window_start timestamptz, window_end timestamptz,
+    window_time timestamptz, count bigint, fire_count int, is_final boolean, fired_at timestamptz,
+    reviewed boolean NOT NULL DEFAULT false);
+CREATE UNIQUE INDEX ON hourly_views (window_end, url, window_start) NULLS NOT DISTINCT;
+SELECT windowing.create_pipeline('hourly', 'page_views', 'ts', '{url}',
+    windowing.tumbling('1 hour'), result_table => 'hourly_views', start => false);
+SELECT windowing.process('hourly'), windowing.flush('hourly');
+SELECT url, window_start, count, is_final, reviewed FROM hourly_views;
+SELECT windowing.drop_pipeline('hourly', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

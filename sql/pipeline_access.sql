@@ -79,19 +79,25 @@ RESET ROLE;
 SELECT windowing.drop_pipeline('handed', drop_tables => true);
 DROP TABLE handed_q;
 
--- last_error is shown, as pg_stat_activity shows a query, to roles with
--- the privileges of the pipeline's owner and to pg_read_all_stats; to
--- others it is NULL, and the rest of the row is still there.  (The worker
--- writes it; PostgreSQL's errors quote row data.)
+-- last_error, its detail and its hint are shown, as pg_stat_activity shows
+-- a query, to roles with the privileges of the pipeline's owner and to
+-- pg_read_all_stats; to others they are NULL, and the rest of the row
+-- (the SQLSTATE and the row at fault among it) is still there.  (The
+-- worker writes them; PostgreSQL's errors quote row data.)
 UPDATE windowing.pipeline SET last_error = 'invalid input syntax for type integer: "SSN 078-05-1120"',
+    last_error_sqlstate = '22P02', last_error_detail = 'Key (note)=(SSN 078-05-1120).',
+    last_error_hint = 'SSN 078-05-1120 is no integer.', last_error_seq = 7,
     failures = 1 WHERE name = 'owned';
 INSERT INTO access_q (k, ts, note) VALUES (2, 16, '4');
 SELECT windowing.process('owned');
 SELECT (SELECT count(*) FROM windowing.window_state) > 0 AS stored,
        (SELECT count(*) FROM windowing.state_log) > 0 AS logged;
 SET ROLE windowing_reader;
-SELECT name, state, rows_consumed, failures, last_error FROM windowing.pipeline_stats ORDER BY 1;
-SELECT name FROM windowing.pipeline_stats WHERE last_error LIKE '%SSN%';
+SELECT name, state, rows_consumed, failures, last_error, last_error_sqlstate, last_error_detail,
+       last_error_hint, last_error_seq
+FROM windowing.pipeline_stats ORDER BY 1;
+SELECT name FROM windowing.pipeline_stats
+WHERE concat(last_error, last_error_detail, last_error_hint) LIKE '%SSN%';
 -- the tables behind it show others nothing
 SELECT count(*) FROM windowing.pipeline;
 SELECT count(*) FROM windowing.window_state;
@@ -106,7 +112,8 @@ SET ROLE windowing_member;
 SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
 RESET ROLE;
 SET ROLE windowing_stats;
-SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
+SELECT name, last_error, last_error_detail, last_error_hint FROM windowing.pipeline_stats
+WHERE last_error IS NOT NULL;
 RESET ROLE;
 SELECT name, last_error FROM windowing.pipeline_stats WHERE last_error IS NOT NULL;
 

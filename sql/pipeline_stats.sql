@@ -94,15 +94,20 @@ SELECT name, backlog_rows FROM windowing.pipeline_stats ORDER BY name;
 DROP TABLE stats_ticks;
 SELECT name, backlog_rows, rows_consumed FROM windowing.pipeline_stats ORDER BY name;
 
--- last_error_at is when the worker recorded last_error (tested with the
--- worker in test/t/050_step_errors.pl); resuming clears both
+-- last_error_at is when the worker recorded last_error, with its SQLSTATE,
+-- detail, hint and the row at fault (tested with the worker in
+-- test/t/050_step_errors.pl and test/t/055_on_error.pl); resuming clears
+-- them all
 UPDATE windowing.pipeline SET last_error = 'boom', last_error_at = '2026-01-01 12:00:00+00',
-    failures = 5, state = 'failed' WHERE name = 'stats_ts';
-SELECT name, state, failures, last_error, last_error_at FROM windowing.pipeline_stats
-WHERE name = 'stats_ts';
+    last_error_sqlstate = '22012', last_error_detail = 'a detail', last_error_hint = 'a hint',
+    last_error_seq = 42, failures = 5, state = 'failed' WHERE name = 'stats_ts';
+SELECT name, state, failures, last_error, last_error_at, last_error_sqlstate, last_error_detail,
+       last_error_hint, last_error_seq
+FROM windowing.pipeline_stats WHERE name = 'stats_ts';
 SELECT windowing.resume_pipeline('stats_ts');
-SELECT name, state, failures, last_error, last_error_at FROM windowing.pipeline_stats
-WHERE name = 'stats_ts';
+SELECT name, state, failures, last_error, last_error_at, last_error_sqlstate, last_error_detail,
+       last_error_hint, last_error_seq
+FROM windowing.pipeline_stats WHERE name = 'stats_ts';
 
 DROP VIEW stats;
 SELECT windowing.drop_pipeline(p, drop_tables => true)

@@ -300,26 +300,41 @@ catalog_owner_if_running(const char *name)
 }
 
 /*
- * Records a failed step's error; the pipeline is marked failed at
+ * Records a failed step's error: its message, SQLSTATE, detail and hint,
+ * as a late row's error holds them, and the arrival number of the row at
+ * fault if one is known ("row_known").  The pipeline is marked failed at
  * "max_failures" in a row.  True if it was.
  */
 bool
-catalog_record_failure(const char *name, const char *message, int max_failures)
+catalog_record_failure(const char *name, const ErrorData *edata, bool row_known,
+					   int64 row, int max_failures)
 {
-	Oid			types[3] = {TEXTOID, TEXTOID, INT4OID};
-	Datum		values[3];
+	Oid			types[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, INT4OID};
+	Datum		values[7];
+	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	const char *texts[4] = {edata->message ? edata->message : "unknown error",
+		unpack_sql_state(edata->sqlerrcode), edata->detail, edata->hint};
 
 	values[0] = CStringGetTextDatum(name);
-	values[1] = CStringGetTextDatum(message);
-	values[2] = Int32GetDatum(max_failures);
+	for (int i = 0; i < 4; i++)
+	{
+		if (texts[i] == NULL)
+			nulls[i + 1] = 'n';
+		else
+			values[i + 1] = CStringGetTextDatum(texts[i]);
+	}
+	values[5] = Int64GetDatum(row);
+	nulls[5] = row_known ? ' ' : 'n';
+	values[6] = Int32GetDatum(max_failures);
 	if (plans_execute("UPDATE windowing.pipeline"
-					   " SET last_error = $2, last_error_at = pg_catalog.now(),"
+					   " SET last_error = $2, last_error_sqlstate = $3, last_error_detail = $4,"
+					   " last_error_hint = $5, last_error_seq = $6, last_error_at = pg_catalog.now(),"
 					   " failures = failures OPERATOR(pg_catalog.+) 1,"
 					   " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
-					   " OPERATOR(pg_catalog.>=) $3 THEN 'failed' ELSE state END"
+					   " OPERATOR(pg_catalog.>=) $7 THEN 'failed' ELSE state END"
 					   " WHERE name OPERATOR(pg_catalog.=) $1"
 					   " RETURNING state OPERATOR(pg_catalog.=) 'failed' AS failed",
-					   3, types, values, NULL, false, 0)
+					   7, types, values, nulls, false, 0)
 		!= SPI_OK_UPDATE_RETURNING)
 		elog(ERROR, "could not record the failure of pipeline \"%s\"", name);
 	return SPI_processed == 1 && bool_value("failed");

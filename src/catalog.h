@@ -83,8 +83,8 @@ extern void catalog_save_progress(const PipelineDef *def,
 extern List *catalog_running_pipelines(MemoryContext cxt);
 extern List *catalog_consumed_queues(MemoryContext cxt);
 extern Oid	catalog_owner_if_running(const char *name);
-extern bool catalog_record_failure(const char *name, const char *message,
-								   int max_failures);
+extern bool catalog_record_failure(const char *name, const ErrorData *edata,
+								   bool row_known, int64 row, int max_failures);
 extern void catalog_clear_failures(const char *name);
 
 /* The reclaim of a queue's: the list of names is made in "cxt". */

@@ -837,6 +837,38 @@ step_routing_errors(Step *s, const char *name, const StepRequest *req)
 	}
 }
 
+/* The row the last failed step of pipeline_step(find_row) failed on. */
+static bool fault_found;
+static int64 fault_seq;
+
+/*
+ * A step that names the row it fails on runs in a subtransaction, as one
+ * of on_error 'route' does, so that the row is found as 'route' finds it
+ * before the error goes on.
+ */
+static void
+step_finding_failed_row(Step *s, const StepRequest *req)
+{
+	Attempt		attempt = {s, req};
+	ErrorData  *edata = in_subtransaction(attempt_step, &attempt);
+
+	if (edata == NULL)
+		return;
+	if (note_failed_row(s, edata))
+	{
+		fault_found = true;
+		fault_seq = ((FailedRow *) llast(s->failed))->seq;
+	}
+	ReThrowError(edata);
+}
+
+bool
+pipeline_failed_row(int64 *seq)
+{
+	*seq = fault_seq;
+	return fault_found;
+}
+
 /*
  * A step: consume up to max_rows rows (<= 0: no limit) for at most max_ms
  * milliseconds (<= 0: no limit) within its memory budget, then (if
@@ -844,12 +876,13 @@ step_routing_errors(Step *s, const char *name, const StepRequest *req)
  */
 static int64
 run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
-		 bool has_watermark, int64 watermark)
+		 bool has_watermark, int64 watermark, bool find_row)
 {
 	Step		s;
 	StepRequest req = {max_rows, consume_rows, has_watermark, watermark};
 
 	memset(&s, 0, sizeof(s));
+	fault_found = false;
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -863,6 +896,8 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	load_step(&s, name);
 	if (s.def.route_errors)
 		step_routing_errors(&s, name, &req);
+	else if (find_row)
+		step_finding_failed_row(&s, &req);
 	else
 		step_body(&s, &req);
 	end_as_owner(&s);
@@ -870,9 +905,9 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 }
 
 int64
-pipeline_step(const char *name, int64 max_rows, int max_ms)
+pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row)
 {
-	return run_step(name, max_rows, max_ms, true, false, 0);
+	return run_step(name, max_rows, max_ms, true, false, 0, find_row);
 }
 
 /* The type of the pipeline's time column (for the watermark overloads). */
@@ -897,7 +932,7 @@ advance_to(const char *name, int64 to, bool is_ts)
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("watermark must be finite"),
 				 errhint("Use windowing.flush() to end the input.")));
-	run_step(name, 0, 0, false, true, to);
+	run_step(name, 0, 0, false, true, to, false);
 }
 
 PG_FUNCTION_INFO_V1(windowing_process);
@@ -919,7 +954,7 @@ windowing_process(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_rows must be greater than zero")));
-	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, 0));
+	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, 0, false));
 }
 
 static Datum
@@ -980,7 +1015,7 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 Datum
 windowing_flush(PG_FUNCTION_ARGS)
 {
-	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, 0, false, true, WMK_END);
+	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, 0, false, true, WMK_END, false);
 	PG_RETURN_VOID();
 }
 

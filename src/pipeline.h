@@ -26,8 +26,15 @@ extern int	pipeline_step_memory;
  * of the pipeline's owner (a superuser, as the worker, has), and the step
  * runs as that owner.  SPI must not be connected.  Returns the rows
  * consumed.
+ *
+ * With find_row, a step of a pipeline with on_error 'stop' that fails on a
+ * row (its aggregate input or transition) first finds the row, at the cost
+ * of a subtransaction per step; pipeline_failed_row() then gives its
+ * arrival number, and false when no row is known to be at fault.  With
+ * 'route' such rows go to the late table and the step goes on.
  */
-extern int64 pipeline_step(const char *name, int64 max_rows, int max_ms);
+extern int64 pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row);
+extern bool pipeline_failed_row(int64 *seq);
 extern TimestampTz pipeline_clock(void);
 extern void pipeline_lock(const char *name);
 

@@ -213,11 +213,14 @@ running_pipelines(void)
 }
 
 static void
-record_failure(const char *name, const char *message)
+record_failure(const char *name, const ErrorData *edata)
 {
+	int64		row;
+	bool		row_known = pipeline_failed_row(&row);
+
 	begin_catalog_transaction("recording a pipeline failure");
 	SPI_connect();
-	if (catalog_record_failure(name, message, MAX_FAILURES))
+	if (catalog_record_failure(name, edata, row_known, row, MAX_FAILURES))
 		ereport(WARNING,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("pipeline \"%s\" is marked failed after %d errors in a row",
@@ -242,7 +245,7 @@ fail(const char *name)
 	edata = take_error();
 
 	if (name != NULL)
-		record_failure(name, edata->message ? edata->message : "unknown error");
+		record_failure(name, edata);
 	proc_exit(1);
 }
 
@@ -317,7 +320,7 @@ step_pipeline(const char *name)
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
 		check_owner_exists(name, owner);
-		consumed = pipeline_step(name, STEP_ROWS, worker_step_time);
+		consumed = pipeline_step(name, STEP_ROWS, worker_step_time, true);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();

@@ -25,27 +25,31 @@ windowing.poll_interval = 20ms
 });
 $node->safe_psql('postgres', 'CREATE ROLE alice');
 
-# fault => [what breaks the step, what fixes it, the error it gives]
+# fault => [what breaks the step, what fixes it, the error it gives, its
+# SQLSTATE, detail and hint, and the arrival number of the row at fault
+# (the 'n/a' row follows the first batch's 50) or none: a failure of the
+# step's writes is no row's]
 my %faults = (
 	revoked => [
 		'REVOKE INSERT ON revoked_results FROM alice',
 		'GRANT INSERT ON revoked_results TO alice',
-		'permission denied for table revoked_results'
+		'permission denied for table revoked_results', '42501', '', '', ''
 	],
 	raising => [
 		q{CREATE FUNCTION closed() RETURNS trigger LANGUAGE plpgsql
-		  AS $$ BEGIN RAISE EXCEPTION 'results are closed to %', current_user; END $$;
+		  AS $$ BEGIN RAISE EXCEPTION 'results are closed to %', current_user
+		          USING DETAIL = 'Closed for the night.', HINT = 'Drop the trigger.'; END $$;
 		  CREATE TRIGGER closed BEFORE INSERT OR UPDATE ON raising_results
 		  FOR EACH ROW EXECUTE FUNCTION closed()},
 		'DROP TRIGGER closed ON raising_results',
-		'results are closed to alice'
+		'results are closed to alice', 'P0001', 'Closed for the night.', 'Drop the trigger.', ''
 	],
 	casting => [
 		q{INSERT INTO events (k, ts, v, note) VALUES (1, 1500, 0, 'n/a');
 		  INSERT INTO truth (k, ts, v, note) VALUES (1, 1500, 0, 'n/a')},
 		q{UPDATE events SET note = '0' WHERE note = 'n/a';
 		  UPDATE truth SET note = '0' WHERE note = 'n/a'},
-		'invalid input syntax for type integer: "n/a"'
+		'invalid input syntax for type integer: "n/a"', '22P02', '', '', '51'
 	]);
 my @dbs = sort keys %faults;
 
@@ -120,8 +124,11 @@ for my $db (@dbs)
 			"SELECT state = 'failed' FROM windowing.pipeline_stats WHERE name = '$db'"),
 		"$db: the failing pipeline is marked failed");
 	is($node->safe_psql($db,
-			"SELECT rows_consumed, failures, last_error FROM windowing.pipeline_stats WHERE name = '$db'"),
-		"50|5|$faults{$db}[2]", "$db: no failed step counted a row; five failures and the error are shown");
+			"SELECT rows_consumed, failures, last_error, last_error_sqlstate, last_error_detail,
+			        last_error_hint, last_error_seq
+			 FROM windowing.pipeline_stats WHERE name = '$db'"),
+		join('|', 50, 5, @{ $faults{$db} }[2 .. 6]),
+		"$db: no failed step counted a row; five failures, the error and its row are shown");
 	# the last step that committed came before the failures
 	is($node->safe_psql($db,
 			"SELECT last_error_at > last_step_at AND last_error_at <= now() FROM windowing.pipeline_stats
@@ -163,8 +170,11 @@ for my $db (@dbs)
 	my $total = $node->safe_psql($db, 'SELECT count(*) FROM truth');
 	ok(consumed($db, $db, $total), "$db: resumed, the pipeline consumes the rest");
 	as_alice($db, "SELECT windowing.flush('$db'), windowing.flush('${db}_ok')");
-	is($node->safe_psql($db, "SELECT state, failures, last_error IS NULL, last_error_at IS NULL
-			FROM windowing.pipeline_stats WHERE name = '$db'"), 'running|0|t|t', "$db: running again, its errors cleared");
+	is($node->safe_psql($db, "SELECT state, failures, last_error IS NULL, last_error_at IS NULL,
+			last_error_sqlstate IS NULL, last_error_detail IS NULL, last_error_hint IS NULL,
+			last_error_seq IS NULL
+			FROM windowing.pipeline_stats WHERE name = '$db'"), 'running|0|t|t|t|t|t|t',
+		"$db: running again, its errors cleared");
 	is(differences($node, $db, "SELECT k, window_start, n, total, notes, fire_count FROM ${db}_results",
 			'SELECT k, windowing.tumble_start(ts, 100), count(*), sum(v), sum(note::int), 1
 			 FROM truth GROUP BY 1, 2'),

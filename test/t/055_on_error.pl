@@ -1,7 +1,8 @@
 # A pipeline with on_error 'route', run by the worker: the rows whose
 # aggregate input fails go to the late table with their error, the others
 # to their windows, and the pipeline never fails; a pipeline with 'stop'
-# on the same queue fails on the first of them, as ever.
+# on the same queue fails on the first of them, as ever, and its failure
+# names that row and holds the error as the late row does.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -50,8 +51,18 @@ ok($node->poll_query_until('postgres',
 		q{SELECT state = 'failed' FROM windowing.pipeline_stats WHERE name = 'stopped'}),
 	'the stopping pipeline fails');
 is($node->safe_psql('postgres', q{
-SELECT rows_consumed, last_error FROM windowing.pipeline_stats WHERE name = 'stopped'}),
-	'0|invalid input syntax for type integer: "n/a"', 'on the first failing row');
+SELECT rows_consumed, last_error, last_error_sqlstate, last_error_detail IS NULL,
+       last_error_hint IS NULL, last_error_seq
+FROM windowing.pipeline_stats WHERE name = 'stopped'}),
+	'0|invalid input syntax for type integer: "n/a"|22P02|t|t|10',
+	'on the first failing row, whose arrival number it records');
+# the routing pipeline's late row for that row holds the same error
+is($node->safe_psql('postgres', q{
+SELECT l.error = jsonb_build_object('sqlstate', s.last_error_sqlstate, 'message', s.last_error,
+                                    'detail', s.last_error_detail, 'hint', s.last_error_hint)
+FROM routed_late l JOIN notes n ON n.id::text = l.row_data->>'id' AND n.ts::text = l.row_data->>'ts'
+JOIN windowing.pipeline_stats s ON s.name = 'stopped' AND s.last_error_seq = n.windowing_seq}),
+	't', 'as the late row of the routing pipeline records it');
 
 $node->stop;
 done_testing();

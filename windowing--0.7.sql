@@ -1,9 +1,9 @@
 /*
- * windowing--0.6.sql: the whole extension at version 0.6, in one script.
+ * windowing--0.7.sql: the whole extension at version 0.7, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
- * then windowing--0.1--0.2.sql ... windowing--0.5--0.6.sql), object for
+ * then windowing--0.1--0.2.sql ... windowing--0.6--0.7.sql), object for
  * object, grant for grant: sql/upgrade.sql installs both ways and compares
  * them.  What the upgrade scripts do to existing data (waking workers,
  * marking old pipelines, adding triggers to existing queues) has no place
@@ -380,7 +380,13 @@ CREATE TABLE windowing.pipeline (
     definition_stamp     text NOT NULL,
     -- a row whose aggregate inputs fail: the step fails ('stop'), or the
     -- row goes to the late table and the step goes on ('route')
-    on_error             text NOT NULL DEFAULT 'stop' CHECK (on_error IN ('stop', 'route'))
+    on_error             text NOT NULL DEFAULT 'stop' CHECK (on_error IN ('stop', 'route')),
+    -- the rest of the last error, as a late row's error holds it, and the
+    -- arrival number (windowing_seq) of the row it was found failing on
+    last_error_sqlstate  text,
+    last_error_detail    text,
+    last_error_hint      text,
+    last_error_seq       bigint
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -455,7 +461,8 @@ GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
               failures, scan_from, scan_next, scan_next_xid, owner, last_error_at,
-              max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until)
+              max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
+              last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq)
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
@@ -737,6 +744,109 @@ END
 $$;
 
 
+-- create_pipeline writes into a result or late table that exists already
+-- when it is named: a table whose owner's privileges the pipeline's owner
+-- has, as for the tables create_pipeline makes (a step writes it with the
+-- owner's rights, drop_pipeline(drop_tables => true) drops it), that no
+-- other pipeline writes, with every column create_pipeline would make, of
+-- the same name and type, typmod included (a step checks its key and
+-- aggregate columns against the result table's), and no other column that
+-- a row the pipeline writes could not leave out (NOT NULL without a
+-- default).  "types" are format_type()'s, as the table's are read.
+CREATE FUNCTION windowing._check_existing_table(tbl regclass, pipeline text, what text,
+                                                columns name[], types text[], written name[])
+RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    rel       record;
+    col       record;
+    writer    text;
+    misfit    text := format('%s %s does not fit pipeline "%s"', what, tbl, pipeline);
+    make_fit  text := format('Give the table the columns of a %s that create_pipeline makes, or name a table that does not exist for create_pipeline to create.', what);
+BEGIN
+    SELECT c.relkind, c.relowner INTO rel FROM pg_class c WHERE c.oid = tbl;
+    IF rel.relkind NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION '"%" is not a table', tbl
+            USING ERRCODE = 'wrong_object_type',
+                  DETAIL = format('The %s of a pipeline must be a table.', what);
+    END IF;
+    IF NOT pg_has_role(rel.relowner, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', tbl
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = format('A pipeline writes its %s with the rights of its owner, who must have the privileges of the table''s owner, role "%s", since drop_pipeline(drop_tables => true) drops the table.',
+                                  what, pg_get_userbyid(rel.relowner)),
+                  HINT = format('Create the pipeline as a role with the privileges of role "%s".',
+                                pg_get_userbyid(rel.relowner));
+    END IF;
+    SELECT p.name INTO writer FROM windowing.pipeline p
+    WHERE tbl IN (p.result_table, p.late_table) ORDER BY p.name LIMIT 1;
+    IF writer IS NOT NULL THEN
+        RAISE EXCEPTION 'table % is already written by pipeline "%"', tbl, writer
+            USING ERRCODE = 'object_in_use',
+                  HINT = 'Name a table that no other pipeline writes.';
+    END IF;
+    SELECT u.name, u.type, format_type(a.atttypid, a.atttypmod) AS found INTO col
+    FROM unnest(columns, types) WITH ORDINALITY AS u(name, type, n)
+    LEFT JOIN pg_attribute a ON a.attrelid = tbl AND a.attname = u.name AND NOT a.attisdropped
+    WHERE a.attnum IS NULL OR format_type(a.atttypid, a.atttypmod) <> u.type
+    ORDER BY u.n LIMIT 1;
+    IF FOUND AND col.found IS NULL THEN
+        RAISE EXCEPTION '%', misfit
+            USING ERRCODE = 'undefined_column',
+                  DETAIL = format('It has no column "%s" (%s).', col.name, col.type),
+                  HINT = make_fit;
+    ELSIF FOUND THEN
+        RAISE EXCEPTION '%', misfit
+            USING ERRCODE = 'datatype_mismatch',
+                  DETAIL = format('Column "%s" is %s, and the pipeline writes %s.', col.name, col.found, col.type),
+                  HINT = make_fit;
+    END IF;
+    SELECT a.attname AS name INTO col FROM pg_attribute a
+    WHERE a.attrelid = tbl AND a.attnum > 0 AND NOT a.attisdropped AND a.attnotnull
+      AND NOT a.atthasdef AND a.attidentity = '' AND a.attname <> ALL (written)
+    ORDER BY a.attnum LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '%', misfit
+            USING ERRCODE = 'invalid_table_definition',
+                  DETAIL = format('Column "%s" is NOT NULL without a default, and the pipeline does not write it.', col.name),
+                  HINT = make_fit;
+    END IF;
+END
+$$;
+
+-- A step upserts a window's result row with INSERT ... ON CONFLICT on its
+-- key columns and bounds: an existing upsert result table must have a
+-- unique index on exactly those columns that ON CONFLICT can use (valid,
+-- not partial, not deferrable) and that keeps one row for NULL keys (NULLS
+-- NOT DISTINCT, where there are key columns).  create_pipeline does not
+-- build it on a table it did not make: that is the table owner's call.
+CREATE FUNCTION windowing._check_upsert_index(tbl regclass, key_columns name[]) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    wanted name[] := ARRAY(SELECT c FROM unnest(key_columns || '{window_start, window_end}'::name[]) c
+                           ORDER BY c);
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_index i
+                   WHERE i.indrelid = tbl AND i.indisunique AND i.indisvalid AND i.indimmediate
+                     AND i.indpred IS NULL AND i.indexprs IS NULL
+                     AND (i.indnullsnotdistinct OR cardinality(key_columns) = 0)
+                     AND ARRAY(SELECT a.attname FROM pg_attribute a
+                               WHERE a.attrelid = tbl
+                                 AND a.attnum = ANY ((i.indkey::int2[])[0:i.indnkeyatts - 1])
+                               ORDER BY a.attname) = wanted
+                     AND i.indnkeyatts = cardinality(wanted)) THEN
+        RAISE EXCEPTION 'result table % has no unique index on the pipeline''s keys and window bounds', tbl
+            USING ERRCODE = 'invalid_table_definition',
+                  DETAIL = 'An upsert pipeline updates the row of a window that fires again by its key columns, window_start and window_end: that takes a unique index on exactly those columns, neither partial nor deferrable, NULLS NOT DISTINCT where there are key columns.',
+                  HINT = format('Create it: CREATE UNIQUE INDEX ON %s (window_end, %swindow_start) NULLS NOT DISTINCT;',
+                                tbl, (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c));
+    END IF;
+END
+$$;
+
+
 /* ---- 5. Creating, running and managing pipelines ------------------------- */
 
 -- create_queue: a new table for producers to insert into and pipelines to
@@ -805,8 +915,17 @@ DECLARE
     wtype     text;
     res_name  text := coalesce(result_table, name || '_results');
     late_name text := coalesce(late_table, name || '_late');
+    res_rel   regclass;
+    late_rel  regclass;
+    -- the type of the windows a late row missed
+    late_win  text;
     cols      text := '';
     keys      text := '';
+    -- the result table's columns, as format_type() names their types
+    agg_names name[] := '{}';
+    agg_types text[] := '{}';
+    key_types text[] := '{}';
+    res_cols  name[];
     k         name;
     a         record;
 BEGIN
@@ -863,11 +982,16 @@ BEGIN
     END IF;
     FOR a IN SELECT * FROM windowing._describe(source, time_column, key_columns, assigner, aggregates) LOOP
         cols := cols || format('%I %s, ', a.column_name, a.column_type);
+        agg_names := agg_names || a.column_name::name;
+        agg_types := agg_types || format_type(a.column_type::regtype, -1);
     END LOOP;
     -- no time column: processing time, the clock of the step reading a row
     ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
+    late_win := CASE ttype WHEN 'bigint' THEN 'windowing.bigint_window'
+                           WHEN 'timestamp without time zone' THEN 'windowing.timestamp_window'
+                           ELSE 'windowing.time_window' END;
     -- the clock is an instant, and a timestamp column's zone is unknown
     IF idle_timeout IS NOT NULL AND ttype = 'timestamp without time zone' THEN
         RAISE EXCEPTION 'idle_timeout needs a timestamptz or bigint time column'
@@ -876,6 +1000,7 @@ BEGIN
     END IF;
     FOREACH k IN ARRAY key_columns LOOP
         keys := keys || format('%I %s, ', k, windowing._column_type(source, k));
+        key_types := key_types || windowing._column_type(source, k);
     END LOOP;
 
     -- a table becomes a queue by its owner's explicit choice only
@@ -895,28 +1020,50 @@ BEGIN
                   HINT = 'Change it with windowing.alter_queue().';
     END IF;
 
-    EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
-                   'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
-                   'fired_at timestamptz NOT NULL%s)%s',
-                   nsp, res_name, keys, wtype, wtype, wtype, cols,
-                   -- in the order windows fire, so the index grows at its right edge
-                   CASE WHEN emit = 'upsert' THEN
-                       format(', UNIQUE NULLS NOT DISTINCT (window_end, %s window_start)',
-                              (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c))
-                   ELSE '' END,
-                   -- re-fires update rows in place: room on the page for the
-                   -- new version makes the update HOT, pruned without vacuum
-                   CASE WHEN emit = 'upsert' AND allowed_lateness <> '0' THEN
-                       ' WITH (fillfactor = 50)'
-                   ELSE '' END);
-    IF late_name <> '' THEN
+    -- a table named by result_table or late_table may exist already
+    IF result_table IS NOT NULL THEN
+        res_rel := to_regclass(format('%I.%I', nsp, result_table));
+    END IF;
+    IF late_table <> '' THEN
+        late_rel := to_regclass(format('%I.%I', nsp, late_table));
+    END IF;
+    IF res_rel IS NULL THEN
+        EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
+                       'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
+                       'fired_at timestamptz NOT NULL%s)%s',
+                       nsp, res_name, keys, wtype, wtype, wtype, cols,
+                       -- in the order windows fire, so the index grows at its right edge
+                       CASE WHEN emit = 'upsert' THEN
+                           format(', UNIQUE NULLS NOT DISTINCT (window_end, %s window_start)',
+                                  (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c))
+                       ELSE '' END,
+                       -- re-fires update rows in place: room on the page for the
+                       -- new version makes the update HOT, pruned without vacuum
+                       CASE WHEN emit = 'upsert' AND allowed_lateness <> '0' THEN
+                           ' WITH (fillfactor = 50)'
+                       ELSE '' END);
+    ELSE
+        res_cols := key_columns || '{window_start, window_end, window_time}'::name[] || agg_names
+                    || '{fire_count, is_final, fired_at}'::name[];
+        PERFORM windowing._check_existing_table(res_rel, name, 'result table', res_cols,
+            key_types || array_fill(format_type(wtype::regtype, -1), ARRAY[3]) || agg_types
+            || '{integer, boolean, timestamp with time zone}'::text[], res_cols);
+        IF emit = 'upsert' THEN
+            PERFORM windowing._check_upsert_index(res_rel, key_columns);
+        END IF;
+    END IF;
+    IF late_name <> '' AND late_rel IS NULL THEN
         EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
-                       'event_time %s, watermark %s, reason text NOT NULL, missed_windows windowing.%s[], '
+                       'event_time %s, watermark %s, reason text NOT NULL, missed_windows %s[], '
                        'row_data jsonb NOT NULL, error jsonb)',
-                       nsp, late_name, ttype, ttype,
-                       CASE ttype WHEN 'bigint' THEN 'bigint_window'
-                                  WHEN 'timestamp without time zone' THEN 'timestamp_window'
-                                  ELSE 'time_window' END);
+                       nsp, late_name, ttype, ttype, late_win);
+    ELSIF late_name <> '' THEN
+        -- a step leaves routed_at to its default
+        PERFORM windowing._check_existing_table(late_rel, name, 'late table',
+            '{routed_at, event_time, watermark, reason, missed_windows, row_data, error}',
+            ARRAY['timestamp with time zone', format_type(ttype::regtype, -1), format_type(ttype::regtype, -1),
+                  'text', format_type((late_win || '[]')::regtype, -1), 'jsonb', 'jsonb'],
+            '{event_time, watermark, reason, missed_windows, row_data, error}');
     END IF;
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
@@ -972,7 +1119,9 @@ BEGIN
     PERFORM windowing._check_owner(name);
     PERFORM windowing._lock_pipeline(name);
     UPDATE windowing.pipeline SET state = 'running', failures = 0, last_error = NULL,
-                                  last_error_at = NULL
+                                  last_error_at = NULL, last_error_sqlstate = NULL,
+                                  last_error_detail = NULL, last_error_hint = NULL,
+                                  last_error_seq = NULL
     WHERE pipeline.name = resume_pipeline.name;
     PERFORM windowing._wake_workers();
 END
@@ -1118,13 +1267,14 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
 FROM windowing.pipeline;
 
 -- The view runs as the extension's owner and so shows every pipeline;
--- last_error quotes what PostgreSQL quotes in errors, row data included.
--- Like pg_stat_activity's query, it is shown only to roles with the
--- privileges of the pipeline's owner and to pg_read_all_stats, and is NULL
--- for others, who keep the rest of the row.  Times are shown in the time
--- column's type: watermark_time and max_event_time for timestamptz,
--- watermark_ms and max_event_ms for bigint, neither for timestamp, a local
--- time that is no instant (watermark, as text, for all three).
+-- last_error and its detail and hint quote what PostgreSQL quotes in
+-- errors, row data included.  Like pg_stat_activity's query, they are shown
+-- only to roles with the privileges of the pipeline's owner and to
+-- pg_read_all_stats, and are NULL for others, who keep the rest of the row.
+-- Times are shown in the time column's type: watermark_time and
+-- max_event_time for timestamptz, watermark_ms and max_event_ms for bigint,
+-- neither for timestamp, a local time that is no instant (watermark, as
+-- text, for all three).
 -- lag is event time: how far the watermark is behind the newest event time
 -- read, never negative (a watermark given or flushed past it is no lag).
 -- open_windows counts windows where the state is (shared memory, else the
@@ -1149,11 +1299,15 @@ SELECT p.name, p.state,
        m.bytes AS state_memory_bytes,
        CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
        p.steps, p.last_step_at, p.last_row_at, p.failures,
-       CASE WHEN pg_catalog.pg_has_role(p.owner, 'USAGE')
-                 OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
-            THEN p.last_error END AS last_error,
-       p.last_error_at
+       CASE WHEN e.shown THEN p.last_error END AS last_error,
+       p.last_error_at, p.last_error_sqlstate,
+       CASE WHEN e.shown THEN p.last_error_detail END AS last_error_detail,
+       CASE WHEN e.shown THEN p.last_error_hint END AS last_error_hint,
+       p.last_error_seq
 FROM windowing.pipeline p
+CROSS JOIN LATERAL (SELECT pg_catalog.pg_has_role(p.owner, 'USAGE')
+                           OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
+                           AS shown) e
 CROSS JOIN LATERAL (SELECT p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
                            AS is_ts,
                            p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.int8'::pg_catalog.regtype
@@ -1293,6 +1447,6 @@ COMMENT ON FUNCTION windowing.open_windows(text) IS
 COMMENT ON VIEW windowing.pipelines IS
     'definition and notification channel of every pipeline';
 COMMENT ON VIEW windowing.pipeline_stats IS
-    'progress, counters, state size and last error of every pipeline';
+    'progress, counters, state size and last error of every pipeline, with the row it failed on';
 COMMENT ON VIEW windowing.queues IS
     'every queue, what becomes of its rows, and the pipelines reading it';
