@@ -236,7 +236,7 @@ record_failure(const char *name, const ErrorData *edata)
  * after a back-off.  Carrying on could count a batch that never committed.
  */
 static void pg_attribute_noreturn()
-fail(const char *name)
+exit_after_failure(const char *name)
 {
 	ErrorData  *edata;
 
@@ -325,7 +325,7 @@ step_pipeline(const char *name)
 	}
 	PG_CATCH();
 	{
-		fail(name);
+		exit_after_failure(name);
 	}
 	PG_END_TRY();
 
@@ -375,7 +375,7 @@ reclaim_queues(void)
 		}
 		PG_CATCH();
 		{
-			fail(stepping);
+			exit_after_failure(stepping);
 		}
 		PG_END_TRY();
 		commit_transaction();
