@@ -15,6 +15,12 @@
  * the same names and types; other columns nullable or with a default; for
  * upsert, a unique index on the keys and window bounds; an owner whose
  * privileges the caller has) and refuses it, saying why, otherwise.
+ *
+ * Triggers: create_pipeline(trigger => 'early every <interval>') fires
+ * windows before the watermark reaches their end as well; the window's
+ * timer is kept with its state, and the result table has a pane column.
+ * create_pipeline and alter_pipeline get a trigger argument (so both are
+ * dropped and made again), and windowing.pipelines a trigger column.
  */
 \echo Use "ALTER EXTENSION windowing UPDATE" to load this file. \quit
 
@@ -199,7 +205,22 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION windowing.create_pipeline(
+-- Triggers: 'early every <interval>' fires windows before the watermark
+-- reaches their end, and their result tables say which pane each firing
+-- was.  create_pipeline and alter_pipeline take a trigger.
+ALTER TABLE windowing.pipeline ADD COLUMN "trigger" text;
+GRANT INSERT ("trigger"), UPDATE ("trigger") ON windowing.pipeline TO PUBLIC;
+
+-- Checks a trigger for an assigner and a time type; true if it fires early.
+CREATE FUNCTION windowing._check_trigger("trigger" text, assigner windowing.assigner, time_type regtype)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_check_trigger'
+LANGUAGE C STABLE;
+
+DROP FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
+                                       interval, interval, name, name, text, boolean, interval,
+                                       text, text);
+CREATE FUNCTION windowing.create_pipeline(
     name                 text,
     source               regclass,
     time_column          name,
@@ -214,7 +235,8 @@ CREATE OR REPLACE FUNCTION windowing.create_pipeline(
     start                boolean  DEFAULT true,
     idle_timeout         interval DEFAULT NULL,
     retention            text     DEFAULT NULL,
-    on_error             text     DEFAULT 'stop')
+    on_error             text     DEFAULT 'stop',
+    "trigger"            text     DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -240,6 +262,7 @@ DECLARE
     res_cols  name[];
     k         name;
     a         record;
+    early     boolean;
 BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
@@ -299,6 +322,8 @@ BEGIN
     END LOOP;
     -- no time column: processing time, the clock of the step reading a row
     ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
+    -- a trigger that fires early makes results say which pane each row is
+    early := windowing._check_trigger("trigger", assigner, ttype::regtype);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     late_win := CASE ttype WHEN 'bigint' THEN 'windowing.bigint_window'
@@ -342,8 +367,9 @@ BEGIN
     IF res_rel IS NULL THEN
         EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
                        'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
-                       'fired_at timestamptz NOT NULL%s)%s',
+                       '%sfired_at timestamptz NOT NULL%s)%s',
                        nsp, res_name, keys, wtype, wtype, wtype, cols,
+                       CASE WHEN early THEN 'pane text NOT NULL, ' ELSE '' END,
                        -- in the order windows fire, so the index grows at its right edge
                        CASE WHEN emit = 'upsert' THEN
                            format(', UNIQUE NULLS NOT DISTINCT (window_end, %s window_start)',
@@ -351,15 +377,17 @@ BEGIN
                        ELSE '' END,
                        -- re-fires update rows in place: room on the page for the
                        -- new version makes the update HOT, pruned without vacuum
-                       CASE WHEN emit = 'upsert' AND allowed_lateness <> '0' THEN
+                       CASE WHEN emit = 'upsert' AND (allowed_lateness <> '0' OR early) THEN
                            ' WITH (fillfactor = 50)'
                        ELSE '' END);
     ELSE
         res_cols := key_columns || '{window_start, window_end, window_time}'::name[] || agg_names
-                    || '{fire_count, is_final, fired_at}'::name[];
+                    || CASE WHEN early THEN '{fire_count, is_final, pane, fired_at}'
+                            ELSE '{fire_count, is_final, fired_at}' END::name[];
         PERFORM windowing._check_existing_table(res_rel, name, 'result table', res_cols,
             key_types || array_fill(format_type(wtype::regtype, -1), ARRAY[3]) || agg_types
-            || '{integer, boolean, timestamp with time zone}'::text[], res_cols);
+            || CASE WHEN early THEN '{integer, boolean, text, timestamp with time zone}'
+                    ELSE '{integer, boolean, timestamp with time zone}' END::text[], res_cols);
         IF emit = 'upsert' THEN
             PERFORM windowing._check_upsert_index(res_rel, key_columns);
         END IF;
@@ -380,12 +408,13 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error)
+        emit, state, idle_timeout, on_error, "trigger")
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness,
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
-        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error)
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
+        CASE WHEN early THEN "trigger" END)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -393,3 +422,104 @@ BEGIN
     RETURN new_id;
 END
 $$;
+
+DROP FUNCTION windowing.alter_pipeline(text, interval, interval, interval, boolean, name, name[],
+                                      windowing.assigner, text, text);
+CREATE FUNCTION windowing.alter_pipeline(
+    name                 text,
+    max_out_of_orderness interval DEFAULT NULL,
+    allowed_lateness     interval DEFAULT NULL,
+    idle_timeout         interval DEFAULT NULL,
+    no_idle_timeout      boolean  DEFAULT false,
+    time_column          name     DEFAULT NULL,
+    key_columns          name[]   DEFAULT NULL,
+    assigner             windowing.assigner DEFAULT NULL,
+    aggregates           text     DEFAULT NULL,
+    emit                 text     DEFAULT NULL,
+    "trigger"            text     DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p        windowing.pipeline;
+    lateness interval;
+    fixed    text;
+    cleaned  numeric;
+    early    boolean;
+BEGIN
+    PERFORM windowing._check_owner(name);
+    IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
+        RAISE EXCEPTION 'no_idle_timeout must be true or false, and false when idle_timeout is given'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    PERFORM windowing._lock_pipeline(name);
+    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = alter_pipeline.name;
+    fixed := CASE WHEN time_column <> p.time_column OR (time_column IS NOT NULL AND p.time_column IS NULL)
+                  THEN 'time column'
+                  WHEN key_columns <> p.key_columns THEN 'key columns'
+                  WHEN assigner <> p.assigner THEN 'assigner'
+                  WHEN aggregates <> p.aggregates THEN 'aggregates'
+                  WHEN emit <> p.emit THEN 'emit mode' END;
+    IF fixed IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot change the % of pipeline "%"', fixed, name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Its window state and result table are made for the time column, key columns, assigner, aggregates and emit mode it was created with.',
+                  HINT = 'Create a new pipeline beside it, or drop it and create it again.';
+    END IF;
+    -- from one early interval to another: the windows' timers carry on
+    early := windowing._check_trigger("trigger", p.assigner, p.time_type);
+    IF "trigger" IS NOT NULL AND early <> (p."trigger" IS NOT NULL) THEN
+        RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A trigger that fires early keeps a timer with each window''s state, and its result table has a pane column.',
+                  HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
+    END IF;
+    lateness := coalesce(allowed_lateness, p.allowed_lateness);
+    IF lateness < p.allowed_lateness THEN
+        RAISE EXCEPTION 'cannot lower the allowed lateness of pipeline "%"', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = format('Windows fired and kept alive for %s more would end without their final result.',
+                                  p.allowed_lateness),
+                  HINT = 'Create a new pipeline beside it with the lower lateness, then drop this one.';
+    END IF;
+    -- the windows cleaned up by now: their last instant plus the old lateness is at the watermark
+    IF lateness > p.allowed_lateness AND p.watermark IS NOT NULL THEN
+        cleaned := p.watermark - trunc(extract(epoch FROM p.allowed_lateness) * 1000000
+                   / CASE WHEN p.time_type = 'bigint'::regtype THEN 1000 ELSE 1 END);
+        p.cleaned_until := greatest(p.cleaned_until, greatest(cleaned, -9223372036854775808)::bigint);
+    END IF;
+    UPDATE windowing.pipeline
+    SET max_out_of_orderness = coalesce(alter_pipeline.max_out_of_orderness, p.max_out_of_orderness),
+        allowed_lateness = lateness,
+        idle_timeout = CASE WHEN no_idle_timeout THEN NULL
+                            ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
+        cleaned_until = p.cleaned_until,
+        "trigger" = CASE WHEN alter_pipeline."trigger" IS NULL THEN p."trigger"
+                         WHEN early THEN alter_pipeline."trigger" END
+    WHERE id = p.id;
+    -- as create_pipeline makes them: room for re-fires' updates once windows outlive their firing
+    IF p.emit = 'upsert' AND p.allowed_lateness = '0' AND lateness > '0'
+       AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
+        EXECUTE format('ALTER TABLE %s SET (fillfactor = 50)', p.result_table);
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE VIEW windowing.pipelines AS
+SELECT name, owner, state, source, time_column, key_columns, assigner, aggregates,
+       max_out_of_orderness, allowed_lateness, result_table, late_table, emit,
+       'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at,
+       windowing.describe(assigner) AS assigner_text,
+       coalesce("trigger", 'event time') AS "trigger"
+FROM windowing.pipeline;
+
+COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
+                                              interval, interval, name, name, text, boolean, interval,
+                                              text, text, text) IS
+    'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
+COMMENT ON FUNCTION windowing.alter_pipeline(text, interval, interval, interval, boolean, name, name[],
+                                             windowing.assigner, text, text, text) IS
+    'change a pipeline''s out-of-orderness, allowed lateness, idle timeout or early firing interval, from its next step';

@@ -386,7 +386,10 @@ CREATE TABLE windowing.pipeline (
     last_error_sqlstate  text,
     last_error_detail    text,
     last_error_hint      text,
-    last_error_seq       bigint
+    last_error_seq       bigint,
+    -- when windows fire: NULL for 'event time', else the trigger as given
+    -- ('early every <interval>')
+    "trigger"            text
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -456,13 +459,13 @@ CREATE POLICY own_tables ON windowing.pipeline AS RESTRICTIVE FOR INSERT
 GRANT SELECT, DELETE ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner, aggregates,
               max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
-              idle_timeout, on_error)
+              idle_timeout, on_error, "trigger")
     ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
               failures, scan_from, scan_next, scan_next_xid, owner, last_error_at,
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
-              last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq)
+              last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger")
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
@@ -524,6 +527,12 @@ CREATE FUNCTION windowing._describe(source regclass, time_column name, key_colum
 RETURNS TABLE (column_name text, column_type text)
 AS 'MODULE_PATHNAME', 'windowing_describe'
 LANGUAGE C;
+
+-- Checks a trigger for an assigner and a time type; true if it fires early.
+CREATE FUNCTION windowing._check_trigger("trigger" text, assigner windowing.assigner, time_type regtype)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_check_trigger'
+LANGUAGE C STABLE;
 
 -- A column's type as DDL, with its typmod.
 CREATE FUNCTION windowing._column_type(rel regclass, col name) RETURNS text
@@ -902,7 +911,8 @@ CREATE FUNCTION windowing.create_pipeline(
     start                boolean  DEFAULT true,
     idle_timeout         interval DEFAULT NULL,
     retention            text     DEFAULT NULL,
-    on_error             text     DEFAULT 'stop')
+    on_error             text     DEFAULT 'stop',
+    "trigger"            text     DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -928,6 +938,7 @@ DECLARE
     res_cols  name[];
     k         name;
     a         record;
+    early     boolean;
 BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
@@ -987,6 +998,8 @@ BEGIN
     END LOOP;
     -- no time column: processing time, the clock of the step reading a row
     ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
+    -- a trigger that fires early makes results say which pane each row is
+    early := windowing._check_trigger("trigger", assigner, ttype::regtype);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     late_win := CASE ttype WHEN 'bigint' THEN 'windowing.bigint_window'
@@ -1030,8 +1043,9 @@ BEGIN
     IF res_rel IS NULL THEN
         EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
                        'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
-                       'fired_at timestamptz NOT NULL%s)%s',
+                       '%sfired_at timestamptz NOT NULL%s)%s',
                        nsp, res_name, keys, wtype, wtype, wtype, cols,
+                       CASE WHEN early THEN 'pane text NOT NULL, ' ELSE '' END,
                        -- in the order windows fire, so the index grows at its right edge
                        CASE WHEN emit = 'upsert' THEN
                            format(', UNIQUE NULLS NOT DISTINCT (window_end, %s window_start)',
@@ -1039,15 +1053,17 @@ BEGIN
                        ELSE '' END,
                        -- re-fires update rows in place: room on the page for the
                        -- new version makes the update HOT, pruned without vacuum
-                       CASE WHEN emit = 'upsert' AND allowed_lateness <> '0' THEN
+                       CASE WHEN emit = 'upsert' AND (allowed_lateness <> '0' OR early) THEN
                            ' WITH (fillfactor = 50)'
                        ELSE '' END);
     ELSE
         res_cols := key_columns || '{window_start, window_end, window_time}'::name[] || agg_names
-                    || '{fire_count, is_final, fired_at}'::name[];
+                    || CASE WHEN early THEN '{fire_count, is_final, pane, fired_at}'
+                            ELSE '{fire_count, is_final, fired_at}' END::name[];
         PERFORM windowing._check_existing_table(res_rel, name, 'result table', res_cols,
             key_types || array_fill(format_type(wtype::regtype, -1), ARRAY[3]) || agg_types
-            || '{integer, boolean, timestamp with time zone}'::text[], res_cols);
+            || CASE WHEN early THEN '{integer, boolean, text, timestamp with time zone}'
+                    ELSE '{integer, boolean, timestamp with time zone}' END::text[], res_cols);
         IF emit = 'upsert' THEN
             PERFORM windowing._check_upsert_index(res_rel, key_columns);
         END IF;
@@ -1068,12 +1084,13 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error)
+        emit, state, idle_timeout, on_error, "trigger")
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness,
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
-        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error)
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
+        CASE WHEN early THEN "trigger" END)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -1171,7 +1188,8 @@ CREATE FUNCTION windowing.alter_pipeline(
     key_columns          name[]   DEFAULT NULL,
     assigner             windowing.assigner DEFAULT NULL,
     aggregates           text     DEFAULT NULL,
-    emit                 text     DEFAULT NULL)
+    emit                 text     DEFAULT NULL,
+    "trigger"            text     DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1180,6 +1198,7 @@ DECLARE
     lateness interval;
     fixed    text;
     cleaned  numeric;
+    early    boolean;
 BEGIN
     PERFORM windowing._check_owner(name);
     IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
@@ -1203,6 +1222,14 @@ BEGIN
                   DETAIL = 'Its window state and result table are made for the time column, key columns, assigner, aggregates and emit mode it was created with.',
                   HINT = 'Create a new pipeline beside it, or drop it and create it again.';
     END IF;
+    -- from one early interval to another: the windows' timers carry on
+    early := windowing._check_trigger("trigger", p.assigner, p.time_type);
+    IF "trigger" IS NOT NULL AND early <> (p."trigger" IS NOT NULL) THEN
+        RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A trigger that fires early keeps a timer with each window''s state, and its result table has a pane column.',
+                  HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
+    END IF;
     lateness := coalesce(allowed_lateness, p.allowed_lateness);
     IF lateness < p.allowed_lateness THEN
         RAISE EXCEPTION 'cannot lower the allowed lateness of pipeline "%"', name
@@ -1222,7 +1249,9 @@ BEGIN
         allowed_lateness = lateness,
         idle_timeout = CASE WHEN no_idle_timeout THEN NULL
                             ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
-        cleaned_until = p.cleaned_until
+        cleaned_until = p.cleaned_until,
+        "trigger" = CASE WHEN alter_pipeline."trigger" IS NULL THEN p."trigger"
+                         WHEN early THEN alter_pipeline."trigger" END
     WHERE id = p.id;
     -- as create_pipeline makes them: room for re-fires' updates once windows outlive their firing
     IF p.emit = 'upsert' AND p.allowed_lateness = '0' AND lateness > '0'
@@ -1263,7 +1292,8 @@ CREATE VIEW windowing.pipelines AS
 SELECT name, owner, state, source, time_column, key_columns, assigner, aggregates,
        max_out_of_orderness, allowed_lateness, result_table, late_table, emit,
        'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at,
-       windowing.describe(assigner) AS assigner_text
+       windowing.describe(assigner) AS assigner_text,
+       coalesce("trigger", 'event time') AS "trigger"
 FROM windowing.pipeline;
 
 -- The view runs as the extension's owner and so shows every pipeline;
@@ -1416,7 +1446,7 @@ COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
     'make a table a queue, or change whether its rows are deleted once read';
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text) IS
+                                              text, text, text) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
     'drop a pipeline, and optionally its result and late tables';
@@ -1427,8 +1457,8 @@ COMMENT ON FUNCTION windowing.resume_pipeline(text) IS
 COMMENT ON FUNCTION windowing.alter_pipeline_owner(text, regrole) IS
     'give a pipeline to another role';
 COMMENT ON FUNCTION windowing.alter_pipeline(text, interval, interval, interval, boolean, name, name[],
-                                             windowing.assigner, text, text) IS
-    'change a pipeline''s out-of-orderness, allowed lateness or idle timeout, from its next step';
+                                             windowing.assigner, text, text, text) IS
+    'change a pipeline''s out-of-orderness, allowed lateness, idle timeout or early firing interval, from its next step';
 COMMENT ON FUNCTION windowing.process(text, bigint) IS
     'run one step of a pipeline now, in this transaction; returns the rows consumed';
 COMMENT ON FUNCTION windowing.advance_watermark(text, timestamptz) IS

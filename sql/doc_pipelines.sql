@@ -45,5 +45,15 @@ SELECT windowing.process('hourly'), windowing.flush('hourly');
 SELECT url, window_start, count, is_final, reviewed FROM hourly_views;
 SELECT windowing.drop_pipeline('hourly', drop_tables => true);
 
+CREATE TABLE views (page text, ts timestamptz);
+SELECT windowing.create_pipeline('pageviews', 'views', 'ts', '{page}',
+    windowing.tumbling('1 hour'), 'count(*) AS views',
+    trigger => 'early every 1 minute', retention => 'consume');
+INSERT INTO views VALUES ('/', '2026-01-01 12:00:10+00'), ('/', '2026-01-01 12:01:30+00'),
+                         ('/', '2026-01-01 13:00:00+00');
+SELECT windowing.process('pageviews');
+SELECT page, window_start, views, fire_count, is_final, pane FROM pageviews_results;
+SELECT windowing.drop_pipeline('pageviews', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

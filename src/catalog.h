@@ -40,6 +40,7 @@ typedef struct PipelineDef
 	bool		intact;			/* the definition is the one it was created
 								 * with (definition_stamp) */
 	bool		route_errors;	/* on_error 'route': failing rows to the late table */
+	char	   *trigger;		/* NULL: the default, 'event time' */
 } PipelineDef;
 
 /*

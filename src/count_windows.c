@@ -74,7 +74,7 @@ fire_count_window(Operator *op, KeyEntries *sk, int64 rows)
 		w->states = last->states;	/* one pane: the window is the pane */
 	else
 		(void) slices_combine(op, sk, first, last->k.start + 1, w->states);
-	op_fire(op, w);
+	op_fire(op, w, PANE_ON_TIME);
 	((Firing *) llast(op->firings))->is_final = true;
 	((Firing *) llast(op->firings))->may_fire_again = false;
 }
@@ -157,6 +157,15 @@ flush_count_windows(Operator *op)
 	}
 }
 
+/*
+ * open_windows(): panes are parts of windows, not windows, and a key's
+ * window being filled is not listed.
+ */
+static void
+count_open_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
+{
+}
+
 /* Panes of gcd(size, slide) rows. */
 static void
 count_init(Operator *op)
@@ -174,5 +183,5 @@ const OpKind count_window_kind = {
 	.on_watermark = op_run_timers,
 	.at_end = flush_count_windows,
 	.load = op_key_track,
-	.open_windows = op_open_entries,
+	.open_windows = count_open_windows,
 };

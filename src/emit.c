@@ -36,14 +36,17 @@ append_key_list(StringInfo sql, const KeyColumns *k, const char *prefix)
 
 /*
  * The result columns a step writes, in order: the keys, the window's
- * bounds and time, the aggregates, fire_count, is_final and fired_at.
- * firing_row fills all but the last.
+ * bounds and time, the aggregates, fire_count, is_final, pane (with a
+ * trigger that fires early) and fired_at.  firing_row fills all but the
+ * last.
  */
 static int
 result_ncols(const EmitTarget *t)
 {
-	return t->keys->n + 3 + t->agg->naggs + 3;
+	return t->keys->n + 3 + t->agg->naggs + 3 + (t->panes ? 1 : 0);
 }
+
+static const char *const pane_names[] = {"on_time", "early", "late"};
 
 static void
 result_columns(const EmitTarget *t, const char **names, Oid *types)
@@ -70,6 +73,11 @@ result_columns(const EmitTarget *t, const char **names, Oid *types)
 	types[c++] = INT4OID;
 	names[c] = "is_final";
 	types[c++] = BOOLOID;
+	if (t->panes)
+	{
+		names[c] = "pane";
+		types[c++] = TEXTOID;
+	}
 	names[c] = "fired_at";
 	types[c] = TIMESTAMPTZOID;
 }
@@ -107,7 +115,10 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 		for (int i = 0; i < t->agg->naggs; i++)
 			appendStringInfo(&sql, "%s = excluded.%s, ", quote_identifier(t->agg->aggs[i].name),
 							 quote_identifier(t->agg->aggs[i].name));
-		appendStringInfoString(&sql, "fire_count = excluded.fire_count, is_final = excluded.is_final, fired_at = excluded.fired_at");
+		appendStringInfoString(&sql, "fire_count = excluded.fire_count, is_final = excluded.is_final, ");
+		if (t->panes)
+			appendStringInfoString(&sql, "pane = excluded.pane, ");
+		appendStringInfoString(&sql, "fired_at = excluded.fired_at");
 	}
 	return plans_prepare(sql.data, nargs, types);
 }
@@ -175,7 +186,9 @@ firing_row(const EmitTarget *t, const Firing *f, Datum *values, bool *nulls)
 		nulls[i] = f->nulls[a];
 	}
 	values[i++] = Int32GetDatum(f->fire_count);
-	values[i] = BoolGetDatum(f->is_final);
+	values[i++] = BoolGetDatum(f->is_final);
+	if (t->panes)
+		values[i] = CStringGetTextDatum(pane_names[f->pane]);
 }
 
 /*

@@ -23,6 +23,7 @@ typedef struct EmitTarget
 	char	   *late_table;		/* NULL: late rows are dropped */
 	bool		late_errors;	/* late rows may carry errors (on_error 'route') */
 	bool		append;			/* keep every firing, not the latest */
+	bool		panes;			/* results say which pane each firing was */
 	Oid			time_type;		/* of the time column */
 	Oid			window_type;	/* of window_start and window_end */
 	KeyColumns *keys;

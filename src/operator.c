@@ -24,7 +24,11 @@
 #include "operator.h"
 #include "operator_int.h"
 
-/* The kind of window that keeps a pipeline's windows. */
+/*
+ * The kind of window that keeps a pipeline's windows.  Windows kept as
+ * slices exist only as they fire, with no state of their own for a trigger
+ * that fires early.
+ */
 static const OpKind *
 kind_of(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 {
@@ -40,7 +44,8 @@ kind_of(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 /* An operator whose entries, firings and late rows live in the current context. */
 Operator *
 op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice,
-		  KeyOrder key_order, const void *key_order_arg)
+		  const WindowTrigger *trigger, int64 trigger_every, KeyOrder key_order,
+		  const void *key_order_arg)
 {
 	Operator   *op = palloc0(sizeof(Operator));
 
@@ -55,13 +60,61 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->gone_until = PG_INT64_MIN;
 	op->key_order = key_order;
 	op->key_order_arg = key_order_arg;
-	op->kind = kind_of(spec, agg, may_slice);
-	op->trigger = &trigger_event_time;
+	op->kind = kind_of(spec, agg, may_slice && trigger == &trigger_event_time);
+	op->trigger = trigger;
+	op->trigger_every = trigger_every;
 	op_init_table(op);
 	if (op->kind->init != NULL)
 		op->kind->init(op);
 	agg_bind_context(agg, CurrentMemoryContext);
 	return op;
+}
+
+/*
+ * A window's stored state: its trigger's state, if the trigger keeps one
+ * (its own timer, the rows and whether rows came since the window last
+ * fired), then its aggregates' states.
+ */
+#define TRIGGER_STATE_BYTES (2 * sizeof(int64) + 1)
+
+bytea *
+op_serialize(Operator *op, WindowEntry *e)
+{
+	bytea	   *aggs = agg_serialize(op->agg, e->states);
+	bytea	   *out;
+
+	if (!op->trigger->has_state)
+		return aggs;
+	out = palloc(VARSIZE(aggs) + TRIGGER_STATE_BYTES);
+	SET_VARSIZE(out, VARSIZE(aggs) + TRIGGER_STATE_BYTES);
+	memcpy(VARDATA(out), &e->trigger_time, sizeof(int64));
+	memcpy(VARDATA(out) + sizeof(int64), &e->trigger_rows, sizeof(int64));
+	VARDATA(out)[2 * sizeof(int64)] = e->changed;
+	memcpy(VARDATA(out) + TRIGGER_STATE_BYTES, VARDATA(aggs), VARSIZE(aggs) - VARHDRSZ);
+	return out;
+}
+
+/* The trigger's state of a stored window, back; returns its aggregates' states. */
+static bytea *
+load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
+{
+	Size		len = VARSIZE_ANY_EXHDR(state);
+	bytea	   *aggs;
+	int64		time;
+
+	if (!op->trigger->has_state)
+		return state;
+	if (len < TRIGGER_STATE_BYTES)
+		elog(ERROR, "stored window state is too short for its trigger");
+	memcpy(&time, VARDATA_ANY(state), sizeof(int64));
+	op_set_trigger_timer(op, e, time);
+	memcpy(&e->trigger_rows, VARDATA_ANY(state) + sizeof(int64), sizeof(int64));
+	e->dirty = false;
+	e->changed = VARDATA_ANY(state)[2 * sizeof(int64)] != 0;
+	aggs = palloc(VARHDRSZ + len - TRIGGER_STATE_BYTES);
+	SET_VARSIZE(aggs, VARHDRSZ + len - TRIGGER_STATE_BYTES);
+	memcpy(VARDATA(aggs), VARDATA_ANY(state) + TRIGGER_STATE_BYTES, len - TRIGGER_STATE_BYTES);
+	return aggs;
 }
 
 /* A window as stored by an earlier step, in window_state. */
@@ -76,7 +129,7 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 	e->fire_count = fire_count;
 	e->stored = true;
 	e->saved = DatumGetByteaPCopy(PointerGetDatum(state));
-	agg_deserialize(op->agg, state, e->states);
+	agg_deserialize(op->agg, load_trigger_state(op, e, e->saved), e->states);
 	op->kind->load(op, e);
 	MemoryContextSwitchTo(old);
 	return e;

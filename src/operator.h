@@ -48,10 +48,15 @@ typedef struct WindowEntry
 	bool		gone;			/* cleaned up or merged away */
 	bool		in_fire_heap;
 	bool		in_cleanup_heap;
+	bool		in_trigger_heap;
+	bool		changed;		/* rows since it last fired (early firing) */
+	int64		trigger_time;	/* its trigger's own next timer, or WMK_NONE */
+	int64		trigger_rows;	/* rows since it last fired (early by rows) */
 	WindowRef  *ref;
 	bytea	   *saved;			/* states as last stored, if not dirty */
 	pairingheap_node fire_node;
 	pairingheap_node cleanup_node;
+	pairingheap_node trigger_node;
 } WindowEntry;
 
 /*
@@ -75,11 +80,23 @@ typedef struct WindowSlot
 
 #define slot_entry(slot) ((WindowEntry *) (slot)->key)
 
+/*
+ * Which of a window's firings (Beam's panes): before the watermark reached
+ * its end, when it did, or for a row that came after.
+ */
+typedef enum Pane
+{
+	PANE_ON_TIME,
+	PANE_EARLY,
+	PANE_LATE
+} Pane;
+
 /* One firing of a window, with its results at that moment. */
 typedef struct Firing
 {
 	WindowRef  *win;
 	int			fire_count;
+	Pane		pane;
 	bool		is_final;
 	bool		may_fire_again;	/* a later firing may replace its result */
 	bool		first;			/* no result row can exist for its window yet */
@@ -119,6 +136,7 @@ typedef struct Operator
 	wintab_hash *windows;
 	pairingheap *fire_timers;	/* entries not fired yet, by end, key, start */
 	pairingheap *cleanup_timers;	/* every live entry, by cleanup time */
+	pairingheap *trigger_timers;	/* entries by their trigger's own timer */
 	WmWindow   *scratch;		/* unkeyed: a row's windows, spec->max_windows */
 	List	   *firings;		/* Firing *, in firing order, not written yet */
 	List	   *late;			/* LateRow * */
@@ -128,6 +146,8 @@ typedef struct Operator
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
 	const struct OpKind *kind;	/* what its entries are, how rows reach them */
 	const struct WindowTrigger *trigger;	/* when a window fires */
+	int64		trigger_every;	/* early firing: every so much event time, or
+								 * every so many rows */
 	int64		slice;			/* sliced: the slices' length; counting: the
 								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
@@ -140,7 +160,9 @@ typedef struct Operator
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   int64 lateness, bool may_slice,
+						   const struct WindowTrigger *trigger, int64 trigger_every,
 						   KeyOrder key_order, const void *key_order_arg);
+extern bytea *op_serialize(Operator *op, WindowEntry *e);
 extern void op_forget_firings(Operator *op);
 extern void op_forget_late(Operator *op);
 extern void op_add_error(Operator *op, int64 seq, bool ts_null, int64 ts,

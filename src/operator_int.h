@@ -81,8 +81,10 @@ extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);
 extern bool op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end);
 extern void op_add_fire_timer(Operator *op, WindowEntry *e);
-extern void op_element(Operator *op, WindowEntry *e);
-extern void op_fire(Operator *op, WindowEntry *e);
+extern void op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time);
+extern void op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args,
+					   bool *argnulls);
+extern void op_fire(Operator *op, WindowEntry *e, Pane pane);
 extern void op_final(Operator *op, WindowRef *ref, int fire_count);
 extern void op_leave(Operator *op, WindowEntry *e);
 extern void op_run_timers(Operator *op);
@@ -90,6 +92,7 @@ extern void op_observe(Operator *op, int64 ts);
 extern void op_open_entries(Operator *op, void (*fn) (WindowEntry *, void *),
 							void *arg);
 extern bool op_expired(const Operator *op, int64 max_ts);
+extern bool op_reached(const Operator *op, const WindowEntry *e);
 extern List *op_missed(Operator *op, List *missed, const WmWindow *w);
 extern void op_add_late(Operator *op, int64 seq, bool ts_null, int64 ts,
 						const char *reason, List *missed);

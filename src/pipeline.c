@@ -43,6 +43,7 @@
 #include "pipeline.h"
 #include "plans.h"
 #include "tick.h"
+#include "trigger.h"
 #include "sql_pipeline.h"
 #include "datatype/timestamp.h"
 #include "state.h"
@@ -240,6 +241,8 @@ load_step(Step *s, const char *name)
 {
 	PipelineDef *def = &s->def;
 	Watermark  *wm;
+	const WindowTrigger *trigger;
+	int64		trigger_every;
 
 	catalog_load_pipeline(name, def, &s->progress);
 	check_definition(def);
@@ -253,8 +256,9 @@ load_step(Step *s, const char *name)
 							  INTERVALOID, InvalidOid);
 	s->agg = agg_prepare(def->source, def->aggregates);
 	sql_pipeline_check_outputs(name, def->result_table, s->agg);
+	trigger = trigger_parse(def->trigger, &s->spec, def->is_ts, &trigger_every);
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
-					  def->sliced, keys_order, &s->keys);
+					  def->sliced, trigger, trigger_every, keys_order, &s->keys);
 	s->op->gone_until = def->cleaned_until;
 	wm = &s->op->wm;
 	wmk_init(wm, def->max_out_of_orderness ?
@@ -268,7 +272,7 @@ load_step(Step *s, const char *name)
 		s->target.late_table = catalog_relation_name(def->late_table, "late table");
 	s->target.late_errors = def->route_errors;
 	s->target.append = def->append;
-	/* session bounds recur after merges, count windows at each flush */
+	s->target.panes = trigger != &trigger_event_time;
 	s->target.time_type = def->time_type;
 	s->target.window_type = s->spec.kind == WK_COUNT ? INT8OID : def->time_type;
 	s->target.keys = &s->keys;

@@ -161,6 +161,8 @@ merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindo
 		else
 		{
 			agg_combine(op->agg, e->states, x->states);
+			if (op->trigger->on_merge != NULL)
+				op->trigger->on_merge(op, e, x);
 			supersede(op, x);
 		}
 	}
@@ -197,9 +199,7 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 		e = merge_row(op, sk, seq, ts, key, w);
 	if (e == NULL)
 		return true;
-	agg_advance(op->agg, e->states, args, argnulls);
-	e->dirty = true;
-	op_element(op, e);
+	op_add_row(op, e, ts, args, argnulls);
 	return true;
 }
 
@@ -213,11 +213,11 @@ session_kind_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		op_observe(op, ts);
 }
 
-/* A stored session joins its key's list, and waits to fire if it has not. */
+/* A stored session joins its key's list, and waits for its timer if the watermark has not reached it. */
 static void
 session_load(Operator *op, WindowEntry *e)
 {
-	if (e->fire_count == 0)
+	if (!op_reached(op, e))
 		op_add_fire_timer(op, e);
 	op_key_track(op, e);
 }

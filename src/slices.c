@@ -319,7 +319,7 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 	slices_changed(sk, start);
 	slice->dirty = true;
 	pending = live;
-	while (pending > 0 && op->trigger->on_element(op, &w[pending - 1]) == TRIGGER_FIRE)
+	while (pending > 0 && op->trigger->on_element(op, NULL, &w[pending - 1], ts) == TRIGGER_FIRE)
 		pending--;
 	/* oldest first: the stacks slide forward from one window to the next */
 	for (int i = live - 1; i >= pending; i--)
@@ -547,7 +547,7 @@ refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_slice)
 		win->fire_count = count->fire_count;
 	else
 		win->fire_count = slices > 1 || !new_slice ? 1 : 0;
-	op_fire(op, win);
+	op_fire(op, win, PANE_LATE);
 	if (win->fire_count > 1)
 		keep_fire_count(op, sk, count, win);
 	key_cleanup_at(op, sk, w->end);
@@ -682,8 +682,8 @@ fire_sliced(Operator *op)
 			break;
 		pairingheap_remove_first(op->key_timers);
 		sk->in_timers = false;
-		if (op->trigger->on_event_time(op, &win, end - 1) == TRIGGER_FIRE)
-			op_fire(op, sliced_window(op, sk, end, &has_rows));
+		if (op->trigger->on_event_time(op, NULL, &win, end - 1) == TRIGGER_FIRE)
+			op_fire(op, sliced_window(op, sk, end, &has_rows), PANE_ON_TIME);
 		next_slice_window(op, sk, end);
 		if (op->lateness > 0)
 			key_cleanup_at(op, sk, end);

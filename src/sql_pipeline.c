@@ -25,6 +25,7 @@
 #include "aggregates.h"
 #include "spec.h"
 #include "sql_pipeline.h"
+#include "trigger.h"
 
 /* Output columns a key column may not be called. */
 static const char *const reserved[] = {
@@ -357,4 +358,25 @@ windowing_as_timestamptz(PG_FUNCTION_ARGS)
 	if (!TIMESTAMP_NOT_FINITE(v) && !IS_VALID_TIMESTAMP(v))
 		PG_RETURN_NULL();
 	PG_RETURN_TIMESTAMPTZ(v);
+}
+
+PG_FUNCTION_INFO_V1(windowing_check_trigger);
+
+/*
+ * _check_trigger(trigger, assigner, time_type): checks a pipeline's
+ * trigger; true if it fires early, when its result table says which pane
+ * each firing was.
+ */
+Datum
+windowing_check_trigger(PG_FUNCTION_ARGS)
+{
+	WindowSpec	spec;
+	Oid			time_type = PG_GETARG_OID(2);
+	int64		every;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BOOL(false);
+	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(1), time_type);
+	PG_RETURN_BOOL(trigger_parse(text_to_cstring(PG_GETARG_TEXT_PP(0)), &spec,
+								 time_type != INT8OID, &every) != &trigger_event_time);
 }

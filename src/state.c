@@ -461,7 +461,7 @@ state_save(Operator *op, int32 id, int64 step, bool from_memory)
 	while ((e = op_next_window(op, &it)) != NULL)
 		if (!e->gone && e->dirty)
 		{
-			e->saved = agg_serialize(op->agg, e->states);
+			e->saved = op_serialize(op, e);
 			e->logged = !store;
 		}
 	delete_dropped(id, op);

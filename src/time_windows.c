@@ -12,7 +12,7 @@
 
 /* Adds a row to its live windows; returns the windows it missed. */
 static List *
-add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
+add_to_windows(Operator *op, int n, int64 ts, bytea *key, Datum *args, bool *argnulls)
 {
 	List	   *missed = NIL;
 
@@ -33,9 +33,7 @@ add_to_windows(Operator *op, int n, bytea *key, Datum *args, bool *argnulls)
 			agg_init(op->agg, e->states);
 			op_add_fire_timer(op, e);
 		}
-		agg_advance(op->agg, e->states, args, argnulls);
-		e->dirty = true;
-		op_element(op, e);
+		op_add_row(op, e, ts, args, argnulls);
 	}
 	return missed;
 }
@@ -55,7 +53,7 @@ time_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 	}
 	if (n == 0)
 		op_no_window(op, seq, ts);
-	missed = add_to_windows(op, n, key, args, argnulls);
+	missed = add_to_windows(op, n, ts, key, args, argnulls);
 	if (missed != NIL)
 		op_add_late(op, seq, false, ts,
 					list_length(missed) == n ? "late" : "late for some windows",
@@ -70,11 +68,11 @@ time_init(Operator *op)
 	op->scratch = palloc(sizeof(WmWindow) * op->spec->max_windows);
 }
 
-/* A stored window that has not fired waits for its timer again. */
+/* A stored window that the watermark has not reached waits for its timer again. */
 static void
 time_load(Operator *op, WindowEntry *e)
 {
-	if (e->fire_count == 0)
+	if (!op_reached(op, e))
 		op_add_fire_timer(op, e);
 }
 

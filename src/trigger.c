@@ -1,29 +1,41 @@
 /*
  * trigger.c
- *		Flink's EventTimeTrigger: a window fires when the watermark passes
- *		its last instant, and again at once for each row that joins it
- *		later, while allowed lateness keeps it alive.
+ *		When windows fire: Flink's EventTimeTrigger, and early firing
+ *		every so much event time (its ContinuousEventTimeTrigger) or every
+ *		so many rows (its CountTrigger, before the firing on time).
  *
  * The kinds of window register a window's timer at its last instant when
- * they make it (Flink's EventTimeTrigger registers it on every element;
- * the timer heap keeps one per window either way) and ask the trigger at
- * each row and each timer.  Triggers that fire early, by count or by
- * processing time, are further tables of the same shape.
+ * they make it (Flink's triggers register it on every element; the timer
+ * heap keeps one per window either way) and ask the trigger at each row
+ * and each timer.  A trigger that fires early keeps one timer of its own
+ * per window (WindowEntry.trigger_time), stored with the window's state so
+ * that a step's size never changes when a window fires.
  */
 #include "compat.h"
 
+#include "common/int.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
 #include "operator.h"
+#include "operator_int.h"
+#include "spec.h"
 #include "trigger.h"
 #include "watermark.h"
 
+/*
+ * Flink's EventTimeTrigger: a window fires when the watermark passes its
+ * last instant, and again at once for each row that joins it later, while
+ * allowed lateness keeps it alive.
+ */
 static TriggerResult
-event_time_on_element(const Operator *op, const WmWindow *w)
+event_time_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 {
 	return wmk_window_fires(w->end - 1, op->wm.value) ? TRIGGER_FIRE : TRIGGER_CONTINUE;
 }
 
 static TriggerResult
-event_time_on_event_time(const Operator *op, const WmWindow *w, int64 time)
+event_time_on_event_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
 {
 	return time == w->end - 1 ? TRIGGER_FIRE : TRIGGER_CONTINUE;
 }
@@ -33,3 +45,167 @@ const WindowTrigger trigger_event_time = {
 	.on_element = event_time_on_element,
 	.on_event_time = event_time_on_event_time,
 };
+
+/*
+ * The early timer after "from" (a multiple of the interval): the next
+ * multiple, if it comes before the window's last instant, where the
+ * window fires on time anyway (one firing there, as Flink's timer service
+ * keeps one timer per time).
+ */
+static void
+set_next_early(Operator *op, WindowEntry *e, const WmWindow *w, int64 from)
+{
+	int64		next;
+
+	if (pg_add_s64_overflow(from, op->trigger_every, &next) || next >= w->end - 1)
+		next = WMK_NONE;
+	op_set_trigger_timer(op, e, next);
+}
+
+/*
+ * Flink's ContinuousEventTimeTrigger: the window fires on time and late as
+ * with EventTimeTrigger, and before that each time the watermark passes a
+ * multiple of the interval, counted from its first row's time.  Unlike
+ * Flink, an early timer that finds no new row since the window last fired
+ * passes without firing, and so does one that the watermark passes
+ * together with the window's end: either would repeat the result of the
+ * firing before or after it.
+ */
+static TriggerResult
+early_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
+{
+	int64		r = ts % op->trigger_every;
+
+	if (wmk_window_fires(w->end - 1, op->wm.value))
+		return TRIGGER_FIRE;
+	e->changed = true;
+	if (e->trigger_time == WMK_NONE && e->fire_count == 0)
+		set_next_early(op, e, w, ts - (r < 0 ? r + op->trigger_every : r));
+	return TRIGGER_CONTINUE;
+}
+
+static TriggerResult
+early_on_event_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
+{
+	if (time == w->end - 1)
+		return TRIGGER_FIRE;
+	/* a watermark past the end fires the window on time in this advance */
+	if (wmk_window_fires(w->end - 1, op->wm.value))
+	{
+		op_set_trigger_timer(op, e, WMK_END);
+		return TRIGGER_CONTINUE;
+	}
+	set_next_early(op, e, w, time);
+	return e->changed ? TRIGGER_FIRE : TRIGGER_CONTINUE;
+}
+
+/* A merged session takes the earliest early timer of those it covers. */
+static void
+early_on_merge(Operator *op, WindowEntry *into, const WindowEntry *from)
+{
+	into->changed |= from->changed;
+	if (from->trigger_time != WMK_NONE &&
+		(into->trigger_time == WMK_NONE || from->trigger_time < into->trigger_time))
+		op_set_trigger_timer(op, into, from->trigger_time);
+}
+
+const WindowTrigger trigger_early = {
+	.name = "early",
+	.on_element = early_on_element,
+	.on_event_time = early_on_event_time,
+	.on_merge = early_on_merge,
+	.has_state = true,
+};
+
+/*
+ * Early firing by rows: the window fires every "every" rows (Flink's
+ * CountTrigger, which counts the rows since the window last fired), and
+ * on time and late as with EventTimeTrigger.  A merged session counts the
+ * rows of those it covers, as CountTrigger's onMerge sums their counts.
+ */
+static TriggerResult
+rows_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
+{
+	if (wmk_window_fires(w->end - 1, op->wm.value))
+		return TRIGGER_FIRE;
+	e->changed = true;
+	if (++e->trigger_rows < op->trigger_every)
+		return TRIGGER_CONTINUE;
+	e->trigger_rows = 0;
+	return TRIGGER_FIRE;
+}
+
+static void
+rows_on_merge(Operator *op, WindowEntry *into, const WindowEntry *from)
+{
+	into->changed |= from->changed;
+	into->trigger_rows += from->trigger_rows;
+}
+
+const WindowTrigger trigger_early_rows = {
+	.name = "early by rows",
+	.on_element = rows_on_element,
+	.on_event_time = event_time_on_event_time,
+	.on_merge = rows_on_merge,
+	.has_state = true,
+};
+
+/* The number of "<n> rows", or -1 if the text is not that. */
+static int64
+rows_of(const char *text)
+{
+	char	   *end;
+	long long	n = strtoll(text, &end, 10);
+
+	while (*end == ' ')
+		end++;
+	if (end == text || pg_strcasecmp(end, "rows") != 0)
+		return -1;
+	if (n <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a trigger's number of rows must be positive")));
+	return n;
+}
+
+/*
+ * A pipeline's trigger from its definition: 'event time' (NULL too),
+ * 'early every <interval>' (*every the interval in the pipeline's unit of
+ * time) or 'early every <n> rows' (*every n).
+ */
+const WindowTrigger *
+trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
+{
+	const char *prefix = "early every ";
+	Interval   *iv;
+
+	*every = 0;
+	if (text == NULL || pg_strcasecmp(text, "event time") == 0)
+		return &trigger_event_time;
+	if (pg_strncasecmp(text, prefix, strlen(prefix)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown trigger \"%s\"", text),
+				 errhint("Use 'event time' (the default), 'early every <interval>', for example 'early every 10 seconds', or 'early every <n> rows'.")));
+	if (spec->kind == WK_COUNT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("count windows cannot fire early"),
+				 errdetail("A count window fires when its last row arrives.")));
+	if ((*every = rows_of(text + strlen(prefix))) > 0)
+		return &trigger_early_rows;
+	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in,
+											   CStringGetDatum(text + strlen(prefix)),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
+	*every = spec_interval_span(iv, "the trigger's interval", false).usecs;
+	if (!is_ts)
+		*every /= 1000;
+	if (*every <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 is_ts ? errmsg("the trigger's interval must be positive") :
+				 errmsg("the trigger's interval must be at least 1 millisecond"),
+				 is_ts ? 0 : errdetail("The time column is bigint, in milliseconds.")));
+	return &trigger_early;
+}

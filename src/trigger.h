@@ -1,7 +1,7 @@
 /*
  * trigger.h
  *		When a window fires: Flink's Trigger, consulted by every kind of
- *		window at the same two moments.
+ *		window at the same moments.
  */
 #ifndef WINDOWING_TRIGGER_H
 #define WINDOWING_TRIGGER_H
@@ -11,6 +11,8 @@
 #include "window_math.h"
 
 struct Operator;
+struct WindowEntry;
+struct WindowSpec;
 
 typedef enum TriggerResult
 {
@@ -21,13 +23,32 @@ typedef enum TriggerResult
 typedef struct WindowTrigger
 {
 	const char *name;
-	/* a row joined window w (Flink's onElement) */
-	TriggerResult (*on_element) (const struct Operator *op, const WmWindow *w);
-	/* the watermark reached "time", a timer of window w (onEventTime) */
-	TriggerResult (*on_event_time) (const struct Operator *op, const WmWindow *w,
-									int64 time);
+
+	/*
+	 * A row at ts joined window w (Flink's onElement), kept in entry e, or
+	 * made of slices (e NULL: such windows keep no trigger state).
+	 */
+	TriggerResult (*on_element) (struct Operator *op, struct WindowEntry *e,
+								 const WmWindow *w, int64 ts);
+
+	/*
+	 * The watermark reached "time" (onEventTime): the window's last instant,
+	 * or the trigger's own timer of entry e (e->trigger_time).
+	 */
+	TriggerResult (*on_event_time) (struct Operator *op, struct WindowEntry *e,
+									const WmWindow *w, int64 time);
+
+	/* Session window "from" merged into "into" (onMerge); NULL: nothing to do. */
+	void		(*on_merge) (struct Operator *op, struct WindowEntry *into,
+							 const struct WindowEntry *from);
+	bool		has_state;		/* keeps trigger_time, trigger_rows and changed
+								 * with the window */
 } WindowTrigger;
 
 extern const WindowTrigger trigger_event_time;
+extern const WindowTrigger trigger_early;
+extern const WindowTrigger trigger_early_rows;
+extern const WindowTrigger *trigger_parse(const char *text, const struct WindowSpec *spec,
+										  bool is_ts, int64 *every);
 
 #endif							/* WINDOWING_TRIGGER_H */

@@ -112,6 +112,18 @@ op_expired(const Operator *op, int64 max_ts)
 	return max_ts <= op->gone_until || wmk_window_expired(max_ts, op->lateness, op->wm.value);
 }
 
+/* Timers of the trigger's own: by time, then key and start as firings go. */
+static int
+trigger_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
+{
+	const WindowEntry *x = pairingheap_const_container(WindowEntry, trigger_node, a);
+	const WindowEntry *y = pairingheap_const_container(WindowEntry, trigger_node, b);
+
+	if (x->trigger_time != y->trigger_time)
+		return x->trigger_time < y->trigger_time ? 1 : -1;
+	return -firing_order(arg, x, y);
+}
+
 static int64
 cleanup_time(const Operator *op, const WindowEntry *e)
 {
@@ -211,6 +223,7 @@ op_init_table(Operator *op)
 	op->windows = wintab_create(op->cxt, 1024, NULL);
 	op->fire_timers = pairingheap_allocate(fire_heap_cmp, op);
 	op->cleanup_timers = pairingheap_allocate(cleanup_heap_cmp, op);
+	op->trigger_timers = pairingheap_allocate(trigger_heap_cmp, op);
 	if (op->kind->keyed)
 	{
 		HASHCTL		sctl;
@@ -230,6 +243,29 @@ op_add_fire_timer(Operator *op, WindowEntry *e)
 {
 	pairingheap_add(op->fire_timers, &e->fire_node);
 	e->in_fire_heap = true;
+}
+
+/* Whether a trigger time is a timer to wait for, not "none yet" or "no more". */
+static bool
+trigger_time_pending(int64 time)
+{
+	return time != WMK_NONE && time != WMK_END;
+}
+
+/*
+ * The trigger's own timer of an entry, at "time", WMK_NONE (not set yet) or
+ * WMK_END (no more): it is part of the window's stored state.
+ */
+void
+op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time)
+{
+	if (e->in_trigger_heap)
+		pairingheap_remove(op->trigger_timers, &e->trigger_node);
+	e->trigger_time = time;
+	e->in_trigger_heap = trigger_time_pending(time);
+	if (e->in_trigger_heap)
+		pairingheap_add(op->trigger_timers, &e->trigger_node);
+	e->dirty = true;
 }
 
 /*
@@ -282,6 +318,10 @@ op_entry(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 		e->gone = false;
 		e->saved = NULL;
 		e->in_fire_heap = false;
+		e->in_trigger_heap = false;
+		e->trigger_time = WMK_NONE;
+		e->trigger_rows = 0;
+		e->changed = false;
 		e->in_cleanup_heap = op->kind->timed;
 		if (e->in_cleanup_heap)
 			pairingheap_add(op->cleanup_timers, &e->cleanup_node);
@@ -298,23 +338,32 @@ op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end)
 
 	if (wintab_lookup(op->windows, &k) != NULL)
 		return false;
+	/* its place among the trigger's timers goes by its bounds too */
+	if (e->in_trigger_heap)
+		pairingheap_remove(op->trigger_timers, &e->trigger_node);
 	wintab_delete(op->windows, &e->k);
 	e->k.start = start;
 	e->k.end = end;
 	(void) wintab_insert(op->windows, &e->k, &found);
 	Assert(!found);
+	if (e->in_trigger_heap)
+		pairingheap_add(op->trigger_timers, &e->trigger_node);
 	return true;
 }
 
 void
-op_fire(Operator *op, WindowEntry *e)
+op_fire(Operator *op, WindowEntry *e, Pane pane)
 {
 	MemoryContext old = MemoryContextSwitchTo(op->firing_cxt);
 	Firing	   *f = palloc(sizeof(Firing));
 
 	f->win = e->ref;
 	f->fire_count = ++e->fire_count;
-	f->is_final = wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
+	f->pane = pane;
+	e->changed = false;
+	/* an early firing has the window's firing on time still to come */
+	f->is_final = pane != PANE_EARLY &&
+		wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
 	f->may_fire_again = !f->is_final;
 	f->first = op->kind->fresh_windows && f->fire_count == 1;
 	f->values = palloc(sizeof(Datum) * op->agg->naggs);
@@ -341,6 +390,9 @@ op_leave(Operator *op, WindowEntry *e)
 {
 	if (op->kind->leave != NULL)
 		op->kind->leave(op, e);
+	if (e->in_trigger_heap)
+		pairingheap_remove(op->trigger_timers, &e->trigger_node);
+	e->in_trigger_heap = false;
 	e->gone = true;
 	if (e->stored || e->logged)
 	{
@@ -374,35 +426,60 @@ finalize(Operator *op, WindowEntry *e)
 }
 
 /*
- * The timers the watermark passed: windows reaching their last instant,
- * where the trigger says whether they fire, then those past their cleanup
- * time, which end.
+ * The entry with the first timer the watermark passed, or NULL: its last
+ * instant (*early false) or the trigger's own timer (*early true), in
+ * Flink's order of timers, by time, then in the order windows fire.
+ */
+static WindowEntry *
+next_timer(Operator *op, bool *early)
+{
+	int64		w = op->wm.value;
+	WindowEntry *f = NULL;
+	WindowEntry *t = NULL;
+
+	if (!pairingheap_is_empty(op->fire_timers))
+		f = pairingheap_container(WindowEntry, fire_node, pairingheap_first(op->fire_timers));
+	if (f != NULL && !wmk_window_fires(f->k.end - 1, w))
+		f = NULL;
+	if (!pairingheap_is_empty(op->trigger_timers))
+		t = pairingheap_container(WindowEntry, trigger_node, pairingheap_first(op->trigger_timers));
+	if (t != NULL && t->trigger_time > w)
+		t = NULL;
+	*early = t != NULL &&
+		(f == NULL || t->trigger_time < f->k.end - 1 ||
+		 (t->trigger_time == f->k.end - 1 && firing_order(op, t, f) < 0));
+	return *early ? t : f;
+}
+
+/*
+ * The timers the watermark passed, where the trigger says whether their
+ * windows fire, then the windows past their cleanup time, which end.
  */
 void
 op_run_timers(Operator *op)
 {
-	int64		w = op->wm.value;
+	WindowEntry *e;
+	bool		early;
 
-	while (!pairingheap_is_empty(op->fire_timers))
+	while ((e = next_timer(op, &early)) != NULL)
 	{
-		WindowEntry *e = pairingheap_container(WindowEntry, fire_node,
-											   pairingheap_first(op->fire_timers));
 		WmWindow	win = {e->k.start, e->k.end};
+		int64		time = early ? e->trigger_time : e->k.end - 1;
 
-		if (!wmk_window_fires(e->k.end - 1, w))
-			break;
-		pairingheap_remove_first(op->fire_timers);
-		e->in_fire_heap = false;
-		if (e->fire_count == 0 && !e->gone &&
-			op->trigger->on_event_time(op, &win, e->k.end - 1) == TRIGGER_FIRE)
-			op_fire(op, e);
+		if (early)
+			pairingheap_remove_first(op->trigger_timers);
+		else
+			pairingheap_remove_first(op->fire_timers);
+		e->in_trigger_heap &= !early;
+		e->in_fire_heap &= early;
+		if (!e->gone && op->trigger->on_event_time(op, e, &win, time) == TRIGGER_FIRE)
+			op_fire(op, e, early ? PANE_EARLY : PANE_ON_TIME);
 	}
 	while (!pairingheap_is_empty(op->cleanup_timers))
 	{
-		WindowEntry *e = pairingheap_container(WindowEntry, cleanup_node,
-											   pairingheap_first(op->cleanup_timers));
-
-		if (cleanup_time(op, e) > w)
+		e = pairingheap_container(WindowEntry, cleanup_node,
+								  pairingheap_first(op->cleanup_timers));
+		if (cleanup_time(op, e) > op->wm.value)
 			break;
 		pairingheap_remove_first(op->cleanup_timers);
 		e->in_cleanup_heap = false;
@@ -418,14 +495,30 @@ op_observe(Operator *op, int64 ts)
 		op->kind->on_watermark(op);
 }
 
-/* A row joined entry e: the trigger may fire it now. */
+/*
+ * A row at ts joins entry e: its states take it in, and the trigger may
+ * fire the window now: early (a trigger counting rows), or late, when the
+ * watermark passed it already (which stands for the on-time firing if that
+ * had not come yet).
+ */
 void
-op_element(Operator *op, WindowEntry *e)
+op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args, bool *argnulls)
 {
 	WmWindow	w = {e->k.start, e->k.end};
 
-	if (op->trigger->on_element(op, &w) == TRIGGER_FIRE)
-		op_fire(op, e);
+	agg_advance(op->agg, e->states, args, argnulls);
+	e->dirty = true;
+	if (op->trigger->on_element(op, e, &w, ts) != TRIGGER_FIRE)
+		return;
+	if (!op_reached(op, e))
+	{
+		op_fire(op, e, PANE_EARLY);
+		return;
+	}
+	if (e->in_fire_heap)
+		pairingheap_remove(op->fire_timers, &e->fire_node);
+	e->in_fire_heap = false;
+	op_fire(op, e, PANE_LATE);
 }
 
 /*
@@ -581,7 +674,18 @@ op_next_window(Operator *op, wintab_iterator *it)
 	return slot ? slot_entry(slot) : NULL;
 }
 
-/* The entries that have rows and have not fired yet. */
+/*
+ * Whether the watermark has reached a window's last instant: then it fired
+ * on time, or late (at once, for a row that came after).  Before, it may
+ * have fired early only.
+ */
+bool
+op_reached(const Operator *op, const WindowEntry *e)
+{
+	return wmk_window_fires(e->k.end - 1, op->wm.value);
+}
+
+/* The entries that have rows and have not fired on time yet. */
 void
 op_open_entries(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 {
@@ -590,6 +694,6 @@ op_open_entries(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 
 	wintab_start_iterate(op->windows, &it);
 	while ((e = op_next_window(op, &it)) != NULL)
-		if (e->fire_count == 0 && !e->gone)
+		if (!op_reached(op, e) && !e->gone)
 			fn(e, arg);
 }
