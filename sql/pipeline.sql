@@ -17,15 +17,18 @@ SELECT windowing.create_pipeline('late3', 'clicks', 'ts',
 INSERT INTO clicks SELECT s, '2026-01-01'::timestamptz + s * interval '1 second'
 FROM unnest(ARRAY[1, 2, 4, 6, 3, 8, 2, 11, 1, 13]) s;
 SELECT windowing.process('late3');
--- [0,5) fired with 4 rows, then again with 5 when the late 2 s arrived;
--- [5,10) fired with 2; [10,15) waits for more time.
+-- [0,5) fired with 4 rows, then again with 5 when the late 2 s arrived,
+-- and ended its life at watermark 10.999999 s (past 4.999999 s + 3 s): a
+-- row of its own, final, repeats its last result; [5,10) fired with 2;
+-- [10,15) waits for more time.
 SELECT window_start, window_end, window_time, n, secs, elements, fire_count, is_final
-FROM late3_results ORDER BY window_end, fire_count;
+FROM late3_results ORDER BY window_end, fire_count, is_final;
 -- The second 1 s came after [0,5) was cleaned up (watermark 8.999999 s).
 SELECT event_time, watermark, reason, missed_windows, row_data FROM late3_late;
 SELECT windowing.flush('late3');
+-- flush() fires [10,15), then ends its life
 SELECT window_start, n, secs, elements, fire_count, is_final FROM late3_results
-WHERE window_start = '2026-01-01 00:00:10+00';
+WHERE window_start = '2026-01-01 00:00:10+00' ORDER BY is_final;
 SELECT name, state, watermark, rows_consumed, windows_fired, late_routed, late_dropped
 FROM windowing.pipeline_stats WHERE name = 'late3';
 
@@ -69,7 +72,20 @@ BEGIN
     WHILE windowing.process('b7', 7) > 0 LOOP END LOOP;
     PERFORM windowing.process('b10000', 10000);
 END $$;
-SELECT count(*) AS firings, sum(n) AS rows_in_firings, sum(total) AS total FROM b1_results;
+SELECT count(*) FILTER (WHERE NOT is_final) AS firings,
+       sum(n) FILTER (WHERE NOT is_final) AS rows_in_firings,
+       sum(total) FILTER (WHERE NOT is_final) AS total,
+       count(*) FILTER (WHERE is_final) AS ended
+FROM b1_results;
+-- a window's end of life is one row, the same as its last firing
+SELECT count(*) AS final_rows_off FROM b1_results f
+WHERE f.is_final AND (
+    (SELECT count(*) FROM b1_results o WHERE o.k = f.k AND o.window_start = f.window_start
+       AND o.is_final) <> 1
+    OR NOT EXISTS (SELECT FROM b1_results x WHERE x.k = f.k AND x.window_start = f.window_start
+       AND NOT x.is_final AND x.fire_count = f.fire_count AND x.n = f.n
+       AND x.total = f.total AND x.fire_count = (SELECT max(fire_count) FROM b1_results y
+                                                  WHERE y.k = f.k AND y.window_start = f.window_start)));
 -- a step that ended exactly at the end of its tick leaves the tick to the
 -- next one, which must close it and go on with new rows
 INSERT INTO stream VALUES (0, 5000, 0);

@@ -132,7 +132,10 @@ UNION ALL SELECT 'lt', count(*), sum(n) FROM lt_one_results;
 SELECT (SELECT count(*) FROM lh_one_late) AS lh_late, (SELECT count(*) FROM ls_one_late) AS ls_late,
        (SELECT count(*) FROM lt_one_late) AS lt_late;
 -- the append pipeline with allowed lateness: first firings and re-fires
-SELECT count(*) AS firings, count(*) FILTER (WHERE fire_count > 1) AS refires,
+-- (and the windows' ends of life, the rows that are final)
+SELECT count(*) FILTER (WHERE NOT is_final) AS firings,
+       count(*) FILTER (WHERE fire_count > 1 AND NOT is_final) AS refires,
+       count(*) FILTER (WHERE is_final) AS ended,
        count(DISTINCT (k, window_start, window_end)) AS windows,
        (SELECT sum(n) FROM (SELECT DISTINCT ON (k, window_start) n FROM la_one_results
                             ORDER BY k, window_start, fire_count DESC) last) AS rows_in_windows,
@@ -171,11 +174,12 @@ BEGIN
 END $$;
 SELECT window_start, window_end, n, total, fire_count, is_final FROM fs_results ORDER BY window_end;
 SELECT window_start, window_end, n, total, fire_count, is_final FROM fa_results
-ORDER BY window_end, fire_count;
+ORDER BY window_end, fire_count, is_final;
 SELECT event_time, watermark, reason, missed_windows FROM fs_late ORDER BY event_time;
 SELECT windowing.flush(name) FROM unnest(ARRAY['fs', 'fw', 'fa', 'faw']) name;
 SELECT window_start, window_end, n, total, fire_count, is_final FROM fs_results ORDER BY window_end;
-SELECT count(*) AS firings FROM fa_results;
+SELECT count(*) FILTER (WHERE NOT is_final) AS firings, count(*) FILTER (WHERE is_final) AS ended
+FROM fa_results;
 SELECT a, pg_temp.differences(a || '_results', b || '_results',
            'k, window_start, window_end, n, total, fire_count, is_final') AS results,
        pg_temp.differences(a || '_late', b || '_late',
@@ -254,8 +258,9 @@ UNION ALL SELECT 'dus', count(*), count(*) FILTER (WHERE fire_count > 1), max(fi
        count(*) FILTER (WHERE NOT is_final) FROM dus_results
 UNION ALL SELECT 'cus', count(*), count(*) FILTER (WHERE fire_count > 1), max(fire_count),
        count(*) FILTER (WHERE NOT is_final) FROM cus_results;
-SELECT 'has' AS name, count(*) AS firings, count(*) FILTER (WHERE fire_count > 1) AS refires,
-       count(*) FILTER (WHERE is_final) AS final_when_fired FROM has_results;
+SELECT 'has' AS name, count(*) FILTER (WHERE NOT is_final) AS firings,
+       count(*) FILTER (WHERE fire_count > 1 AND NOT is_final) AS refires,
+       count(*) FILTER (WHERE is_final) AS ended FROM has_results;
 SELECT 'hus' AS name, reason, count(*) AS late_rows FROM hus_late GROUP BY reason
 UNION ALL SELECT 'cus', reason, count(*) FROM cus_late GROUP BY reason
 ORDER BY name, reason;

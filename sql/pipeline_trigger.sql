@@ -38,7 +38,8 @@ ORDER BY 1, 2, fire_count;
 -- 60, the firing on time at 99 (2 rows).  The row at 50 is late for
 -- [0, 100), alive until 149: it fires at once (late, 3 rows).  The row at
 -- 170 takes the watermark to 169: [100, 200) fires early at its timer
--- 150 (rows 120 and 170), and [0, 100) is cleaned up.
+-- 150 (rows 120 and 170), and [0, 100) ends its life (a final row
+-- repeating its late result).
 CREATE TABLE taps (k text, ts bigint, v int);
 SELECT windowing.create_pipeline('lt', 'taps', 'ts', '{k}', windowing.tumbling('100 milliseconds'),
     'count(*) AS n, sum(v) AS total', allowed_lateness => '50 milliseconds', emit => 'append',
@@ -46,7 +47,7 @@ SELECT windowing.create_pipeline('lt', 'taps', 'ts', '{k}', windowing.tumbling('
 INSERT INTO taps VALUES ('a', 10, 1), ('a', 40, 2), ('a', 120, 3), ('a', 50, 4), ('a', 170, 5);
 SELECT windowing.process('lt');
 SELECT k, window_start, n, total, fire_count, is_final, pane FROM lt_results
-ORDER BY window_start, fire_count;
+ORDER BY window_start, fire_count, is_final;
 
 -- sessions: a merged session keeps the earliest early timer of those it
 -- covers (Flink's onMerge)

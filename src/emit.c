@@ -46,7 +46,7 @@ result_ncols(const EmitTarget *t)
 	return t->keys->n + 3 + t->agg->naggs + 3 + (t->panes ? 1 : 0);
 }
 
-static const char *const pane_names[] = {"on_time", "early", "late"};
+static const char *const pane_names[] = {"on_time", "early", "late", "final"};
 
 static void
 result_columns(const EmitTarget *t, const char **names, Oid *types)

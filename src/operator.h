@@ -88,7 +88,8 @@ typedef enum Pane
 {
 	PANE_ON_TIME,
 	PANE_EARLY,
-	PANE_LATE
+	PANE_LATE,
+	PANE_FINAL					/* no firing: the end of its life (append) */
 } Pane;
 
 /* One firing of a window, with its results at that moment. */
@@ -154,6 +155,7 @@ typedef struct Operator
 	pairingheap *key_timers;	/* sliced: keys by the end of their next window */
 	pairingheap *key_cleanups;	/* sliced, allowed lateness: keys by the end
 								 * of their oldest fired window still alive */
+	bool		final_rows;		/* a window's end of life gets its result too */
 	int64		windows_fired;
 	int			log_steps;		/* steps whose changes state_log holds */
 } Operator;

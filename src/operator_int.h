@@ -85,7 +85,7 @@ extern void op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time);
 extern void op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args,
 					   bool *argnulls);
 extern void op_fire(Operator *op, WindowEntry *e, Pane pane);
-extern void op_final(Operator *op, WindowRef *ref, int fire_count);
+extern void op_final(Operator *op, WindowRef *ref, int fire_count, AggValue *states);
 extern void op_leave(Operator *op, WindowEntry *e);
 extern void op_run_timers(Operator *op);
 extern void op_observe(Operator *op, int64 ts);

@@ -260,6 +260,7 @@ load_step(Step *s, const char *name)
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
 					  def->sliced, trigger, trigger_every, keys_order, &s->keys);
 	s->op->gone_until = def->cleaned_until;
+	s->op->final_rows = def->append;
 	wm = &s->op->wm;
 	wmk_init(wm, def->max_out_of_orderness ?
 			 duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : 0,

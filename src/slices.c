@@ -636,6 +636,23 @@ next_slice_window(Operator *op, KeyEntries *sk, int64 fired)
 }
 
 /*
+ * The key's window [start, end) ends its life: its last result becomes
+ * final (from its slices, which are all there still, where every firing
+ * is a row), and its fire count goes.
+ */
+static void
+final_window(Operator *op, KeyEntries *sk, int64 start, int64 end)
+{
+	WindowEntry *count = refire_count(op, sk, start, end);
+	bool		has_rows;
+	WindowEntry *win = op->final_rows ? sliced_window(op, sk, end, &has_rows) : NULL;
+
+	op_final(op, op_part_ref(op, sk->key, start, end), count ? count->fire_count : 1,
+			 win ? win->states : NULL);
+	forget_fire_count(op, sk, start, end);
+}
+
+/*
  * The key's window ending at "end" is cleaned up: its last result becomes
  * final, its fire count goes, and so do the slices no later window holds.
  * Then the key waits for its next fired window, if it has one alive.
@@ -651,8 +668,7 @@ clean_key(Operator *op, KeyEntries *sk, int64 end)
 		bool		more = window_after(op, end, &next);
 		int64		start = window_start(op, end);
 
-		forget_fire_count(op, sk, start, end);
-		op_final(op, op_part_ref(op, sk->key, start, end), 0);
+		final_window(op, sk, start, end);
 		slices_leave(op, sk, next, !more);
 		if (sk->live == NIL || !window_with_slice(op, sk, 0, next, &end) ||
 			!wmk_window_fires(end - 1, w))

@@ -351,6 +351,32 @@ op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end)
 	return true;
 }
 
+/*
+ * Whether a window's end of life is a row of its own: where every firing
+ * is a row (append mode), and windows outlive their firing on time
+ * (allowed lateness).  Then that row alone is final, not a firing that
+ * happens to come when the window ends.
+ */
+static bool
+op_final_rows(const Operator *op)
+{
+	return op->final_rows && op->lateness > 0;
+}
+
+/* A firing's results from a window's states, in the firing's memory. */
+static void
+firing_values(Operator *op, Firing *f, AggValue *states)
+{
+	f->values = palloc(sizeof(Datum) * op->agg->naggs);
+	f->nulls = palloc(sizeof(bool) * op->agg->naggs);
+	agg_final(op->agg, states, f->values, f->nulls);
+	/* the state changes on: keep the result of this firing */
+	for (int i = 0; i < op->agg->naggs; i++)
+		if (!f->nulls[i])
+			f->values[i] = datumCopy(f->values[i], op->agg->aggs[i].resultbyval,
+									 op->agg->aggs[i].resultlen);
+}
+
 void
 op_fire(Operator *op, WindowEntry *e, Pane pane)
 {
@@ -362,18 +388,11 @@ op_fire(Operator *op, WindowEntry *e, Pane pane)
 	f->pane = pane;
 	e->changed = false;
 	/* an early firing has the window's firing on time still to come */
-	f->is_final = pane != PANE_EARLY &&
+	f->is_final = pane != PANE_EARLY && !op_final_rows(op) &&
 		wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
-	f->may_fire_again = !f->is_final;
+	f->may_fire_again = !wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
 	f->first = op->kind->fresh_windows && f->fire_count == 1;
-	f->values = palloc(sizeof(Datum) * op->agg->naggs);
-	f->nulls = palloc(sizeof(bool) * op->agg->naggs);
-	agg_final(op->agg, e->states, f->values, f->nulls);
-	/* the state changes on: keep the result of this firing */
-	for (int i = 0; i < op->agg->naggs; i++)
-		if (!f->nulls[i])
-			f->values[i] = datumCopy(f->values[i], op->agg->aggs[i].resultbyval,
-									 op->agg->aggs[i].resultlen);
+	firing_values(op, f, e->states);
 	e->dirty = true;
 	op->firings = lappend(op->firings, f);
 	op->windows_fired++;
@@ -402,16 +421,25 @@ op_leave(Operator *op, WindowEntry *e)
 	op->leaving = lappend(op->leaving, e);
 }
 
-/* A firing without results: the window's last result becomes final. */
+/*
+ * A window that fired reaches the end of its life (its last firing's
+ * count is fire_count): its last result becomes final.  Where the caller
+ * keeps every firing as a row (final_rows), that is a row of its own with
+ * the result of "states"; otherwise the firing has no results, and says
+ * only that the window's row is final.
+ */
 void
-op_final(Operator *op, WindowRef *ref, int fire_count)
+op_final(Operator *op, WindowRef *ref, int fire_count, AggValue *states)
 {
 	MemoryContext old = MemoryContextSwitchTo(op->firing_cxt);
 	Firing	   *f = palloc0(sizeof(Firing));
 
 	f->win = ref;
 	f->fire_count = fire_count;
+	f->pane = PANE_FINAL;
 	f->is_final = true;
+	if (op_final_rows(op))
+		firing_values(op, f, states);
 	op->firings = lappend(op->firings, f);
 	MemoryContextSwitchTo(old);
 }
@@ -422,7 +450,7 @@ finalize(Operator *op, WindowEntry *e)
 {
 	op_leave(op, e);
 	if (op->lateness > 0)		/* else fired and cleaned at once: already final */
-		op_final(op, e->ref, e->fire_count);
+		op_final(op, e->ref, e->fire_count, e->states);
 }
 
 /*
