@@ -136,7 +136,7 @@ SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling(
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => '(SELECT count(*) FROM pg_class)', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'sum(amount) FILTER (WHERE amount > 0)', retention => 'consume');
+    aggregates => 'sum(amount) FILTER (WHERE amount > (SELECT 0))', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(amount) OVER ()', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),

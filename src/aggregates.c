@@ -12,8 +12,11 @@
  * AggCheckCallContext find their memory context.
  *
  * The text is only ever parsed, never spliced into SQL: one statement, a
- * bare select list of plain aggregate calls, no subqueries.  The inputs of
- * the aggregates are deparsed from the analysed tree for the queue reader.
+ * bare select list of aggregate calls, no subqueries.  The inputs of the
+ * aggregates are deparsed from the analysed tree for the queue reader; a
+ * FILTER condition is one more input, so that whatever reads the queue
+ * evaluates it with the others, and a row it does not pass skips the
+ * transition.
  *
  * A state must survive the step that built it, so it must be storable: a
  * real type, or "internal" with serialize/deserialize functions (as parallel
@@ -129,13 +132,31 @@ checked_aggref(TargetEntry *te)
 	if (!IsA(ref, Aggref))
 		AGG_ERROR(errmsg("aggregate output \"%s\" must be a plain aggregate call",
 						 te->resname));
-	if (ref->aggdistinct || ref->aggorder || ref->aggfilter ||
-		ref->aggkind != AGGKIND_NORMAL || ref->agglevelsup != 0)
-		AGG_ERROR(errmsg("aggregate \"%s\" cannot use DISTINCT, ORDER BY, FILTER or WITHIN GROUP in a pipeline",
+	if (ref->aggdistinct || ref->aggorder || ref->aggkind != AGGKIND_NORMAL ||
+		ref->agglevelsup != 0)
+		AGG_ERROR(errmsg("aggregate \"%s\" cannot use DISTINCT, ORDER BY or WITHIN GROUP in a pipeline",
 						 te->resname));
-	if (checkExprHasSubLink((Node *) ref->args))
+	if (checkExprHasSubLink((Node *) ref->args) ||
+		checkExprHasSubLink((Node *) ref->aggfilter))
 		AGG_ERROR(errmsg("aggregate \"%s\" cannot contain a subquery", te->resname));
 	return ref;
+}
+
+/*
+ * One more input of every row: deparsed for the queries that read the
+ * queue, planned for the heap scan.  The cast keeps a whole-row input one
+ * column.
+ */
+static void
+add_input(Aggregator *a, Expr *expr, List *dpcontext)
+{
+	a->args_sql = lappend(a->args_sql,
+						  psprintf("CAST(%s AS %s)",
+								   deparse_expression((Node *) expr, dpcontext,
+													  false, false),
+								   format_type_be_qualified(exprType((Node *) expr))));
+	a->arg_exprs = lappend(a->arg_exprs, expression_planner(expr));
+	a->nargs++;
 }
 
 static void
@@ -212,9 +233,12 @@ setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
 	ReleaseSysCache(tup);
 }
 
+/*
+ * An aggregate's inputs are its arguments, then its FILTER condition,
+ * evaluated with them by whatever reads the queue.
+ */
 static void
-setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
-		  List **args_sql, List **arg_exprs)
+setup_agg(Aggregator *a, AggDef *d, TargetEntry *te, List *dpcontext)
 {
 	Aggref	   *ref = checked_aggref(te);
 	Oid			argtypes[FUNC_MAX_ARGS];
@@ -226,21 +250,18 @@ setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
 	get_typlenbyval(d->resulttype, &d->resultlen, &d->resultbyval);
 	d->collation = ref->inputcollid;
 	d->nargs = list_length(ref->args);
-	d->firstarg = firstarg;
+	d->firstarg = a->nargs;
 	foreach(lc, ref->args)
 	{
 		TargetEntry *arg = lfirst_node(TargetEntry, lc);
 
-		argtypes[i] = exprType((Node *) arg->expr);
-		/* cast, so that a whole-row input stays one column */
-		*args_sql = lappend(*args_sql,
-							psprintf("CAST(%s AS %s)",
-									 deparse_expression((Node *) arg->expr, dpcontext,
-														false, false),
-									 format_type_be_qualified(argtypes[i])));
-		*arg_exprs = lappend(*arg_exprs, expression_planner(arg->expr));
-		i++;
+		argtypes[i++] = exprType((Node *) arg->expr);
+		add_input(a, arg->expr, dpcontext);
 	}
+	d->has_filter = ref->aggfilter != NULL;
+	if (d->has_filter)
+		add_input(a, ref->aggfilter, dpcontext);
+	d->ninputs = a->nargs - d->firstarg;
 	setup_functions(d, ref, argtypes);
 }
 
@@ -265,9 +286,7 @@ agg_prepare(Oid source, const char *aggregates)
 			if (strcmp(a->aggs[i].name, te->resname) == 0)
 				AGG_ERROR(errmsg("aggregate output name \"%s\" is used twice", te->resname),
 						  errhint("Name the outputs with AS."));
-		setup_agg(&a->aggs[a->naggs], te, a->nargs, dpcontext, &a->args_sql,
-				  &a->arg_exprs);
-		a->nargs += a->aggs[a->naggs++].nargs;
+		setup_agg(a, &a->aggs[a->naggs++], te, dpcontext);
 	}
 	a->context = makeNode(AggState);
 	a->context->curaggcontext = CreateStandaloneExprContext();
@@ -362,6 +381,15 @@ advance_one(Aggregator *a, AggDef *d, AggValue *v, Datum *args, bool *nulls)
 	v->isnull = fcinfo->isnull;
 }
 
+/* Does the row pass the aggregate's FILTER?  NULL does not, as in SQL. */
+static bool
+passes_filter(AggDef *d, Datum *args, bool *nulls)
+{
+	int			last = d->ninputs - 1;
+
+	return !d->has_filter || (!nulls[last] && DatumGetBool(args[last]));
+}
+
 /* Adds one row; args holds every aggregate's inputs in order. */
 void
 agg_advance(Aggregator *a, AggValue *states, Datum *args, bool *argnulls)
@@ -370,8 +398,11 @@ agg_advance(Aggregator *a, AggValue *states, Datum *args, bool *argnulls)
 	for (int i = 0; i < a->naggs; i++)
 	{
 		AggDef	   *d = &a->aggs[i];
+		Datum	   *in = args + d->firstarg;
+		bool	   *innulls = argnulls + d->firstarg;
 
-		advance_one(a, d, &states[i], args + d->firstarg, argnulls + d->firstarg);
+		if (passes_filter(d, in, innulls))
+			advance_one(a, d, &states[i], in, innulls);
 	}
 	a->advancing = false;
 }

@@ -19,6 +19,8 @@ typedef struct AggDef
 	bool		resultbyval;
 	int			nargs;			/* inputs of the transition function */
 	int			firstarg;		/* where its inputs start in a row's arguments */
+	int			ninputs;		/* its inputs there: nargs, then its FILTER */
+	bool		has_filter;		/* its last input is its FILTER condition */
 	Oid			transtype;
 	int16		translen;
 	bool		transbyval;
