@@ -28,22 +28,18 @@ INSERT INTO kinds VALUES
   ('cumulating', windowing.cumulating('25 milliseconds', '100 milliseconds'),
    'ev, windowing.cumulate(ts, 25, 100) w');
 
--- Steps of step_rows rows, each committed; every third step finds no state
--- in shared memory and reads it back from window_state and state_log.
-CREATE PROCEDURE pg_temp.drain(p_name text, step_rows int)
+-- The pipelines prefix_kind in steps of step_rows rows, each committed;
+-- every third step finds no state in shared memory and reads it back from
+-- window_state and state_log.
+\i sql/include/drain.sql
+CREATE PROCEDURE pg_temp.drain_kinds(prefix text, step_rows int)
 LANGUAGE plpgsql AS $$
 DECLARE
-    i int := 0;
+    p_name text;
 BEGIN
-    LOOP
-        IF i % 3 = 2 THEN
-            PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = p_name;
-        END IF;
-        EXIT WHEN windowing.process(p_name, step_rows) = 0;
-        COMMIT;
-        i := i + 1;
+    FOR p_name IN SELECT prefix || '_' || kind FROM kinds ORDER BY kind LOOP
+        CALL pg_temp.drain(p_name, step_rows, 3);
     END LOOP;
-    PERFORM windowing.flush(p_name);
 END
 $$;
 
@@ -85,10 +81,7 @@ SELECT pg_temp.create('f',
     'count(*) AS n, count(*) FILTER (WHERE v > 2) AS n_big, '
     'sum(v) FILTER (WHERE c) AS sum_c, max(t) FILTER (WHERE v IS NULL) AS t_nullv, '
     'avg(n) FILTER (WHERE n > 1) AS avg_n, count(v) FILTER (WHERE c IS NULL) AS n_cnull');
-CALL pg_temp.drain('f_tumbling', 7);
-CALL pg_temp.drain('f_session', 7);
-CALL pg_temp.drain('f_hopping', 7);
-CALL pg_temp.drain('f_cumulating', 7);
+CALL pg_temp.drain_kinds('f', 7);
 SELECT * FROM pg_temp.compare('f',
     'count(*) AS n, count(*) FILTER (WHERE v > 2) AS n_big, '
     'sum(v) FILTER (WHERE c) AS sum_c, max(t) FILTER (WHERE v IS NULL) AS t_nullv, '
@@ -100,4 +93,73 @@ SELECT count(*) FILTER (WHERE t_nullv IS NULL) AS no_null_v,
        count(*) FILTER (WHERE n_big = 0) AS no_big
 FROM f_tumbling_results;
 
-SELECT windowing.drop_pipeline('f_' || kind, true) FROM kinds ORDER BY kind;
+
+------------------------------------------------------------------------
+-- DISTINCT: each window keeps the set of its distinct inputs, merged
+-- where sessions merge and slices combine, and runs the aggregate over the
+-- set when it fires.  v repeats in every window, and in the sessions that
+-- merge.
+SELECT pg_temp.create('d',
+    'count(DISTINCT v) AS dv, sum(DISTINCT n) AS sdn, avg(DISTINCT v) AS adv, '
+    'count(DISTINCT t) FILTER (WHERE c) AS dtc, min(DISTINCT t) AS mint, '
+    'array_agg(DISTINCT v) AS vs, string_agg(DISTINCT t, '','') AS ts');
+CALL pg_temp.drain_kinds('d', 7);
+SELECT * FROM pg_temp.compare('d',
+    'count(DISTINCT v) AS dv, sum(DISTINCT n) AS sdn, avg(DISTINCT v) AS adv, '
+    'count(DISTINCT t) FILTER (WHERE c) AS dtc, min(DISTINCT t) AS mint, '
+    'array_agg(DISTINCT v) AS vs, string_agg(DISTINCT t, '','') AS ts',
+    'dv, sdn, adv, dtc, mint, vs, ts');
+
+------------------------------------------------------------------------
+-- array_agg, string_agg and jsonb_agg keep their rows: without ORDER BY
+-- in arrival order (windowing_seq), in every kind of window, also where
+-- sessions merged and slices combined; with ORDER BY in its order, ties
+-- in arrival order.  A NULL delimiter adds nothing, as in a query.
+-- The pipelines "ah_" read the queue in one step, through a helper process.
+SELECT pg_temp.create(prefix,
+    'array_agg(v) AS vs, string_agg(t, ''|'') AS st, jsonb_agg(n) AS jn, '
+    'array_agg(n ORDER BY v DESC NULLS LAST) AS ns, '
+    'string_agg(t, v::text ORDER BY t) FILTER (WHERE c IS NOT NULL) AS sv')
+FROM unnest(ARRAY['a', 'ah']) prefix;
+CALL pg_temp.drain_kinds('a', 7);
+SET windowing.read_helper_rows = 1;
+SELECT windowing.process('ah_' || kind), windowing.flush('ah_' || kind) FROM kinds ORDER BY kind;
+RESET windowing.read_helper_rows;
+SELECT prefix, c.* FROM unnest(ARRAY['a', 'ah']) prefix, pg_temp.compare(prefix,
+    'array_agg(v ORDER BY windowing_seq) AS vs, '
+    'string_agg(t, ''|'' ORDER BY windowing_seq) AS st, '
+    'jsonb_agg(n ORDER BY windowing_seq) AS jn, '
+    'array_agg(n ORDER BY v DESC NULLS LAST, windowing_seq) AS ns, '
+    'string_agg(t, v::text ORDER BY t, windowing_seq) FILTER (WHERE c IS NOT NULL) AS sv',
+    'vs, st, jn, ns, sv') c;
+
+------------------------------------------------------------------------
+-- A window stores its distinct values, not its rows: 600 rows, 7 values
+-- of v besides NULL (which count skips), each kept as 12 bytes (a length
+-- and a Datum) after a 16-byte header: 16 + 7 * 12 = 100 bytes, after the
+-- state's flag byte and length: 1 + 4 + 100 = 105.  The last step reads
+-- the state from the heap, so it stores all of it in window_state.
+SELECT windowing.create_pipeline('big', 'ev', 'ts', '{}',
+    windowing.tumbling('1 hour'), 'count(DISTINCT v) AS dv',
+    start => false, retention => 'keep');
+SELECT sum(windowing.process('big', 50)) FROM generate_series(1, 11);
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'big';
+SELECT windowing.process('big', 50);
+SELECT octet_length(w.state) AS state_bytes FROM windowing.window_state w
+JOIN windowing.pipeline p ON p.id = w.pipeline_id WHERE p.name = 'big';
+SELECT results FROM windowing.open_windows('big');
+SELECT count(DISTINCT v) FROM ev;
+
+------------------------------------------------------------------------
+-- What is still refused.
+SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
+    'percentile_cont(0.5) WITHIN GROUP (ORDER BY v)', retention => 'keep');
+SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
+    'rank(3) WITHIN GROUP (ORDER BY v)', retention => 'keep');
+SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
+    'count(DISTINCT v) FILTER (WHERE v IN (SELECT 1))', retention => 'keep');
+
+SELECT windowing.drop_pipeline(prefix || '_' || kind, true)
+FROM kinds, unnest(ARRAY['f', 'd', 'a', 'ah']) prefix ORDER BY prefix, kind;
+SELECT windowing.drop_pipeline('big', true);
+DROP TABLE ev, kinds;
