@@ -51,9 +51,10 @@ LANGUAGE sql AS $$
     FROM kinds
 $$;
 
--- The windows of each kind that differ from GROUP BY over ref_aggs, whose
--- outputs are the columns cols.
-CREATE FUNCTION pg_temp.compare(prefix text, ref_aggs text, cols text)
+-- The windows of each kind that differ from GROUP BY over ref_aggs (by
+-- default the pipelines' own aggregates), whose outputs are the columns
+-- cols.
+CREATE FUNCTION pg_temp.compare(prefix text, cols text, ref_aggs text DEFAULT NULL)
 RETURNS TABLE (kind text, windows bigint, late bigint, differences bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -61,7 +62,10 @@ DECLARE
 BEGIN
     FOR r IN SELECT * FROM kinds ORDER BY kind LOOP
         EXECUTE format('CREATE TEMP TABLE ref AS SELECT k, window_start, window_end, %s '
-                       'FROM %s GROUP BY k, window_start, window_end', ref_aggs, r.rows_windows);
+                       'FROM %s GROUP BY k, window_start, window_end',
+                       coalesce(ref_aggs, (SELECT p.aggregates FROM windowing.pipeline p
+                                           WHERE p.name = prefix || '_' || r.kind)),
+                       r.rows_windows);
         kind := r.kind;
         EXECUTE format('SELECT count(*) FROM %I', prefix || '_' || r.kind || '_results') INTO windows;
         EXECUTE format('SELECT count(*) FROM %I', prefix || '_' || r.kind || '_late') INTO late;
@@ -82,11 +86,7 @@ SELECT pg_temp.create('f',
     'sum(v) FILTER (WHERE c) AS sum_c, max(t) FILTER (WHERE v IS NULL) AS t_nullv, '
     'avg(n) FILTER (WHERE n > 1) AS avg_n, count(v) FILTER (WHERE c IS NULL) AS n_cnull');
 CALL pg_temp.drain_kinds('f', 7);
-SELECT * FROM pg_temp.compare('f',
-    'count(*) AS n, count(*) FILTER (WHERE v > 2) AS n_big, '
-    'sum(v) FILTER (WHERE c) AS sum_c, max(t) FILTER (WHERE v IS NULL) AS t_nullv, '
-    'avg(n) FILTER (WHERE n > 1) AS avg_n, count(v) FILTER (WHERE c IS NULL) AS n_cnull',
-    'n, n_big, sum_c, t_nullv, avg_n, n_cnull');
+SELECT * FROM pg_temp.compare('f', 'n, n_big, sum_c, t_nullv, avg_n, n_cnull');
 -- windows where no row passed a FILTER
 SELECT count(*) FILTER (WHERE t_nullv IS NULL) AS no_null_v,
        count(*) FILTER (WHERE sum_c IS NULL) AS no_c,
@@ -104,11 +104,7 @@ SELECT pg_temp.create('d',
     'count(DISTINCT t) FILTER (WHERE c) AS dtc, min(DISTINCT t) AS mint, '
     'array_agg(DISTINCT v) AS vs, string_agg(DISTINCT t, '','') AS ts');
 CALL pg_temp.drain_kinds('d', 7);
-SELECT * FROM pg_temp.compare('d',
-    'count(DISTINCT v) AS dv, sum(DISTINCT n) AS sdn, avg(DISTINCT v) AS adv, '
-    'count(DISTINCT t) FILTER (WHERE c) AS dtc, min(DISTINCT t) AS mint, '
-    'array_agg(DISTINCT v) AS vs, string_agg(DISTINCT t, '','') AS ts',
-    'dv, sdn, adv, dtc, mint, vs, ts');
+SELECT * FROM pg_temp.compare('d', 'dv, sdn, adv, dtc, mint, vs, ts');
 
 ------------------------------------------------------------------------
 -- array_agg, string_agg and jsonb_agg keep their rows: without ORDER BY
@@ -126,12 +122,23 @@ SET windowing.read_helper_rows = 1;
 SELECT windowing.process('ah_' || kind), windowing.flush('ah_' || kind) FROM kinds ORDER BY kind;
 RESET windowing.read_helper_rows;
 SELECT prefix, c.* FROM unnest(ARRAY['a', 'ah']) prefix, pg_temp.compare(prefix,
+    'vs, st, jn, ns, sv',
     'array_agg(v ORDER BY windowing_seq) AS vs, '
     'string_agg(t, ''|'' ORDER BY windowing_seq) AS st, '
     'jsonb_agg(n ORDER BY windowing_seq) AS jn, '
     'array_agg(n ORDER BY v DESC NULLS LAST, windowing_seq) AS ns, '
-    'string_agg(t, v::text ORDER BY t, windowing_seq) FILTER (WHERE c IS NOT NULL) AS sv',
-    'vs, st, jn, ns, sv') c;
+    'string_agg(t, v::text ORDER BY t, windowing_seq) FILTER (WHERE c IS NOT NULL) AS sv') c;
+
+------------------------------------------------------------------------
+-- percentile_cont, percentile_disc and mode keep their rows too, and give
+-- what a query gives: the same sort, the same arithmetic.
+SELECT pg_temp.create('o',
+    'percentile_cont(0.3) WITHIN GROUP (ORDER BY v) AS pc, '
+    'percentile_disc(0.5) WITHIN GROUP (ORDER BY t DESC) AS pd, '
+    'mode() WITHIN GROUP (ORDER BY v) AS mo, '
+    'percentile_cont(0.75) WITHIN GROUP (ORDER BY make_interval(secs => n)) FILTER (WHERE c) AS pci');
+CALL pg_temp.drain_kinds('o', 7);
+SELECT * FROM pg_temp.compare('o', 'pc, pd, mo, pci');
 
 ------------------------------------------------------------------------
 -- A window stores its distinct values, not its rows: 600 rows, 7 values
@@ -153,13 +160,17 @@ SELECT count(DISTINCT v) FROM ev;
 ------------------------------------------------------------------------
 -- What is still refused.
 SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
-    'percentile_cont(0.5) WITHIN GROUP (ORDER BY v)', retention => 'keep');
+    'percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY v)', retention => 'keep');
+SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
+    'percentile_cont(random()) WITHIN GROUP (ORDER BY v)', retention => 'keep');
+SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
+    'percentile_disc(1.5) WITHIN GROUP (ORDER BY v)', retention => 'keep');
 SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
     'rank(3) WITHIN GROUP (ORDER BY v)', retention => 'keep');
 SELECT windowing.create_pipeline('no', 'ev', 'ts', '{}', windowing.tumbling('1 second'),
     'count(DISTINCT v) FILTER (WHERE v IN (SELECT 1))', retention => 'keep');
 
 SELECT windowing.drop_pipeline(prefix || '_' || kind, true)
-FROM kinds, unnest(ARRAY['f', 'd', 'a', 'ah']) prefix ORDER BY prefix, kind;
+FROM kinds, unnest(ARRAY['f', 'd', 'a', 'ah', 'o']) prefix ORDER BY prefix, kind;
 SELECT windowing.drop_pipeline('big', true);
 DROP TABLE ev, kinds;

@@ -146,7 +146,7 @@ SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling(
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(generate_series(1, 3))', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'percentile_cont(0.5) WITHIN GROUP (ORDER BY amount)', retention => 'consume');
+    aggregates => 'percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY amount)', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(nope)', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),

@@ -35,7 +35,7 @@ SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumb
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(amount, id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'mode() WITHIN GROUP (ORDER BY id)', retention => 'consume');
+    aggregates => 'percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum((SELECT 1))', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),

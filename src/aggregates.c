@@ -27,20 +27,25 @@
  */
 #include "compat.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "optimizer/tlist.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/tlist.h"
 #include "parser/analyze.h"
 #include "parser/parse_agg.h"
 #include "parser/parser.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
 #include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -74,7 +79,11 @@ struct KeptRows
 	SortSupport keys;
 	bool		distinct;		/* rows equal in every key count once */
 	bool		by_arrival;		/* the last column, windowing_seq, breaks ties */
+	bool		skip_nulls;		/* rows with a NULL argument count for nothing */
 	Datum	   *row;			/* room for a row's values */
+	Oid			ordered_set;	/* an ordered-set aggregate computed here, or 0 */
+	Datum		fraction;		/* its constant direct argument (percentiles) */
+	bool		fraction_null;
 };
 
 /*
@@ -169,6 +178,19 @@ analyse(Oid source, const char *aggregates)
 	return q;
 }
 
+/*
+ * The ordered-set aggregates computed from a window's kept rows: those
+ * PostgreSQL runs through its executor's sort, which cannot be stored.
+ */
+static bool
+computed_here(Oid aggfnoid)
+{
+	return aggfnoid == F_PERCENTILE_DISC_FLOAT8_ANYELEMENT ||
+		aggfnoid == F_PERCENTILE_CONT_FLOAT8_FLOAT8 ||
+		aggfnoid == F_PERCENTILE_CONT_FLOAT8_INTERVAL ||
+		aggfnoid == F_MODE;
+}
+
 /* The plain aggregate call of one output column, or an error. */
 static Aggref *
 checked_aggref(TargetEntry *te)
@@ -178,12 +200,12 @@ checked_aggref(TargetEntry *te)
 	if (!IsA(ref, Aggref))
 		AGG_ERROR(errmsg("aggregate output \"%s\" must be a plain aggregate call",
 						 te->resname));
-	if (ref->aggkind != AGGKIND_NORMAL)
+	if (ref->aggkind != AGGKIND_NORMAL && !computed_here(ref->aggfnoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("aggregate \"%s\" cannot be used in a pipeline", te->resname),
-				 errdetail("Ordered-set and hypothetical-set aggregates (WITHIN GROUP) are not supported in pipelines."),
-				 errhint("Keep the values with array_agg(x ORDER BY x) and compute it from the array in the query that reads the results.")));
+				 errdetail("Of the ordered-set and hypothetical-set aggregates (WITHIN GROUP), pipelines support percentile_cont and percentile_disc of one fraction, and mode."),
+				 errhint("Use one aggregate per fraction, or keep the values with array_agg(x ORDER BY x) and compute the result from the array in the query that reads the results.")));
 	if (checkExprHasSubLink((Node *) ref->args) ||
 		checkExprHasSubLink((Node *) ref->aggfilter))
 		AGG_ERROR(errmsg("aggregate \"%s\" cannot contain a subquery", te->resname));
@@ -297,6 +319,32 @@ arrival_number(Oid source)
 	return (Expr *) makeVar(1, att, INT8OID, -1, InvalidOid, 0);
 }
 
+/*
+ * A percentile's fraction, once for all windows (and checked as
+ * PostgreSQL checks it): a query evaluates it once per group, and a
+ * pipeline's windows have no columns of their own.
+ */
+static void
+constant_fraction(KeptRows *kr, AggDef *d, Expr *arg)
+{
+	Node	   *c = eval_const_expressions(NULL, (Node *) arg);
+
+	if (!IsA(c, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the fraction of aggregate \"%s\" must be a constant", d->name),
+				 errdetail("A pipeline evaluates it once, for all its windows."),
+				 errhint("Write the fraction as a number, such as percentile_cont(0.9).")));
+	kr->fraction = ((Const *) c)->constvalue;
+	kr->fraction_null = ((Const *) c)->constisnull;
+	if (!kr->fraction_null &&
+		!(DatumGetFloat8(kr->fraction) >= 0 && DatumGetFloat8(kr->fraction) <= 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("percentile value %g is not between 0 and 1",
+						DatumGetFloat8(kr->fraction))));
+}
+
 /* Rows kept, and sorted as nodeAgg.c sorts them: by ORDER BY, or DISTINCT. */
 static void
 setup_kept_rows(Aggregator *a, AggDef *d, Aggref *ref, Oid source, List *dpcontext)
@@ -307,7 +355,12 @@ setup_kept_rows(Aggregator *a, AggDef *d, Aggref *ref, Oid source, List *dpconte
 	int			i = 0;
 
 	kr->distinct = ref->aggdistinct != NIL;
-	kr->by_arrival = !kr->distinct;
+	kr->ordered_set = ref->aggkind == AGGKIND_NORMAL ? InvalidOid : ref->aggfnoid;
+	/* an ordered set's sort decides its result, and ties are equal values */
+	kr->by_arrival = !kr->distinct && !OidIsValid(kr->ordered_set);
+	kr->skip_nulls = d->transfn.fn_strict || OidIsValid(kr->ordered_set);
+	if (ref->aggdirectargs != NIL)
+		constant_fraction(kr, d, linitial(ref->aggdirectargs));
 	kr->ncols = list_length(ref->args) + (kr->by_arrival ? 1 : 0);
 	kr->typlen = palloc(sizeof(int16) * kr->ncols);
 	kr->typbyval = palloc(sizeof(bool) * kr->ncols);
@@ -699,7 +752,7 @@ keep_row(Aggregator *a, AggDef *d, AggValue *v, Datum *in, bool *nulls)
 	char	   *p;
 
 	/* a strict transition function would skip it, as nodeAgg.c does before sorting */
-	if (d->transfn.fn_strict)
+	if (kr->skip_nulls)
 		for (int i = 0; i < d->nargs; i++)
 			if (nulls[i])
 				return;
@@ -738,6 +791,72 @@ kept_combine(Aggregator *a, AggDef *d, AggValue *into, AggValue *from)
 	kept_set(a, d, into, false);
 }
 
+/* row i's value of the sorted rows of an ordered-set aggregate */
+#define SORTED(rs, i) ((rs)->vals[(rs)->order[i] * (rs)->kr->ncols])
+
+/* The first value of the longest run of equal values, as mode() gives it. */
+static Datum
+mode_of(RowSet *rs)
+{
+	int			best = 0;
+	int			best_len = 0;
+	int			start = 0;
+
+	for (int i = 1; i <= rs->n; i++)
+		if (i == rs->n || compare_rows(&rs->order[i - 1], &rs->order[i], rs) != 0)
+		{
+			if (i - start > best_len)
+			{
+				best = start;
+				best_len = i - start;
+			}
+			start = i;
+		}
+	return SORTED(rs, best);
+}
+
+/* percentile_cont: between the two values around the fraction, linearly. */
+static Datum
+percentile_cont(KeptRows *kr, RowSet *rs, double f)
+{
+	double		pos = f * (rs->n - 1);
+	int64		first = (int64) floor(pos);
+	int64		second = (int64) ceil(pos);
+	Datum		lo = SORTED(rs, first);
+	Datum		hi = SORTED(rs, second);
+	double		part = pos - first;
+
+	if (first == second)
+		return lo;
+	if (kr->ordered_set == F_PERCENTILE_CONT_FLOAT8_FLOAT8)
+		return Float8GetDatum(DatumGetFloat8(lo) +
+							  (part * (DatumGetFloat8(hi) - DatumGetFloat8(lo))));
+	return DirectFunctionCall2(interval_pl,
+							   DirectFunctionCall2(interval_mul,
+												   DirectFunctionCall2(interval_mi, hi, lo),
+												   Float8GetDatum(part)),
+							   lo);
+}
+
+/*
+ * An ordered-set aggregate over its sorted rows (without NULLs), with the
+ * arithmetic of orderedsetaggs.c, which sorts the same rows the same way.
+ */
+static Datum
+ordered_set_result(KeptRows *kr, RowSet *rs, bool *isnull)
+{
+	double		f = DatumGetFloat8(kr->fraction);
+
+	*isnull = (kr->ordered_set != F_MODE && kr->fraction_null) || rs->n == 0;
+	if (*isnull)
+		return (Datum) 0;
+	if (kr->ordered_set == F_MODE)
+		return mode_of(rs);
+	if (kr->ordered_set == F_PERCENTILE_DISC_FLOAT8_ANYELEMENT)
+		return SORTED(rs, Max((int64) ceil(f * rs->n), 1) - 1);
+	return percentile_cont(kr, rs, f);
+}
+
 /*
  * The aggregate's result over the kept rows: its own state built afresh,
  * in a context of its own, so that what the transition functions allocate
@@ -757,16 +876,22 @@ kept_final(Aggregator *a, AggDef *d, AggValue *v, Datum *out, bool *outnull)
 
 	MemoryContextSwitchTo(tmp);
 	agg_bind_context(a, tmp);
-	init_one(d, &state);
+	rs.n = 0;
 	if (!v->isnull)
 	{
 		read_rows(d->kept, (KeptState *) DatumGetPointer(v->value), &rs);
 		sort_rows(&rs);
+	}
+	if (OidIsValid(d->kept->ordered_set))
+		result = ordered_set_result(d->kept, &rs, &isnull);
+	else
+	{
+		init_one(d, &state);
 		for (int i = 0; i < rs.n; i++)
 			advance_one(a, d, &state, &rs.vals[rs.order[i] * d->kept->ncols],
 						&rs.nulls[rs.order[i] * d->kept->ncols]);
+		final_one(a, d, &state, &result, &isnull);
 	}
-	final_one(a, d, &state, &result, &isnull);
 	agg_bind_context(a, statecxt);
 	MemoryContextSwitchTo(caller);
 	*out = isnull ? (Datum) 0 : datumCopy(result, d->resultbyval, d->resultlen);
