@@ -106,6 +106,25 @@ SELECT pg_temp.create('d',
 CALL pg_temp.drain_kinds('d', 7);
 SELECT * FROM pg_temp.compare('d', 'dv, sdn, adv, dtc, mint, vs, ts');
 
+-- A value in both of two sessions that a later row merges counts once:
+-- [0, 10) and [20, 30) each hold 'a', then 'b' at 10 merges them, each row
+-- in a step of its own that reads the state back from the heap.
+CREATE TABLE merging (v text, ts bigint);
+SELECT windowing.create_pipeline('merging', 'merging', 'ts', '{}', windowing.session('10 milliseconds'),
+    'count(DISTINCT v) AS dv, array_agg(v) AS vs, array_agg(v ORDER BY ts) AS by_ts',
+    max_out_of_orderness => '1 second', start => false, retention => 'keep');
+INSERT INTO merging VALUES ('a', 0), ('a', 20), ('b', 10);
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'merging' \gset
+SELECT windowing.process('merging', 1);
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'merging' \gset
+SELECT windowing.process('merging', 1);
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'merging' \gset
+SELECT windowing.process('merging', 1);
+SELECT windowing.flush('merging');
+SELECT window_start, window_end, dv, vs, by_ts FROM merging_results;
+SELECT windowing.drop_pipeline('merging', true);
+DROP TABLE merging;
+
 ------------------------------------------------------------------------
 -- array_agg, string_agg and jsonb_agg keep their rows: without ORDER BY
 -- in arrival order (windowing_seq), in every kind of window, also where

@@ -44,9 +44,9 @@
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/expandeddatum.h"
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
-#include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
@@ -64,9 +64,12 @@
  * final function that modifies it).  Its state in a window is the inputs
  * of the window's rows, which merge by concatenation; when the window
  * fires they are sorted, as nodeAgg.c sorts them, and run through the
- * aggregate's own transition and final functions.  Without DISTINCT a row
- * also keeps its arrival number, the last sort key, so that rows come in
- * arrival order whatever the order in which windows and slices merged.
+ * aggregate's own transition and final functions; the ordered-set
+ * aggregates whose functions need the executor's sort (percentile_cont,
+ * percentile_disc, mode) are computed here from the sorted rows instead.
+ * Without DISTINCT or WITHIN GROUP a row also keeps its arrival number,
+ * the last sort key, so that rows come in arrival order whatever the order
+ * in which windows and slices merged.
  */
 struct KeptRows
 {
@@ -345,12 +348,35 @@ constant_fraction(KeptRows *kr, AggDef *d, Expr *arg)
 						DatumGetFloat8(kr->fraction))));
 }
 
-/* Rows kept, and sorted as nodeAgg.c sorts them: by ORDER BY, or DISTINCT. */
+/* Kept rows are sorted as nodeAgg.c sorts them: by ORDER BY, or DISTINCT. */
+static void
+sort_keys(KeptRows *kr, List *sortlist, List *args)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	kr->nkeys = list_length(sortlist);
+	kr->keycol = palloc(sizeof(int) * Max(kr->nkeys, 1));
+	kr->keys = palloc0(sizeof(SortSupportData) * Max(kr->nkeys, 1));
+	foreach(lc, sortlist)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, args);
+		SortSupport ssup = &kr->keys[i++];
+
+		kr->keycol[i - 1] = tle->resno - 1;
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = exprCollation((Node *) tle->expr);
+		ssup->ssup_nulls_first = sgc->nulls_first;
+		PrepareSortSupportFromOrderingOp(sgc->sortop, ssup);
+	}
+}
+
+/* An aggregate that keeps its rows: what a row keeps, how they are sorted. */
 static void
 setup_kept_rows(Aggregator *a, AggDef *d, Aggref *ref, Oid source, List *dpcontext)
 {
 	KeptRows   *kr = palloc0(sizeof(KeptRows));
-	List	   *sortlist = ref->aggdistinct ? ref->aggdistinct : ref->aggorder;
 	ListCell   *lc;
 	int			i = 0;
 
@@ -376,30 +402,14 @@ setup_kept_rows(Aggregator *a, AggDef *d, Aggref *ref, Oid source, List *dpconte
 		get_typlenbyval(INT8OID, &kr->typlen[i], &kr->typbyval[i]);
 		add_input(a, arrival_number(source), dpcontext);
 	}
-	kr->nkeys = list_length(sortlist);
-	kr->keycol = palloc(sizeof(int) * Max(kr->nkeys, 1));
-	kr->keys = palloc0(sizeof(SortSupportData) * Max(kr->nkeys, 1));
-	i = 0;
-	foreach(lc, sortlist)
-	{
-		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		TargetEntry *tle = get_sortgroupclause_tle(sgc, ref->args);
-		SortSupport ssup = &kr->keys[i];
-
-		kr->keycol[i] = tle->resno - 1;
-		ssup->ssup_cxt = CurrentMemoryContext;
-		ssup->ssup_collation = exprCollation((Node *) tle->expr);
-		ssup->ssup_nulls_first = sgc->nulls_first;
-		PrepareSortSupportFromOrderingOp(sgc->sortop, ssup);
-		i++;
-	}
+	sort_keys(kr, ref->aggdistinct ? ref->aggdistinct : ref->aggorder, ref->args);
 	d->kept = kr;
 }
 
 /*
  * An aggregate's inputs are its arguments (and ORDER BY expressions), then
- * the inputs of kept rows, then its FILTER condition, evaluated with them
- * by whatever reads the queue.
+ * the arrival number of a row it keeps, then its FILTER condition, all
+ * evaluated together by whatever reads the queue.
  */
 static void
 setup_agg(Aggregator *a, AggDef *d, TargetEntry *te, Oid source, List *dpcontext)
