@@ -148,6 +148,23 @@ SELECT prefix, c.* FROM unnest(ARRAY['a', 'ah']) prefix, pg_temp.compare(prefix,
     'array_agg(n ORDER BY v DESC NULLS LAST, windowing_seq) AS ns, '
     'string_agg(t, v::text ORDER BY t, windowing_seq) FILTER (WHERE c IS NOT NULL) AS sv') c;
 
+-- With on_error 'route', a row whose input fails goes to the late table and
+-- the step runs again, reading the queue through SQL, arrival numbers
+-- included: '3' at 20 and '1' at 0 make two sessions, 'x' fails, '2' at 10
+-- merges them and '1' at 3 joins.
+CREATE TABLE routed (v text, ts bigint);
+SELECT windowing.create_pipeline('routed', 'routed', 'ts', '{}', windowing.session('10 milliseconds'),
+    'array_agg(v::int) AS vs, count(DISTINCT v::int) AS dv, '
+    'string_agg(v, '','' ORDER BY v DESC) FILTER (WHERE v <> ''3'') AS sv',
+    max_out_of_orderness => '1 second', on_error => 'route', start => false, retention => 'keep');
+INSERT INTO routed VALUES ('3', 20), ('1', 0), ('x', 5), ('2', 10), ('1', 3);
+SELECT windowing.process('routed');
+SELECT windowing.flush('routed');
+SELECT window_start, window_end, vs, dv, sv FROM routed_results;
+SELECT row_data->>'v' AS v, reason FROM routed_late;
+SELECT windowing.drop_pipeline('routed', true);
+DROP TABLE routed;
+
 ------------------------------------------------------------------------
 -- percentile_cont, percentile_disc and mode keep their rows too, and give
 -- what a query gives: the same sort, the same arithmetic.
