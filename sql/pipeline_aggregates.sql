@@ -176,6 +176,28 @@ SELECT pg_temp.create('o',
 CALL pg_temp.drain_kinds('o', 7);
 SELECT * FROM pg_temp.compare('o', 'pc, pd, mo, pci');
 
+-- Sliding count windows combine panes of rows: window j of a key holds its
+-- rows 2j - 3 to 2j in arrival order (Flink's countWindow(4, 2)), and
+-- fires at its row 2j: 200 rows per key, 100 windows.
+SELECT windowing.create_pipeline('counted', 'ev', 'ts', '{k}', windowing.counting(4, 2),
+    'count(DISTINCT v) AS dv, array_agg(v) AS vs, string_agg(t, '','' ORDER BY t) AS st, '
+    'percentile_disc(0.5) WITHIN GROUP (ORDER BY v) AS pd',
+    start => false, retention => 'keep');
+CALL pg_temp.drain('counted', 7, 3, NULL, false);
+CREATE TEMP TABLE counted_ref AS
+SELECT k, 2 * j + 1 AS window_end, count(DISTINCT v) AS dv,
+       array_agg(v ORDER BY windowing_seq) AS vs,
+       string_agg(t, ',' ORDER BY t, windowing_seq) AS st,
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY v) AS pd
+FROM (SELECT ev.*, row_number() OVER (PARTITION BY k ORDER BY windowing_seq) AS rn FROM ev) e,
+     generate_series((rn + 1) / 2, (rn + 3) / 2) j
+GROUP BY k, j HAVING max(rn) = 2 * j;
+SELECT (SELECT count(*) FROM counted_results) AS windows,
+       pg_temp.differences('counted_results', 'counted_ref', 'k, window_end, dv, vs, st, pd')
+         AS differences;
+SELECT windowing.drop_pipeline('counted', true);
+DROP TABLE counted_ref;
+
 ------------------------------------------------------------------------
 -- A window stores its distinct values, not its rows: 600 rows, 7 values
 -- of v besides NULL (which count skips), each kept as 12 bytes (a length
