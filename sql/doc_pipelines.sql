@@ -55,5 +55,19 @@ SELECT windowing.process('pageviews');
 SELECT page, window_start, views, fire_count, is_final, pane FROM pageviews_results;
 SELECT windowing.drop_pipeline('pageviews', drop_tables => true);
 
+SELECT windowing.create_queue('visits', 'page text, ts bigint');
+SELECT windowing.create_pipeline('pages', 'visits', 'ts', '{}',
+    windowing.session('10 milliseconds'),
+    'count(DISTINCT page) AS pages, array_agg(page) AS path, '
+    'string_agg(page, '' > '' ORDER BY ts) AS by_time, '
+    'count(*) FILTER (WHERE page = ''/cart'') AS carts',
+    max_out_of_orderness => '1 second');
+-- [0, 10) and [20, 30) first, then a row whose [10, 20) merges them
+INSERT INTO visits VALUES ('/', 0), ('/cart', 20), ('/item', 10), ('/', 5);
+SELECT windowing.process('pages');
+SELECT windowing.flush('pages');
+SELECT window_start, window_end, pages, path, by_time, carts FROM pages_results;
+SELECT windowing.drop_pipeline('pages', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

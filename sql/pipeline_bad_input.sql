@@ -136,7 +136,7 @@ SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling(
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => '(SELECT count(*) FROM pg_class)', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'sum(amount) FILTER (WHERE amount > 0)', retention => 'consume');
+    aggregates => 'sum(amount) FILTER (WHERE amount > (SELECT 0))', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(amount) OVER ()', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
@@ -146,7 +146,7 @@ SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling(
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(generate_series(1, 3))', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'percentile_cont(0.5) WITHIN GROUP (ORDER BY amount)', retention => 'consume');
+    aggregates => 'percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY amount)', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(nope)', retention => 'consume');
 SELECT windowing.create_pipeline('a', 't', 'ts', assigner => windowing.tumbling('1 minute'),

@@ -35,11 +35,11 @@ SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumb
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum(amount, id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'count(DISTINCT id)', retention => 'consume');
+    aggregates => 'percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'sum((SELECT 1))', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
-    aggregates => 'string_agg(note, '','')', retention => 'consume');
+    aggregates => 'rank(1) WITHIN GROUP (ORDER BY id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),
     aggregates => 'count(*), count(id)', retention => 'consume');
 SELECT windowing.create_pipeline('p', 'orders', 'ts', assigner => windowing.tumbling('1 minute'),

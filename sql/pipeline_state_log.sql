@@ -19,27 +19,7 @@ FROM (VALUES ('t', windowing.tumbling('100 milliseconds'), interval '200 millise
 -- Each step of its own (a step's image is published at commit); the
 -- reread_ pipelines lose their image every few steps, as after a restart,
 -- and read window_state and the log back.
-CREATE PROCEDURE pg_temp.drain(p_name text, step_rows int, forget_every int,
-                               max_steps int DEFAULT NULL, flush boolean DEFAULT true)
-LANGUAGE plpgsql AS $$
-DECLARE
-    i int := 0;
-BEGIN
-    LOOP
-        EXIT WHEN i = max_steps;
-        IF forget_every > 0 AND i % forget_every = forget_every - 1 THEN
-            PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = p_name;
-        END IF;
-        EXIT WHEN windowing.process(p_name, step_rows) = 0;
-        COMMIT;
-        i := i + 1;
-    END LOOP;
-    IF flush THEN
-        PERFORM windowing.flush(p_name);
-    END IF;
-    COMMIT;
-END
-$$;
+\i sql/include/drain.sql
 CREATE FUNCTION pg_temp.log_rows(p_name text) RETURNS bigint
 LANGUAGE sql AS $$
     SELECT count(*) FROM windowing.state_log l

@@ -12,15 +12,22 @@
  * AggCheckCallContext find their memory context.
  *
  * The text is only ever parsed, never spliced into SQL: one statement, a
- * bare select list of plain aggregate calls, no subqueries.  The inputs of
- * the aggregates are deparsed from the analysed tree for the queue reader.
+ * bare select list of aggregate calls, no subqueries.  The inputs of the
+ * aggregates are deparsed from the analysed tree for the queue reader; a
+ * FILTER condition is one more input, so that whatever reads the queue
+ * evaluates it with the others, and a row it does not pass skips the
+ * transition.
  *
  * A state must survive the step that built it, so it must be storable: a
  * real type, or "internal" with serialize/deserialize functions (as parallel
  * aggregation needs).  Final functions must not modify the state, since a
- * window may fire again after more rows arrive.
+ * window may fire again after more rows arrive.  An aggregate that cannot
+ * keep its state so, or that sorts its inputs (DISTINCT, ORDER BY), keeps
+ * its rows instead (KeptRows below).
  */
 #include "compat.h"
+
+#include <math.h>
 
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
@@ -28,7 +35,9 @@
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/tlist.h"
 #include "parser/analyze.h"
 #include "parser/parse_agg.h"
 #include "parser/parser.h"
@@ -36,12 +45,64 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
+#include "utils/sortsupport.h"
 #include "utils/syscache.h"
 
 #include "aggregates.h"
+
+/*
+ * An aggregate whose state cannot be kept as it is keeps its rows instead:
+ * with DISTINCT or ORDER BY, whose inputs nodeAgg.c sorts before any
+ * transition (and whose states PostgreSQL cannot combine), and when its
+ * state cannot be stored (internal without serialization functions, as
+ * array_agg's and string_agg's in PostgreSQL 15) or not fired twice (a
+ * final function that modifies it).  Its state in a window is the inputs
+ * of the window's rows, which merge by concatenation; when the window
+ * fires they are sorted, as nodeAgg.c sorts them, and run through the
+ * aggregate's own transition and final functions; the ordered-set
+ * aggregates whose functions need the executor's sort (percentile_cont,
+ * percentile_disc, mode) are computed here from the sorted rows instead.
+ * Without DISTINCT or WITHIN GROUP a row also keeps its arrival number,
+ * the last sort key, so that rows come in arrival order whatever the order
+ * in which windows and slices merged.
+ */
+struct KeptRows
+{
+	int			ncols;			/* values of a row: the aggregate's inputs up
+								 * to its FILTER */
+	int16	   *typlen;
+	bool	   *typbyval;
+	int			nkeys;			/* sort keys: ORDER BY, or DISTINCT's */
+	int		   *keycol;			/* their columns */
+	SortSupport keys;
+	bool		distinct;		/* rows equal in every key count once */
+	bool		by_arrival;		/* the last column, windowing_seq, breaks ties */
+	bool		skip_nulls;		/* rows with a NULL argument count for nothing */
+	Datum	   *row;			/* room for a row's values */
+	Oid			ordered_set;	/* an ordered-set aggregate computed here, or 0 */
+	Datum		fraction;		/* its constant direct argument (percentiles) */
+	bool		fraction_null;
+};
+
+/*
+ * The kept rows of a window: a varlena, stored as it is, each row its
+ * values through datumSerialize.
+ */
+typedef struct KeptState
+{
+	int32		vl_len_;
+	int32		space;			/* bytes allocated */
+	int32		nrows;
+	int32		nset;			/* DISTINCT: the first nset rows are sorted and
+								 * distinct */
+} KeptState;
+
+#define KEPT_ROWS(st) ((char *) (st) + sizeof(KeptState))
 
 #define AGG_ERROR(...) \
 	ereport(ERROR, \
@@ -120,6 +181,19 @@ analyse(Oid source, const char *aggregates)
 	return q;
 }
 
+/*
+ * The ordered-set aggregates computed from a window's kept rows: those
+ * PostgreSQL runs through its executor's sort, which cannot be stored.
+ */
+static bool
+computed_here(Oid aggfnoid)
+{
+	return aggfnoid == F_PERCENTILE_DISC_FLOAT8_ANYELEMENT ||
+		aggfnoid == F_PERCENTILE_CONT_FLOAT8_FLOAT8 ||
+		aggfnoid == F_PERCENTILE_CONT_FLOAT8_INTERVAL ||
+		aggfnoid == F_MODE;
+}
+
 /* The plain aggregate call of one output column, or an error. */
 static Aggref *
 checked_aggref(TargetEntry *te)
@@ -129,13 +203,33 @@ checked_aggref(TargetEntry *te)
 	if (!IsA(ref, Aggref))
 		AGG_ERROR(errmsg("aggregate output \"%s\" must be a plain aggregate call",
 						 te->resname));
-	if (ref->aggdistinct || ref->aggorder || ref->aggfilter ||
-		ref->aggkind != AGGKIND_NORMAL || ref->agglevelsup != 0)
-		AGG_ERROR(errmsg("aggregate \"%s\" cannot use DISTINCT, ORDER BY, FILTER or WITHIN GROUP in a pipeline",
-						 te->resname));
-	if (checkExprHasSubLink((Node *) ref->args))
+	if (ref->aggkind != AGGKIND_NORMAL && !computed_here(ref->aggfnoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("aggregate \"%s\" cannot be used in a pipeline", te->resname),
+				 errdetail("Of the ordered-set and hypothetical-set aggregates (WITHIN GROUP), pipelines support percentile_cont and percentile_disc of one fraction, and mode."),
+				 errhint("Use one aggregate per fraction, or keep the values with array_agg(x ORDER BY x) and compute the result from the array in the query that reads the results.")));
+	if (checkExprHasSubLink((Node *) ref->args) ||
+		checkExprHasSubLink((Node *) ref->aggfilter))
 		AGG_ERROR(errmsg("aggregate \"%s\" cannot contain a subquery", te->resname));
 	return ref;
+}
+
+/*
+ * One more input of every row: deparsed for the queries that read the
+ * queue, planned for the heap scan.  The cast keeps a whole-row input one
+ * column.
+ */
+static void
+add_input(Aggregator *a, Expr *expr, List *dpcontext)
+{
+	a->args_sql = lappend(a->args_sql,
+						  psprintf("CAST(%s AS %s)",
+								   deparse_expression((Node *) expr, dpcontext,
+													  false, false),
+								   format_type_be_qualified(exprType((Node *) expr))));
+	a->arg_exprs = lappend(a->arg_exprs, expression_planner(expr));
+	a->nargs++;
 }
 
 static void
@@ -145,9 +239,12 @@ init_fn(Oid fn, Expr *expr, FmgrInfo *info)
 	fmgr_info_set_expr((Node *) expr, info);
 }
 
-/* Transition, final and serialization functions from pg_aggregate. */
+/*
+ * Transition, final and serialization functions from pg_aggregate; sets
+ * keeps_rows if the aggregate's state cannot be kept as it is.
+ */
 static void
-setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
+setup_functions(AggDef *d, Aggref *ref, Oid *argtypes, bool *keeps_rows)
 {
 	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(ref->aggfnoid));
 	Form_pg_aggregate agg;
@@ -163,12 +260,10 @@ setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
 											   argtypes, d->nargs);
 	get_typlenbyval(d->transtype, &d->translen, &d->transbyval);
 	d->internal = d->transtype == INTERNALOID;
-	if (d->internal && (!OidIsValid(agg->aggserialfn) || !OidIsValid(agg->aggdeserialfn)))
-		AGG_ERROR(errmsg("aggregate \"%s\" cannot be used in a pipeline", d->name),
-				  errdetail("Its transition state is of type internal and has no serialization functions, so it cannot be stored."));
-	if (OidIsValid(agg->aggfinalfn) && agg->aggfinalmodify != AGGMODIFY_READ_ONLY)
-		AGG_ERROR(errmsg("aggregate \"%s\" cannot be used in a pipeline", d->name),
-				  errdetail("Its final function modifies the transition state, and a window may fire more than once."));
+	/* a state that cannot be stored, or not fired twice, is rebuilt each time */
+	*keeps_rows = *keeps_rows ||
+		(d->internal && (!OidIsValid(agg->aggserialfn) || !OidIsValid(agg->aggdeserialfn))) ||
+		(OidIsValid(agg->aggfinalfn) && agg->aggfinalmodify != AGGMODIFY_READ_ONLY);
 	build_aggregate_transfn_expr(argtypes, d->nargs, 0, false, d->transtype,
 								 ref->inputcollid, agg->aggtransfn, InvalidOid,
 								 &transexpr, NULL);
@@ -191,7 +286,7 @@ setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
 									 InvalidOid, &transexpr, NULL);
 		init_fn(agg->aggcombinefn, transexpr, &d->combinefn);
 	}
-	if (d->internal)
+	if (d->internal && !*keeps_rows)
 	{
 		build_aggregate_serialfn_expr(agg->aggserialfn, &transexpr);
 		init_fn(agg->aggserialfn, transexpr, &d->serialfn);
@@ -212,36 +307,140 @@ setup_functions(AggDef *d, Aggref *ref, Oid *argtypes)
 	ReleaseSysCache(tup);
 }
 
+/*
+ * A row's arrival number, windowing_seq.  create_pipeline checks the
+ * aggregates before it makes the table a queue: until then a NULL, never
+ * read, stands for it.
+ */
+static Expr *
+arrival_number(Oid source)
+{
+	AttrNumber	att = get_attnum(source, "windowing_seq");
+
+	if (att == InvalidAttrNumber)
+		return (Expr *) makeNullConst(INT8OID, -1, InvalidOid);
+	return (Expr *) makeVar(1, att, INT8OID, -1, InvalidOid, 0);
+}
+
+/*
+ * A percentile's fraction, once for all windows (and checked as
+ * PostgreSQL checks it): a query evaluates it once per group, and a
+ * pipeline's windows have no columns of their own.
+ */
 static void
-setup_agg(AggDef *d, TargetEntry *te, int firstarg, List *dpcontext,
-		  List **args_sql, List **arg_exprs)
+constant_fraction(KeptRows *kr, AggDef *d, Expr *arg)
+{
+	Node	   *c = eval_const_expressions(NULL, (Node *) arg);
+
+	if (!IsA(c, Const))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the fraction of aggregate \"%s\" must be a constant", d->name),
+				 errdetail("A pipeline evaluates it once, for all its windows."),
+				 errhint("Write the fraction as a number, such as percentile_cont(0.9).")));
+	kr->fraction = ((Const *) c)->constvalue;
+	kr->fraction_null = ((Const *) c)->constisnull;
+	if (!kr->fraction_null &&
+		!(DatumGetFloat8(kr->fraction) >= 0 && DatumGetFloat8(kr->fraction) <= 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("percentile value %g is not between 0 and 1",
+						DatumGetFloat8(kr->fraction))));
+}
+
+/* Kept rows are sorted as nodeAgg.c sorts them: by ORDER BY, or DISTINCT. */
+static void
+sort_keys(KeptRows *kr, List *sortlist, List *args)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	kr->nkeys = list_length(sortlist);
+	kr->keycol = palloc(sizeof(int) * Max(kr->nkeys, 1));
+	kr->keys = palloc0(sizeof(SortSupportData) * Max(kr->nkeys, 1));
+	foreach(lc, sortlist)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		TargetEntry *tle = get_sortgroupclause_tle(sgc, args);
+		SortSupport ssup = &kr->keys[i++];
+
+		kr->keycol[i - 1] = tle->resno - 1;
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = exprCollation((Node *) tle->expr);
+		ssup->ssup_nulls_first = sgc->nulls_first;
+		PrepareSortSupportFromOrderingOp(sgc->sortop, ssup);
+	}
+}
+
+/* An aggregate that keeps its rows: what a row keeps, how they are sorted. */
+static void
+setup_kept_rows(Aggregator *a, AggDef *d, Aggref *ref, Oid source, List *dpcontext)
+{
+	KeptRows   *kr = palloc0(sizeof(KeptRows));
+	ListCell   *lc;
+	int			i = 0;
+
+	kr->distinct = ref->aggdistinct != NIL;
+	kr->ordered_set = ref->aggkind == AGGKIND_NORMAL ? InvalidOid : ref->aggfnoid;
+	/* an ordered set's sort decides its result, and ties are equal values */
+	kr->by_arrival = !kr->distinct && !OidIsValid(kr->ordered_set);
+	kr->skip_nulls = d->transfn.fn_strict || OidIsValid(kr->ordered_set);
+	if (ref->aggdirectargs != NIL)
+		constant_fraction(kr, d, linitial(ref->aggdirectargs));
+	kr->ncols = list_length(ref->args) + (kr->by_arrival ? 1 : 0);
+	kr->typlen = palloc(sizeof(int16) * kr->ncols);
+	kr->typbyval = palloc(sizeof(bool) * kr->ncols);
+	kr->row = palloc(sizeof(Datum) * kr->ncols);
+	foreach(lc, ref->args)
+	{
+		get_typlenbyval(exprType((Node *) lfirst_node(TargetEntry, lc)->expr),
+						&kr->typlen[i], &kr->typbyval[i]);
+		i++;
+	}
+	if (kr->by_arrival)
+	{
+		get_typlenbyval(INT8OID, &kr->typlen[i], &kr->typbyval[i]);
+		add_input(a, arrival_number(source), dpcontext);
+	}
+	sort_keys(kr, ref->aggdistinct ? ref->aggdistinct : ref->aggorder, ref->args);
+	d->kept = kr;
+}
+
+/*
+ * An aggregate's inputs are its arguments (and ORDER BY expressions), then
+ * the arrival number of a row it keeps, then its FILTER condition, all
+ * evaluated together by whatever reads the queue.
+ */
+static void
+setup_agg(Aggregator *a, AggDef *d, TargetEntry *te, Oid source, List *dpcontext)
 {
 	Aggref	   *ref = checked_aggref(te);
 	Oid			argtypes[FUNC_MAX_ARGS];
 	ListCell   *lc;
-	int			i = 0;
+	bool		keeps_rows = ref->aggdistinct != NIL || ref->aggorder != NIL;
 
 	d->name = pstrdup(te->resname);
 	d->resulttype = ref->aggtype;
 	get_typlenbyval(d->resulttype, &d->resultlen, &d->resultbyval);
 	d->collation = ref->inputcollid;
-	d->nargs = list_length(ref->args);
-	d->firstarg = firstarg;
+	d->nargs = 0;
+	d->firstarg = a->nargs;
 	foreach(lc, ref->args)
 	{
 		TargetEntry *arg = lfirst_node(TargetEntry, lc);
 
-		argtypes[i] = exprType((Node *) arg->expr);
-		/* cast, so that a whole-row input stays one column */
-		*args_sql = lappend(*args_sql,
-							psprintf("CAST(%s AS %s)",
-									 deparse_expression((Node *) arg->expr, dpcontext,
-														false, false),
-									 format_type_be_qualified(argtypes[i])));
-		*arg_exprs = lappend(*arg_exprs, expression_planner(arg->expr));
-		i++;
+		/* ORDER BY's own expressions come last, and are no arguments */
+		if (!arg->resjunk)
+			argtypes[d->nargs++] = exprType((Node *) arg->expr);
+		add_input(a, arg->expr, dpcontext);
 	}
-	setup_functions(d, ref, argtypes);
+	setup_functions(d, ref, argtypes, &keeps_rows);
+	if (keeps_rows)
+		setup_kept_rows(a, d, ref, source, dpcontext);
+	d->has_filter = ref->aggfilter != NULL;
+	if (d->has_filter)
+		add_input(a, ref->aggfilter, dpcontext);
+	d->ninputs = a->nargs - d->firstarg;
 }
 
 /*
@@ -265,9 +464,7 @@ agg_prepare(Oid source, const char *aggregates)
 			if (strcmp(a->aggs[i].name, te->resname) == 0)
 				AGG_ERROR(errmsg("aggregate output name \"%s\" is used twice", te->resname),
 						  errhint("Name the outputs with AS."));
-		setup_agg(&a->aggs[a->naggs], te, a->nargs, dpcontext, &a->args_sql,
-				  &a->arg_exprs);
-		a->nargs += a->aggs[a->naggs++].nargs;
+		setup_agg(a, &a->aggs[a->naggs++], te, source, dpcontext);
 	}
 	a->context = makeNode(AggState);
 	a->context->curaggcontext = CreateStandaloneExprContext();
@@ -282,17 +479,25 @@ agg_bind_context(Aggregator *a, MemoryContext statecxt)
 	a->context->curaggcontext->ecxt_per_tuple_memory = statecxt;
 }
 
+/* The state of a window without rows: the initial value, or none. */
+static void
+init_one(AggDef *d, AggValue *v)
+{
+	v->isnull = d->initnull;
+	v->empty = d->initnull;
+	v->value = d->initnull ? (Datum) 0 :
+		datumCopy(d->initval, d->transbyval, d->translen);
+}
+
 void
 agg_init(Aggregator *a, AggValue *states)
 {
 	for (int i = 0; i < a->naggs; i++)
 	{
-		AggDef	   *d = &a->aggs[i];
-
-		states[i].isnull = d->initnull;
-		states[i].empty = d->initnull;
-		states[i].value = d->initnull ? (Datum) 0 :
-			datumCopy(d->initval, d->transbyval, d->translen);
+		if (a->aggs[i].kept)
+			states[i] = (AggValue) {(Datum) 0, true, true};
+		else
+			init_one(&a->aggs[i], &states[i]);
 	}
 }
 
@@ -362,6 +567,357 @@ advance_one(Aggregator *a, AggDef *d, AggValue *v, Datum *args, bool *nulls)
 	v->isnull = fcinfo->isnull;
 }
 
+/* The result of one state, as nodeAgg.c's finalize_aggregate makes it. */
+static void
+final_one(Aggregator *a, AggDef *d, AggValue *v, Datum *out, bool *outnull)
+{
+	LOCAL_FCINFO(fcinfo, FUNC_MAX_ARGS);
+
+	if (!d->has_final)
+	{
+		*out = v->value;
+		*outnull = v->isnull;
+		return;
+	}
+	if (d->finalfn.fn_strict && v->isnull)
+	{
+		*out = (Datum) 0;
+		*outnull = true;
+		return;
+	}
+	InitFunctionCallInfoData(*fcinfo, &d->finalfn,
+							 1 + (d->final_extra ? d->nargs : 0),
+							 d->collation, (Node *) a->context, NULL);
+	fcinfo->args[0].value = v->value;
+	fcinfo->args[0].isnull = v->isnull;
+	for (int j = 1; j < fcinfo->nargs; j++)
+		fcinfo->args[j].isnull = true;
+	*out = FunctionCallInvoke(fcinfo);
+	*outnull = fcinfo->isnull;
+}
+
+/* Room for "extra" more bytes of rows in a kept state, made in statecxt. */
+static KeptState *
+kept_room(Aggregator *a, AggDef *d, AggValue *v, Size extra)
+{
+	KeptState  *st = v->isnull ? NULL : (KeptState *) DatumGetPointer(v->value);
+	Size		need = (st ? VARSIZE(st) : sizeof(KeptState)) + extra;
+
+	if (need > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the rows kept by aggregate \"%s\" in one window exceed 1 GB", d->name),
+				 errhint("Use shorter windows.")));
+	if (st == NULL)
+	{
+		Size		space = Max(need, 64);
+
+		st = MemoryContextAlloc(a->statecxt, space);
+		SET_VARSIZE(st, sizeof(KeptState));
+		st->space = space;
+		st->nrows = 0;
+		st->nset = 0;
+	}
+	else if (need > (Size) st->space)
+	{
+		Size		space = Min(Max(need, (Size) st->space * 2), MaxAllocSize);
+
+		st = repalloc(st, space);
+		st->space = space;
+	}
+	v->value = PointerGetDatum(st);
+	v->isnull = false;
+	v->empty = false;
+	return st;
+}
+
+/* The rows of a kept state, read back into values (in the current context). */
+typedef struct RowSet
+{
+	KeptRows   *kr;
+	int			n;
+	Datum	   *vals;			/* row i's values from vals[i * ncols] */
+	bool	   *nulls;
+	char	  **at;				/* row i's bytes in the state */
+	Size	   *len;
+	int		   *order;			/* the rows in their order, after sort_rows */
+} RowSet;
+
+static void
+read_rows(KeptRows *kr, KeptState *st, RowSet *rs)
+{
+	char	   *p = KEPT_ROWS(st);
+
+	rs->kr = kr;
+	rs->n = st->nrows;
+	rs->vals = palloc(sizeof(Datum) * Max(rs->n * kr->ncols, 1));
+	rs->nulls = palloc(sizeof(bool) * Max(rs->n * kr->ncols, 1));
+	rs->at = palloc(sizeof(char *) * Max(rs->n, 1));
+	rs->len = palloc(sizeof(Size) * Max(rs->n, 1));
+	rs->order = palloc(sizeof(int) * Max(rs->n, 1));
+	for (int r = 0; r < rs->n; r++)
+	{
+		rs->at[r] = p;
+		for (int c = 0; c < kr->ncols; c++)
+			rs->vals[r * kr->ncols + c] = datumRestore(&p, &rs->nulls[r * kr->ncols + c]);
+		rs->len[r] = p - rs->at[r];
+		rs->order[r] = r;
+	}
+}
+
+static int
+compare_rows(const void *a, const void *b, void *arg)
+{
+	RowSet	   *rs = arg;
+	KeptRows   *kr = rs->kr;
+	int			x = *(const int *) a * kr->ncols;
+	int			y = *(const int *) b * kr->ncols;
+
+	for (int k = 0; k < kr->nkeys; k++)
+	{
+		int			c = kr->keycol[k];
+		int			cmp = ApplySortComparator(rs->vals[x + c], rs->nulls[x + c],
+											  rs->vals[y + c], rs->nulls[y + c],
+											  &kr->keys[k]);
+
+		if (cmp != 0)
+			return cmp;
+	}
+	if (kr->by_arrival)
+	{
+		int64		s = DatumGetInt64(rs->vals[x + kr->ncols - 1]);
+		int64		t = DatumGetInt64(rs->vals[y + kr->ncols - 1]);
+
+		return (s > t) - (s < t);
+	}
+	return 0;
+}
+
+/* The rows in the aggregate's order; with DISTINCT, each once. */
+static void
+sort_rows(RowSet *rs)
+{
+	int			n = 0;
+
+	qsort_arg(rs->order, rs->n, sizeof(int), compare_rows, rs);
+	if (!rs->kr->distinct)
+		return;
+	for (int i = 0; i < rs->n; i++)
+		if (n == 0 || compare_rows(&rs->order[n - 1], &rs->order[i], rs) != 0)
+			rs->order[n++] = rs->order[i];
+	rs->n = n;
+}
+
+/*
+ * DISTINCT keeps a set: rows go after it unsorted, and once they are as
+ * many as it holds (or the state is stored), set and rows are sorted into
+ * one set again, so that a window holds at most about twice its distinct
+ * values, and each row costs a logarithmic share of a sort.
+ */
+static void
+kept_set(Aggregator *a, AggDef *d, AggValue *v, bool now)
+{
+	KeptState  *st = (KeptState *) DatumGetPointer(v->value);
+	MemoryContext tmp;
+	MemoryContext old;
+	KeptState  *set;
+	RowSet		rs;
+	Size		size = sizeof(KeptState);
+	char	   *p;
+
+	if (!d->kept->distinct || v->isnull || st->nrows == st->nset ||
+		(!now && st->nrows - st->nset < Max(st->nset, 16)))
+		return;
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "windowing distinct rows",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+	read_rows(d->kept, st, &rs);
+	sort_rows(&rs);
+	for (int i = 0; i < rs.n; i++)
+		size += rs.len[rs.order[i]];
+	set = MemoryContextAlloc(a->statecxt, size);
+	p = KEPT_ROWS(set);
+	for (int i = 0; i < rs.n; i++)
+	{
+		memcpy(p, rs.at[rs.order[i]], rs.len[rs.order[i]]);
+		p += rs.len[rs.order[i]];
+	}
+	SET_VARSIZE(set, size);
+	set->space = size;
+	set->nrows = set->nset = rs.n;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	pfree(st);
+	v->value = PointerGetDatum(set);
+}
+
+/* Keeps a row's inputs, as the aggregate's transition would take them. */
+static void
+keep_row(Aggregator *a, AggDef *d, AggValue *v, Datum *in, bool *nulls)
+{
+	KeptRows   *kr = d->kept;
+	Datum	   *vals = kr->row;
+	Size		size = 0;
+	KeptState  *st;
+	char	   *p;
+
+	/* a strict transition function would skip it, as nodeAgg.c does before sorting */
+	if (kr->skip_nulls)
+		for (int i = 0; i < d->nargs; i++)
+			if (nulls[i])
+				return;
+	for (int i = 0; i < kr->ncols; i++)
+	{
+		vals[i] = in[i];
+		/* the row's own bytes, not a pointer into TOAST */
+		if (kr->typlen[i] == -1 && !nulls[i])
+			vals[i] = PointerGetDatum(PG_DETOAST_DATUM_PACKED(in[i]));
+		size += datumEstimateSpace(vals[i], nulls[i], kr->typbyval[i], kr->typlen[i]);
+	}
+	st = kept_room(a, d, v, size);
+	p = (char *) st + VARSIZE(st);
+	for (int i = 0; i < kr->ncols; i++)
+		datumSerialize(vals[i], nulls[i], kr->typbyval[i], kr->typlen[i], &p);
+	SET_VARSIZE(st, p - (char *) st);
+	st->nrows++;
+	kept_set(a, d, v, false);
+}
+
+/* Merging windows or slices: the rows of both. */
+static void
+kept_combine(Aggregator *a, AggDef *d, AggValue *into, AggValue *from)
+{
+	KeptState  *f = (KeptState *) DatumGetPointer(from->value);
+	KeptState  *st;
+	Size		size;
+
+	if (from->isnull)
+		return;
+	size = VARSIZE(f) - sizeof(KeptState);
+	st = kept_room(a, d, into, size);
+	memcpy((char *) st + VARSIZE(st), KEPT_ROWS(f), size);
+	SET_VARSIZE(st, VARSIZE(st) + size);
+	st->nrows += f->nrows;
+	kept_set(a, d, into, false);
+}
+
+/* row i's value of the sorted rows of an ordered-set aggregate */
+#define SORTED(rs, i) ((rs)->vals[(rs)->order[i] * (rs)->kr->ncols])
+
+/* The first value of the longest run of equal values, as mode() gives it. */
+static Datum
+mode_of(RowSet *rs)
+{
+	int			best = 0;
+	int			best_len = 0;
+	int			start = 0;
+
+	for (int i = 1; i <= rs->n; i++)
+		if (i == rs->n || compare_rows(&rs->order[i - 1], &rs->order[i], rs) != 0)
+		{
+			if (i - start > best_len)
+			{
+				best = start;
+				best_len = i - start;
+			}
+			start = i;
+		}
+	return SORTED(rs, best);
+}
+
+/* percentile_cont: between the two values around the fraction, linearly. */
+static Datum
+percentile_cont(KeptRows *kr, RowSet *rs, double f)
+{
+	double		pos = f * (rs->n - 1);
+	int64		first = (int64) floor(pos);
+	int64		second = (int64) ceil(pos);
+	Datum		lo = SORTED(rs, first);
+	Datum		hi = SORTED(rs, second);
+	double		part = pos - first;
+
+	if (first == second)
+		return lo;
+	if (kr->ordered_set == F_PERCENTILE_CONT_FLOAT8_FLOAT8)
+		return Float8GetDatum(DatumGetFloat8(lo) +
+							  (part * (DatumGetFloat8(hi) - DatumGetFloat8(lo))));
+	return DirectFunctionCall2(interval_pl,
+							   DirectFunctionCall2(interval_mul,
+												   DirectFunctionCall2(interval_mi, hi, lo),
+												   Float8GetDatum(part)),
+							   lo);
+}
+
+/*
+ * An ordered-set aggregate over its sorted rows (without NULLs), with the
+ * arithmetic of orderedsetaggs.c, which sorts the same rows the same way.
+ */
+static Datum
+ordered_set_result(KeptRows *kr, RowSet *rs, bool *isnull)
+{
+	double		f = DatumGetFloat8(kr->fraction);
+
+	*isnull = (kr->ordered_set != F_MODE && kr->fraction_null) || rs->n == 0;
+	if (*isnull)
+		return (Datum) 0;
+	if (kr->ordered_set == F_MODE)
+		return mode_of(rs);
+	if (kr->ordered_set == F_PERCENTILE_DISC_FLOAT8_ANYELEMENT)
+		return SORTED(rs, Max((int64) ceil(f * rs->n), 1) - 1);
+	return percentile_cont(kr, rs, f);
+}
+
+/*
+ * The aggregate's result over the kept rows: its own state built afresh,
+ * in a context of its own, so that what the transition functions allocate
+ * in the aggregate context goes with it.
+ */
+static void
+kept_final(Aggregator *a, AggDef *d, AggValue *v, Datum *out, bool *outnull)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext statecxt = a->statecxt;
+	MemoryContext tmp = AllocSetContextCreate(caller, "windowing kept rows",
+											  ALLOCSET_DEFAULT_SIZES);
+	AggValue	state;
+	RowSet		rs;
+	Datum		result;
+	bool		isnull;
+
+	MemoryContextSwitchTo(tmp);
+	agg_bind_context(a, tmp);
+	rs.n = 0;
+	if (!v->isnull)
+	{
+		read_rows(d->kept, (KeptState *) DatumGetPointer(v->value), &rs);
+		sort_rows(&rs);
+	}
+	if (OidIsValid(d->kept->ordered_set))
+		result = ordered_set_result(d->kept, &rs, &isnull);
+	else
+	{
+		init_one(d, &state);
+		for (int i = 0; i < rs.n; i++)
+			advance_one(a, d, &state, &rs.vals[rs.order[i] * d->kept->ncols],
+						&rs.nulls[rs.order[i] * d->kept->ncols]);
+		final_one(a, d, &state, &result, &isnull);
+	}
+	agg_bind_context(a, statecxt);
+	MemoryContextSwitchTo(caller);
+	*out = isnull ? (Datum) 0 : datumCopy(result, d->resultbyval, d->resultlen);
+	*outnull = isnull;
+	MemoryContextDelete(tmp);
+}
+
+/* Does the row pass the aggregate's FILTER?  NULL does not, as in SQL. */
+static bool
+passes_filter(AggDef *d, Datum *args, bool *nulls)
+{
+	int			last = d->ninputs - 1;
+
+	return !d->has_filter || (!nulls[last] && DatumGetBool(args[last]));
+}
+
 /* Adds one row; args holds every aggregate's inputs in order. */
 void
 agg_advance(Aggregator *a, AggValue *states, Datum *args, bool *argnulls)
@@ -370,8 +926,15 @@ agg_advance(Aggregator *a, AggValue *states, Datum *args, bool *argnulls)
 	for (int i = 0; i < a->naggs; i++)
 	{
 		AggDef	   *d = &a->aggs[i];
+		Datum	   *in = args + d->firstarg;
+		bool	   *innulls = argnulls + d->firstarg;
 
-		advance_one(a, d, &states[i], args + d->firstarg, argnulls + d->firstarg);
+		if (!passes_filter(d, in, innulls))
+			continue;
+		if (d->kept)
+			keep_row(a, d, &states[i], in, innulls);
+		else
+			advance_one(a, d, &states[i], in, innulls);
 	}
 	a->advancing = false;
 }
@@ -382,30 +945,10 @@ agg_final(Aggregator *a, AggValue *states, Datum *out, bool *outnull)
 {
 	for (int i = 0; i < a->naggs; i++)
 	{
-		AggDef	   *d = &a->aggs[i];
-		LOCAL_FCINFO(fcinfo, FUNC_MAX_ARGS);
-
-		if (!d->has_final)
-		{
-			out[i] = states[i].value;
-			outnull[i] = states[i].isnull;
-			continue;
-		}
-		if (d->finalfn.fn_strict && states[i].isnull)
-		{
-			out[i] = (Datum) 0;
-			outnull[i] = true;
-			continue;
-		}
-		InitFunctionCallInfoData(*fcinfo, &d->finalfn,
-								 1 + (d->final_extra ? d->nargs : 0),
-								 d->collation, (Node *) a->context, NULL);
-		fcinfo->args[0].value = states[i].value;
-		fcinfo->args[0].isnull = states[i].isnull;
-		for (int j = 1; j < fcinfo->nargs; j++)
-			fcinfo->args[j].isnull = true;
-		out[i] = FunctionCallInvoke(fcinfo);
-		outnull[i] = fcinfo->isnull;
+		if (a->aggs[i].kept)
+			kept_final(a, &a->aggs[i], &states[i], &out[i], &outnull[i]);
+		else
+			final_one(a, &a->aggs[i], &states[i], &out[i], &outnull[i]);
 	}
 }
 
@@ -414,7 +957,7 @@ bool
 agg_can_combine(Aggregator *a, const char **which)
 {
 	for (int i = 0; i < a->naggs; i++)
-		if (!a->aggs[i].has_combine)
+		if (!a->aggs[i].has_combine && !a->aggs[i].kept)
 		{
 			*which = a->aggs[i].name;
 			return false;
@@ -465,7 +1008,12 @@ void
 agg_combine(Aggregator *a, AggValue *into, AggValue *from)
 {
 	for (int i = 0; i < a->naggs; i++)
-		combine_one(a, &a->aggs[i], &into[i], &from[i]);
+	{
+		if (a->aggs[i].kept)
+			kept_combine(a, &a->aggs[i], &into[i], &from[i]);
+		else
+			combine_one(a, &a->aggs[i], &into[i], &from[i]);
+	}
 }
 
 static Datum
@@ -486,10 +1034,17 @@ call_with_context(Aggregator *a, FmgrInfo *fn, Datum arg0, int nargs)
 	return result;
 }
 
+/* Is a state stored as a varlena rather than as its type? */
+static bool
+stored_as_varlena(AggDef *d)
+{
+	return d->kept || d->internal;
+}
+
 /*
  * The states of one window as one bytea: per aggregate a flag byte, then
  * the value through datumSerialize (internal states through their
- * serialize function first).
+ * serialize function first, kept rows as they are).
  */
 bytea *
 agg_serialize(Aggregator *a, AggValue *states)
@@ -503,12 +1058,14 @@ agg_serialize(Aggregator *a, AggValue *states)
 	{
 		AggDef	   *d = &a->aggs[i];
 
+		if (d->kept)
+			kept_set(a, d, &states[i], true);
 		vals[i] = states[i].value;
-		if (d->internal && !states[i].isnull)
+		if (d->internal && !d->kept && !states[i].isnull)
 			vals[i] = call_with_context(a, &d->serialfn, vals[i], 1);
 		size += 1 + datumEstimateSpace(vals[i], states[i].isnull,
-									   d->internal ? false : d->transbyval,
-									   d->internal ? -1 : d->translen);
+									   stored_as_varlena(d) ? false : d->transbyval,
+									   stored_as_varlena(d) ? -1 : d->translen);
 	}
 	out = palloc(size);
 	SET_VARSIZE(out, size);
@@ -519,8 +1076,8 @@ agg_serialize(Aggregator *a, AggValue *states)
 
 		*p++ = (char) (states[i].empty ? 1 : 0);
 		datumSerialize(vals[i], states[i].isnull,
-					   d->internal ? false : d->transbyval,
-					   d->internal ? -1 : d->translen, &p);
+					   stored_as_varlena(d) ? false : d->transbyval,
+					   stored_as_varlena(d) ? -1 : d->translen, &p);
 	}
 	return out;
 }
@@ -538,7 +1095,9 @@ agg_deserialize(Aggregator *a, bytea *data, AggValue *states)
 
 		states[i].empty = *p++ != 0;
 		v = datumRestore(&p, &states[i].isnull);
-		if (d->internal && !states[i].isnull)
+		if (d->kept && !states[i].isnull)
+			((KeptState *) DatumGetPointer(v))->space = VARSIZE(DatumGetPointer(v));
+		else if (d->internal && !states[i].isnull)
 			v = call_with_context(a, &d->deserialfn, v, 2);
 		states[i].value = v;
 	}

@@ -10,6 +10,8 @@
 #include "fmgr.h"
 #include "nodes/execnodes.h"
 
+typedef struct KeptRows KeptRows;
+
 /* One aggregate of a pipeline's select list. */
 typedef struct AggDef
 {
@@ -19,6 +21,10 @@ typedef struct AggDef
 	bool		resultbyval;
 	int			nargs;			/* inputs of the transition function */
 	int			firstarg;		/* where its inputs start in a row's arguments */
+	int			ninputs;		/* its inputs there: its arguments (and, if
+								 * it keeps rows, its ORDER BY expressions
+								 * and arrival number), then its FILTER */
+	bool		has_filter;		/* its last input is its FILTER condition */
 	Oid			transtype;
 	int16		translen;
 	bool		transbyval;
@@ -34,6 +40,7 @@ typedef struct AggDef
 	FmgrInfo	deserialfn;
 	bool		has_combine;	/* needed to merge session windows */
 	FmgrInfo	combinefn;
+	KeptRows   *kept;			/* its state is its input rows, or NULL */
 } AggDef;
 
 /* The state of one aggregate in one window. */
