@@ -395,7 +395,8 @@ void
 windowing_worker_main(Datum main_arg)
 {
 	TimestampTz last_busy = 0;	/* when a pipeline was last seen running */
-	bool		reclaim_pending = false;
+	/* a worker before may have consumed rows and died before emptying them */
+	bool		reclaim_pending = true;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
