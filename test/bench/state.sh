@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Benchmark of what a step costs against the open state it holds: one open
+# window per key (tumbling 1 day, count + sum, nothing fires), then STEPS
+# steps of 1000 rows each over random keys.  A step should cost what it
+# reads and touches; this measures how its cost grows with every open
+# window of the pipeline instead.
+#
+# For each number of open windows in SIZES, it prints the CPU time of the
+# stepping backend per 1000-row step, in ms (from /proc/<pid>/schedstat,
+# summed over the steps and divided by their number: the kernel counts it
+# in ticks of a few ms, too coarse for one small step), and the median of
+# the steps' elapsed times; with windowing.state_memory large enough to
+# hold everything (1GB), and with state spilled to the heap
+# (windowing.state_memory = 1MB); and the ratio of each CPU time to that of
+# the smallest size.  The worker is off (windowing.max_workers = 0); a
+# 1000-row tick is read by the step itself.
+#
+#   test/bench/state.sh                              # 1,000 and 100,000
+#   SIZES="1000 100000 1000000" STEPS=30 test/bench/state.sh
+set -euo pipefail
+
+# shellcheck source=test/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+SIZES=${SIZES:-"1000 100000"}
+STEPS=${STEPS:-30}
+
+setup_cluster() {
+	start_temp_cluster
+	cat >>"$DIR/data/postgresql.conf" <<CONF
+windowing.max_workers = 0
+shared_buffers = 512MB
+timezone = 'UTC'
+CONF
+	as_server_user "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w restart >/dev/null
+	sql -c "CREATE EXTENSION windowing"
+}
+
+# windowing.state_memory for the next runs, through a reload.
+state_memory() {
+	sql -c "ALTER SYSTEM SET windowing.state_memory = '$1'" -c "SELECT pg_reload_conf()" >/dev/null
+	sleep 1
+}
+
+# A pipeline with $1 open windows, one per key, their state stored.
+load() {
+	sql <<SQL
+DROP TABLE IF EXISTS q, p_results, p_late CASCADE;
+SELECT windowing.drop_pipeline(name) FROM windowing.pipelines;
+CREATE TABLE q (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('p', 'q', 'ts', '{k}', windowing.tumbling('1 day'),
+                                 'count(*) AS n, sum(v) AS s', start => false,
+                                 retention => 'consume');
+INSERT INTO q SELECT i, timestamptz '2026-01-01' + i * interval '1 ms', 1
+FROM generate_series(1, $1) i;
+DO \$\$ BEGIN
+    LOOP
+        EXIT WHEN windowing.process('p') = 0;
+        COMMIT;
+    END LOOP;
+END \$\$;
+CHECKPOINT;
+SQL
+}
+
+# $STEPS steps of 1000 rows over random keys of $1, each committed; prints
+# the backend's CPU ms per step and the steps' median elapsed ms.
+run() {
+	sql <<SQL | tail -n 1
+CREATE TEMP TABLE cpu (ms float8, elapsed float8);
+CREATE FUNCTION pg_temp.cpu_ns() RETURNS bigint LANGUAGE sql AS
+\$\$ SELECT split_part(pg_read_file('/proc/' || pg_backend_pid() || '/schedstat'), ' ', 1)::bigint \$\$;
+DO \$\$
+DECLARE
+    before bigint;
+    t0 timestamptz;
+BEGIN
+    PERFORM setseed(0.5);
+    FOR s IN 1..$STEPS LOOP
+        INSERT INTO q SELECT 1 + floor(random() * $1)::int,
+                             timestamptz '2026-01-01 12:00' + (s * 1000 + i) * interval '1 ms', 1
+        FROM generate_series(1, 1000) i;
+        COMMIT;
+        before := pg_temp.cpu_ns();
+        t0 := clock_timestamp();
+        PERFORM windowing.process('p');
+        COMMIT;
+        INSERT INTO cpu VALUES ((pg_temp.cpu_ns() - before) / 1e6,
+                                extract(epoch FROM clock_timestamp() - t0) * 1000);
+    END LOOP;
+END \$\$;
+SELECT round(avg(ms)::numeric, 2) || ' ' ||
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY elapsed)::numeric, 2) FROM cpu;
+SQL
+}
+
+# Every row in its window: prints "ok" or what was counted.
+check() {
+	sql -c "SELECT CASE WHEN (SELECT sum(n) FROM windowing.open_windows('p'),
+	                          LATERAL (SELECT (results->>'n')::bigint AS n) r) = $1 + $STEPS * 1000
+	                    THEN 'ok' ELSE 'miscounted' END"
+}
+
+main() {
+	need_packages
+	build_and_install
+	setup_cluster
+	local -a sizes
+	read -r -a sizes <<<"$SIZES"
+	printf '%-14s %-34s %8s %-34s %8s  %s\n' 'open windows' 'in memory: CPU ms/step (elapsed)' ratio \
+		'spilled: CPU ms/step (elapsed)' ratio check
+	local ref_mem="" ref_spill=""
+	for n in "${sizes[@]}"; do
+		state_memory 1GB
+		load "$n" >/dev/null
+		read -r cpu elapsed <<<"$(run "$n")"
+		local mem="$cpu ($elapsed)" mcpu=$cpu
+		ref_mem=${ref_mem:-$cpu}
+		local ok
+		ok=$(check "$n")
+		state_memory 1MB
+		load "$n" >/dev/null
+		read -r cpu elapsed <<<"$(run "$n")"
+		ref_spill=${ref_spill:-$cpu}
+		ok="$ok $(check "$n")"
+		printf '%-14s %-34s %7sx %-34s %7sx  %s\n' "$n" "$mem" \
+			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" \
+			"$cpu ($elapsed)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" "$ok"
+	done
+}
+
+main "$@"
