@@ -211,13 +211,11 @@ snapshot_datum(const char *text)
 	return OidInputFunctionCall(F_PG_SNAPSHOT_IN, (char *) text, InvalidOid, -1);
 }
 
-/* The queue's qualified name, and its name as the alias its rows go by. */
-static void
-source_names(Oid source, const char **qualified, const char **alias)
+/* The queue's name as the alias its rows go by. */
+static const char *
+source_alias(Oid source)
 {
-	*qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)),
-											get_rel_name(source));
-	*alias = quote_identifier(get_rel_name(source));
+	return quote_identifier(get_rel_name(source));
 }
 
 /*
@@ -229,16 +227,14 @@ source_names(Oid source, const char **qualified, const char **alias)
 static char *
 tick_rows_sql(Oid source)
 {
-	const char *from;
-	const char *q;
+	const char *q = source_alias(source);
 
-	source_names(source, &from, &q);
 	return psprintf("FROM %s AS %s "
 					"WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
 					"AND ($2 IS NULL OR NOT pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $2)) "
 					"AND %s.windowing_seq OPERATOR(pg_catalog.>) $3 "
 					"ORDER BY %s.windowing_seq",
-					from, q, q, q, q, q);
+					catalog_relation_name(source, "source table"), q, q, q, q, q);
 }
 
 /*
@@ -251,13 +247,11 @@ prepare_reader(const TickColumns *c, bool skipping)
 {
 	StringInfoData sql;
 	Oid			types[5] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID, INT8ARRAYOID};
-	const char *from;
-	const char *q;
+	const char *q = source_alias(c->source);
 	char	   *skipped;
 	SPIPlanPtr	plan;
 	ListCell   *lc;
 
-	source_names(c->source, &from, &q);
 	skipped = psprintf("%s.windowing_seq OPERATOR(pg_catalog.=) ANY ($5)", q);
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
@@ -460,12 +454,10 @@ tick_seqs(Oid source, const PipelineProgress *p, int *n)
 	Oid			types[3] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID};
 	Datum		args[3];
 	char		nulls[3] = {' ', p->tick_lo ? ' ' : 'n', ' '};
-	const char *from;
-	const char *q;
+	const char *q = source_alias(source);
 	int64	   *seqs;
 	bool		isnull;
 
-	source_names(source, &from, &q);
 	args[0] = snapshot_datum(p->tick_hi);
 	args[1] = p->tick_lo ? snapshot_datum(p->tick_lo) : (Datum) 0;
 	args[2] = Int64GetDatum(p->last_seq);
