@@ -75,8 +75,6 @@ fire_count_window(Operator *op, KeyEntries *sk, int64 rows)
 	else
 		(void) slices_combine(op, sk, first, last->k.start + 1, w->states);
 	op_fire(op, w, PANE_ON_TIME);
-	((Firing *) llast(op->firings))->is_final = true;
-	((Firing *) llast(op->firings))->may_fire_again = false;
 }
 
 /*
@@ -178,6 +176,7 @@ const OpKind count_window_kind = {
 	.timed = false,
 	.keyed = true,
 	.fresh_windows = false,
+	.final_when_fired = true,
 	.init = count_init,
 	.row = count_row,
 	.on_watermark = op_run_timers,

@@ -217,14 +217,7 @@ batchable(const EmitTarget *t)
 bool
 emit_firings_as_fired(const EmitTarget *t, const Operator *op)
 {
-	ListCell   *lc;
-
-	if (t->append)
-		return true;
-	foreach(lc, op->firings)
-		if (((Firing *) lfirst(lc))->may_fire_again)
-			return false;
-	return true;
+	return t->append || op->firings_may_refire == 0;
 }
 
 /*

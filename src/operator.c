@@ -145,6 +145,7 @@ void
 op_forget_firings(Operator *op)
 {
 	op->firings = NIL;
+	op->firings_may_refire = 0;
 	MemoryContextReset(op->firing_cxt);
 }
 

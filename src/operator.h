@@ -140,6 +140,8 @@ typedef struct Operator
 	pairingheap *trigger_timers;	/* entries by their trigger's own timer */
 	WmWindow   *scratch;		/* unkeyed: a row's windows, spec->max_windows */
 	List	   *firings;		/* Firing *, in firing order, not written yet */
+	int			firings_may_refire;	/* of which those whose window may fire
+									 * again */
 	List	   *late;			/* LateRow * */
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
 	List	   *dropped;		/* WindowRef *, stored or logged, then gone */

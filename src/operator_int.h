@@ -56,6 +56,7 @@ typedef struct OpKind
 	bool		keyed;			/* entries are listed by key (KeyEntries) */
 	bool		fresh_windows;	/* a window's first firing finds no result
 								 * row: no other window had its bounds */
+	bool		final_when_fired;	/* its windows fire once, by their rows */
 	void		(*init) (Operator *op);	/* may be NULL */
 	/* a row, in arrival order, whose key fits */
 	void		(*row) (Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,

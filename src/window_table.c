@@ -388,9 +388,19 @@ op_fire(Operator *op, WindowEntry *e, Pane pane)
 	f->pane = pane;
 	e->changed = false;
 	/* an early firing has the window's firing on time still to come */
-	f->is_final = pane != PANE_EARLY && !op_final_rows(op) &&
-		wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
-	f->may_fire_again = !wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
+	if (op->kind->final_when_fired)
+	{
+		f->is_final = true;
+		f->may_fire_again = false;
+	}
+	else
+	{
+		bool		expired = wmk_window_expired(e->k.end - 1, op->lateness, op->wm.value);
+
+		f->is_final = pane != PANE_EARLY && !op_final_rows(op) && expired;
+		f->may_fire_again = !expired;
+	}
+	op->firings_may_refire += f->may_fire_again;
 	f->first = op->kind->fresh_windows && f->fire_count == 1;
 	firing_values(op, f, e->states);
 	e->dirty = true;
