@@ -9,7 +9,9 @@
  */
 #include "compat.h"
 
+#include "common/hashfn.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 
 #include "keys.h"
@@ -174,4 +176,44 @@ keys_decode(const KeyColumns *k, bytea *key, Datum *values, bool *nulls)
 		}
 		p += len;
 	}
+}
+
+/* Whether two keys are the same key: the same bytes. */
+bool
+keys_equal(const bytea *a, const bytea *b)
+{
+	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
+		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
+}
+
+static uint32
+key_hash(const void *key, Size keysize)
+{
+	const bytea *k = *(bytea *const *) key;
+
+	return hash_bytes((const unsigned char *) VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k));
+}
+
+static int
+key_match(const void *a, const void *b, Size keysize)
+{
+	return !keys_equal(*(bytea *const *) a, *(bytea *const *) b);
+}
+
+/*
+ * A table of entries led by a key (a bytea pointer, hashed and compared by
+ * the bytes it points at), in memory context cxt.
+ */
+HTAB *
+keys_table(const char *name, Size entrysize, MemoryContext cxt)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(bytea *);
+	ctl.entrysize = entrysize;
+	ctl.hash = key_hash;
+	ctl.match = key_match;
+	ctl.hcxt = cxt;
+	return hash_create(name, 1024, &ctl,
+					   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 }

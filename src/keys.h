@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "lib/stringinfo.h"
+#include "utils/hsearch.h"
 
 /* The key columns of a pipeline and their storage, to pack them in bytes. */
 typedef struct KeyColumns
@@ -25,5 +26,7 @@ extern bytea *keys_encode(const KeyColumns *k, Datum *values, bool *nulls,
 extern int	keys_order(const bytea *a, const bytea *b, const void *arg);
 extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
+extern bool keys_equal(const bytea *a, const bytea *b);
+extern HTAB *keys_table(const char *name, Size entrysize, MemoryContext cxt);
 
 #endif							/* WINDOWING_KEYS_H */

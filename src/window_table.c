@@ -13,6 +13,7 @@
 #include "utils/datum.h"
 #include "utils/timestamp.h"
 
+#include "keys.h"
 #include "operator.h"
 #include "operator_int.h"
 
@@ -33,13 +34,6 @@ int
 op_key_cmp(const Operator *op, const bytea *a, const bytea *b)
 {
 	return op->key_order(a, b, op->key_order_arg);
-}
-
-static bool
-keys_equal(const bytea *a, const bytea *b)
-{
-	return VARSIZE_ANY_EXHDR(a) == VARSIZE_ANY_EXHDR(b) &&
-		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
 }
 
 static int
@@ -144,20 +138,6 @@ cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg
 	return -firing_order(op, x, y);
 }
 
-static uint32
-key_hash(const void *key, Size keysize)
-{
-	const bytea *k = *(bytea *const *) key;
-
-	return hash_bytes((const unsigned char *) VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k));
-}
-
-static int
-key_match(const void *a, const void *b, Size keysize)
-{
-	return !keys_equal(*(bytea *const *) a, *(bytea *const *) b);
-}
-
 /* The entries of a key, made on first use. */
 KeyEntries *
 op_key_entries(Operator *op, bytea *key)
@@ -225,17 +205,7 @@ op_init_table(Operator *op)
 	op->cleanup_timers = pairingheap_allocate(cleanup_heap_cmp, op);
 	op->trigger_timers = pairingheap_allocate(trigger_heap_cmp, op);
 	if (op->kind->keyed)
-	{
-		HASHCTL		sctl;
-
-		sctl.keysize = sizeof(bytea *);
-		sctl.entrysize = sizeof(KeyEntries);
-		sctl.hash = key_hash;
-		sctl.match = key_match;
-		sctl.hcxt = op->cxt;
-		op->keyed = hash_create("windowing keys", 1024, &sctl,
-								HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
-	}
+		op->keyed = keys_table("windowing keys", sizeof(KeyEntries), op->cxt);
 }
 
 void
@@ -525,12 +495,52 @@ op_run_timers(Operator *op)
 	}
 }
 
+/*
+ * The watermark moved on from "before": the windows kept outside whose
+ * timers it reached come in, as they were under the old watermark, and
+ * what it passed runs.
+ */
+void
+op_watermark_moved(Operator *op, int64 before)
+{
+	if (op->fetch_due != NULL)
+	{
+		int64		now = op->wm.value;
+
+		op->wm.value = before;
+		op->fetch_due(op, now);
+		op->wm.value = now;
+	}
+	op->kind->on_watermark(op);
+}
+
 /* A row's time counts for the watermark; what it passes runs. */
 void
 op_observe(Operator *op, int64 ts)
 {
+	int64		before = op->wm.value;
+
 	if (wmk_observe(&op->wm, ts))
-		op->kind->on_watermark(op);
+		op_watermark_moved(op, before);
+}
+
+/*
+ * The earliest watermark at which a timer of an entry runs (its firing,
+ * its cleanup or its trigger's own), WMK_END if none: where it has to be
+ * back in the table, if it was kept outside.
+ */
+int64
+op_due(const Operator *op, const WindowEntry *e)
+{
+	int64		due = WMK_END;
+
+	if (e->in_fire_heap)
+		due = e->k.end - 1;
+	if (e->in_cleanup_heap)
+		due = Min(due, cleanup_time(op, e));
+	if (e->in_trigger_heap)
+		due = Min(due, e->trigger_time);
+	return due;
 }
 
 /*
