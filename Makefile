@@ -28,6 +28,7 @@ OBJS = \
 	src/sql_pipeline.o \
 	src/sql_session.o \
 	src/state.o \
+	src/state_slots.o \
 	src/state_store.o \
 	src/tick.o \
 	src/time_windows.o \
@@ -56,7 +57,7 @@ REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_w
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 
-ISOLATION = pipeline_notify concurrent_sessions queue_order reowned_step
+ISOLATION = pipeline_notify concurrent_sessions queue_order reowned_step state_held
 ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check_iso \
 	--temp-config=$(srcdir)/test/windowing.conf --load-extension=windowing
 

@@ -177,6 +177,7 @@ const OpKind count_window_kind = {
 	.keyed = true,
 	.fresh_windows = false,
 	.final_when_fired = true,
+	.by_key = true,
 	.init = count_init,
 	.row = count_row,
 	.on_watermark = op_run_timers,

@@ -192,7 +192,11 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 	if (VARSIZE_ANY(key) > KEY_MAX_BYTES)
 		op_add_late(op, seq, ts_null, ts, "key too large", NIL);
 	else
+	{
+		if (op->fetch_key != NULL)
+			op->fetch_key(op, key);
 		op->kind->row(op, seq, ts_null, ts, gap, key, args, argnulls);
+	}
 	MemoryContextSwitchTo(old);
 }
 
@@ -201,18 +205,36 @@ void
 op_advance_watermark(Operator *op, int64 to)
 {
 	MemoryContext old = MemoryContextSwitchTo(op->cxt);
+	int64		before = op->wm.value;
 
 	if (wmk_advance(&op->wm, to))
-		op->kind->on_watermark(op);
+		op_watermark_moved(op, before);
 	if (to == WMK_END && op->kind->at_end != NULL)
+	{
+		if (op->fetch_due != NULL)
+			op->fetch_due(op, WMK_END);
 		op->kind->at_end(op);
+	}
 	MemoryContextSwitchTo(old);
 }
 
-/* Calls fn for each window that has rows and has not fired yet. */
+/*
+ * Calls fn for each window that has rows and has not fired yet; the
+ * caller loaded every window (state_load).
+ */
 void
 op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 {
 	op->kind->open_windows(op, fn, arg);
 }
 
+
+/*
+ * Whether the kind's windows can be kept outside and loaded a key at a
+ * time (fetch_key, fetch_due); else every window is loaded for a step.
+ */
+bool
+op_by_key(const Operator *op)
+{
+	return op->kind->by_key;
+}

@@ -158,6 +158,14 @@ typedef struct Operator
 	pairingheap *key_cleanups;	/* sliced, allowed lateness: keys by the end
 								 * of their oldest fired window still alive */
 	bool		final_rows;		/* a window's end of life gets its result too */
+	/*
+	 * Windows kept outside the operator (state.c), brought in as they are
+	 * needed: those of a key before its row, those whose timers a watermark
+	 * reaches before it moves.  NULL: every window is in the table.
+	 */
+	void		(*fetch_key) (struct Operator *op, const bytea *key);
+	void		(*fetch_due) (struct Operator *op, int64 upto);
+	void	   *fetch_arg;
 	int64		windows_fired;
 	int			log_steps;		/* steps whose changes state_log holds */
 } Operator;
@@ -181,5 +189,7 @@ extern WindowEntry *op_next_window(Operator *op, wintab_iterator *it);
 extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),
 							void *arg);
 extern HTAB *op_window_table(const char *name, Size entrysize);
+extern int64 op_due(const Operator *op, const WindowEntry *e);
+extern bool op_by_key(const Operator *op);
 
 #endif							/* WINDOWING_OPERATOR_H */

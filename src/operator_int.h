@@ -57,6 +57,8 @@ typedef struct OpKind
 	bool		fresh_windows;	/* a window's first firing finds no result
 								 * row: no other window had its bounds */
 	bool		final_when_fired;	/* its windows fire once, by their rows */
+	bool		by_key;			/* a key's entries and those due can be
+								 * loaded alone (Operator.fetch_key) */
 	void		(*init) (Operator *op);	/* may be NULL */
 	/* a row, in arrival order, whose key fits */
 	void		(*row) (Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
@@ -90,6 +92,7 @@ extern void op_final(Operator *op, WindowRef *ref, int fire_count, AggValue *sta
 extern void op_leave(Operator *op, WindowEntry *e);
 extern void op_run_timers(Operator *op);
 extern void op_observe(Operator *op, int64 ts);
+extern void op_watermark_moved(Operator *op, int64 before);
 extern void op_open_entries(Operator *op, void (*fn) (WindowEntry *, void *),
 							void *arg);
 extern bool op_expired(const Operator *op, int64 max_ts);

@@ -68,7 +68,7 @@ typedef struct Step
 	Aggregator *agg;
 	EmitTarget	target;
 	Operator   *op;
-	bool		state_in_memory;	/* loaded from the shared-memory image */
+	StepState  *state;			/* where its window state came from */
 	TimestampTz now;			/* the step's clock */
 	int64		idle_timeout;	/* microseconds, -1 for none */
 	OwnerContext as_owner;		/* who to be again after the step */
@@ -575,7 +575,7 @@ follow_clock(Step *s)
 static void
 finish_step(Step *s)
 {
-	state_save(s->op, s->def.id, s->progress.steps + 1, s->state_in_memory);
+	state_save(s->state, s->progress.steps + 1);
 	emit_superseded(&s->target, s->op);
 	emit_firings(&s->target, s->op);
 	route_late(s);
@@ -596,7 +596,7 @@ step_body(Step *s, const StepRequest *req)
 	bool		tick_was_open;
 	bool		idle;
 
-	s->state_in_memory = state_load(s->op, s->def.id, s->progress.steps);
+	s->state = state_load(s->op, s->def.id, s->progress.steps, true);
 	s->loaded = MemoryContextMemAllocated(s->cxt, true);
 	tick_was_open = s->progress.tick_hi != NULL;
 	if (req->consume_rows)
@@ -609,7 +609,8 @@ step_body(Step *s, const StepRequest *req)
 	/* an empty new tick changes nothing; closing an open one must be saved */
 	idle = s->progress.rows == 0 && s->op->windows_fired == 0 && s->op->late == NIL &&
 		s->progress.late_routed + s->progress.late_dropped == 0 &&
-		!req->has_watermark && !tick_was_open && s->progress.tick_hi == NULL;
+		!req->has_watermark && !tick_was_open && s->progress.tick_hi == NULL &&
+		!state_taken(s->state);
 	if (!idle)
 		finish_step(s);
 }
@@ -1126,7 +1127,7 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, false);
 	load_step(&s, name);
-	s.state_in_memory = state_load(s.op, s.def.id, s.progress.steps);
+	s.state = state_load(s.op, s.def.id, s.progress.steps, false);
 	op_open_windows(s.op, put_open_window, &out);
 	end_as_owner(&s);
 	PG_RETURN_NULL();

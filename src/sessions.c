@@ -227,6 +227,7 @@ const OpKind session_window_kind = {
 	.timed = true,
 	.keyed = true,
 	.fresh_windows = false,
+	.by_key = true,
 	.row = session_kind_row,
 	.on_watermark = op_run_timers,
 	.load = session_load,

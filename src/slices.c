@@ -781,6 +781,7 @@ const OpKind sliced_window_kind = {
 	.timed = false,
 	.keyed = true,
 	.fresh_windows = true,
+	.by_key = false,
 	.init = slices_init,
 	.row = sliced_row,
 	.on_watermark = fire_sliced,

@@ -5,19 +5,21 @@
  *
  * The durable copy is on the heap: windowing.window_state (one row per
  * window) and windowing.state_log (one row per step: the windows it
- * changed, and those that left).  state_store.c keeps the state as of the
- * last committed step in shared memory, as one image per pipeline, so the
- * next step reads it from there.  The operator asks for its windows at the
- * start of a step (state_load) and hands them back at its end
- * (state_save), in the step's transaction, so state commits with the
- * step's results and cursor or not at all.
+ * changed, and those that left).  state_store.c keeps the windows as of
+ * the last committed step in the memory of the process that steps the
+ * pipeline, by key, so that the next step there takes out only the windows
+ * it needs.  The operator asks for its windows at the start of a step
+ * (state_load), and as its rows and watermark reach them, and hands them
+ * back at its end (state_save), in the step's transaction, so state
+ * commits with the step's results and cursor or not at all.
  *
- * Images and state_log rows share one layout per window: its bounds, fire
- * count, whether state_log has it, and its serialized aggregate states.
+ * state_log rows hold one layout per window: its bounds, fire count,
+ * whether state_log has it, and its serialized aggregate states.
  */
 #include "compat.h"
 
 #include "catalog/namespace.h"
+#include "common/hashfn.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -30,6 +32,7 @@
 #include "owner.h"
 #include "plans.h"
 #include "state.h"
+#include "state_slots.h"
 #include "state_store.h"
 
 /*
@@ -80,7 +83,7 @@ get_bounds(const char **p, WindowKey *k)
 	*p += 2 * sizeof(int64);
 }
 
-/* A window as images and state_log changes hold it. */
+/* A window as state_log changes hold it. */
 typedef struct SavedWindow
 {
 	WindowKey	k;				/* hash key, must be first */
@@ -113,89 +116,49 @@ get_window(const char **p, SavedWindow *w)
 	w->state = get_bytes(p);
 }
 
-/*
- * Images start with their format's mark, so that a backend never reads an
- * image another build of the library made (until the server restarts,
- * old backends may run beside new ones): it reads the heap instead.
- */
-#define IMAGE_MARK 0x57494E04
-#define IMAGE_HEADER (sizeof(uint32) + sizeof(int) + sizeof(int64))
-
-/*
- * The live windows as one image for the shared-memory store: its mark, the
- * steps state_log holds and the number of windows, then per window its bounds,
- * fire count, whether state_log has it and its stored states.  Call after
- * the states were stored (state_save), which leaves each live entry's
- * "saved" current.
- */
-static char *
-image_of(Operator *op, Size *size)
-{
-	StringInfoData buf;
-	wintab_iterator it;
-	WindowEntry *e;
-	int64		n = 0;
-
-	uint32		mark = IMAGE_MARK;
-
-	initStringInfo(&buf);
-	appendBinaryStringInfo(&buf, (const char *) &mark, sizeof(uint32));
-	appendBinaryStringInfo(&buf, (const char *) &op->log_steps, sizeof(int));
-	appendBinaryStringInfo(&buf, (const char *) &n, sizeof(int64));
-	wintab_start_iterate(op->windows, &it);
-	while ((e = op_next_window(op, &it)) != NULL)
-	{
-		if (e->gone)
-			continue;
-		put_window(&buf, e);
-		n++;
-	}
-	memcpy(buf.data + IMAGE_HEADER - sizeof(int64), &n, sizeof(int64));
-	*size = buf.len;
-	return buf.data;
-}
-
-/* Whether an image is one op_image made. */
-static bool
-image_valid(const char *image, Size size)
-{
-	uint32		mark;
-
-	if (size < IMAGE_HEADER)
-		return false;
-	memcpy(&mark, image, sizeof(uint32));
-	return mark == IMAGE_MARK;
-}
-
-/* The number of windows of an image made by op_image. */
-static int64
-image_windows(const char *image)
-{
-	int64		n;
-
-	memcpy(&n, image + IMAGE_HEADER - sizeof(int64), sizeof(int64));
-	return n;
-}
-
-/* Loads the windows of an image made by op_image. */
+/* A window the store gives back joins the operator. */
 static void
-load_image(Operator *op, const char *image, Size size)
+load_stored(const bytea *key, const StoredWindow *w, void *arg)
 {
-	const char *p = image + IMAGE_HEADER;
+	WindowEntry *e = op_load(arg, (bytea *) key, w->start, w->end, w->fire_count,
+							 (bytea *) w->state);
 
-	memcpy(&op->log_steps, image + sizeof(uint32), sizeof(int));
-	while (p < image + size)
-	{
-		SavedWindow w;
+	e->stored = w->stored;
+	e->logged = w->logged;
+}
 
-		get_window(&p, &w);
-		op_load(op, w.k.key, w.k.start, w.k.end, w.fire_count, w.state)->logged = w.logged;
-	}
+/* The operator's hooks for windows it does not have yet. */
+static void
+fetch_key(Operator *op, const bytea *key)
+{
+	state_store_take_key(op->fetch_arg, key, load_stored, op);
+}
+
+static void
+fetch_due(Operator *op, int64 upto)
+{
+	state_store_take_due(op->fetch_arg, upto, load_stored, op);
+}
+
+/* A live window into the store, as the step leaves it. */
+static void
+put_stored(StateStore *st, Operator *op, WindowEntry *e)
+{
+	StoredWindow w;
+
+	w.start = e->k.start;
+	w.end = e->k.end;
+	w.due = op_due(op, e);
+	w.fire_count = e->fire_count;
+	w.stored = e->stored;
+	w.logged = e->logged;
+	w.state = e->saved;
+	state_store_put(st, e->k.key, &w);
 }
 
 /*
  * What the step changed, as a state_log row: the number of windows that
- * left and their bounds, then the windows it changed as images hold them.
+ * left and their bounds, then the windows it changed (put_window).
  * NULL if it changed nothing.  Call after their states were serialized
  * (state_save).
  */
@@ -356,53 +319,81 @@ delete_dropped(int32 id, Operator *op)
 		4, types, args, SPI_OK_DELETE);
 }
 
+/* Windows to write into window_state, gathered as arrays. */
+typedef struct Upserts
+{
+	int			n;
+	int			size;
+	Datum	   *keys;
+	Datum	   *starts;
+	Datum	   *ends;
+	Datum	   *fires;
+	Datum	   *states;
+} Upserts;
+
+static void
+upserts_init(Upserts *u)
+{
+	u->n = 0;
+	u->size = 64;
+	u->keys = palloc(sizeof(Datum) * u->size);
+	u->starts = palloc(sizeof(Datum) * u->size);
+	u->ends = palloc(sizeof(Datum) * u->size);
+	u->fires = palloc(sizeof(Datum) * u->size);
+	u->states = palloc(sizeof(Datum) * u->size);
+}
+
+static void
+upserts_add(Upserts *u, const bytea *key, int64 start, int64 end, int fire_count,
+			const bytea *state)
+{
+	if (u->n == u->size)
+	{
+		u->size *= 2;
+		u->keys = repalloc(u->keys, sizeof(Datum) * u->size);
+		u->starts = repalloc(u->starts, sizeof(Datum) * u->size);
+		u->ends = repalloc(u->ends, sizeof(Datum) * u->size);
+		u->fires = repalloc(u->fires, sizeof(Datum) * u->size);
+		u->states = repalloc(u->states, sizeof(Datum) * u->size);
+	}
+	u->keys[u->n] = PointerGetDatum(key);
+	u->starts[u->n] = Int64GetDatum(start);
+	u->ends[u->n] = Int64GetDatum(end);
+	u->fires[u->n] = Int32GetDatum(fire_count);
+	u->states[u->n] = PointerGetDatum(state);
+	u->n++;
+}
+
+/* A stored window whose newest state is in state_log only (state_store_fold). */
+static void
+upsert_stored(const bytea *key, const StoredWindow *w, void *arg)
+{
+	upserts_add(arg, key, w->start, w->end, w->fire_count, w->state);
+}
+
 /*
- * Brings window_state up to date: upserts every window whose newest state
- * is not there (changed by this step or logged by earlier ones), then
- * empties the pipeline's state_log.
+ * Brings window_state up to date with the windows gathered (every window
+ * whose newest state is not there), and empties the pipeline's state_log.
  */
 static void
-store_windows(int32 id, Operator *op)
+upserts_write(int32 id, Upserts *u, Operator *op)
 {
-	long		n = op->windows->members;
-	Datum	   *keys = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *starts = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *ends = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *fires = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *states = palloc(sizeof(Datum) * Max(n, 1));
-	int			nput = 0;
-	wintab_iterator it;
-	WindowEntry *e;
 	Oid			types[6] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT4ARRAYOID, BYTEAARRAYOID};
 	Datum		args[6];
 
-	wintab_start_iterate(op->windows, &it);
-	while ((e = op_next_window(op, &it)) != NULL)
-	{
-		if (e->gone || !(e->dirty || e->logged))
-			continue;
-		keys[nput] = PointerGetDatum(e->k.key);
-		starts[nput] = Int64GetDatum(e->k.start);
-		ends[nput] = Int64GetDatum(e->k.end);
-		fires[nput] = Int32GetDatum(e->fire_count);
-		states[nput] = PointerGetDatum(e->saved);
-		e->stored = true;
-		e->logged = false;
-		nput++;
-	}
 	args[0] = Int32GetDatum(id);
 	if (op->log_steps > 0)
 		run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 			1, types, args, SPI_OK_DELETE);
 	op->log_steps = 0;
-	if (nput == 0)
+	if (u->n == 0)
 		return;
-	args[1] = PointerGetDatum(construct_array(keys, nput, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[2] = PointerGetDatum(int8_array(starts, nput));
-	args[3] = PointerGetDatum(int8_array(ends, nput));
-	args[4] = PointerGetDatum(construct_array(fires, nput, INT4OID, 4, true, TYPALIGN_INT));
-	args[5] = PointerGetDatum(construct_array(states, nput, BYTEAOID, -1, false, TYPALIGN_INT));
+	args[1] = PointerGetDatum(construct_array(u->keys, u->n, BYTEAOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(int8_array(u->starts, u->n));
+	args[3] = PointerGetDatum(int8_array(u->ends, u->n));
+	args[4] = PointerGetDatum(construct_array(u->fires, u->n, INT4OID, 4, true, TYPALIGN_INT));
+	args[5] = PointerGetDatum(construct_array(u->states, u->n, BYTEAOID, -1, false, TYPALIGN_INT));
 	run_on_state("INSERT INTO windowing.window_state AS w "
 		"(pipeline_id, key, window_start, window_end, fire_count, state) "
 		"SELECT $1, u.k, u.s, u.e, u.f, u.st "
@@ -411,6 +402,38 @@ store_windows(int32 id, Operator *op)
 		"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
 		"SET fire_count = excluded.fire_count, state = excluded.state",
 		6, types, args, SPI_OK_INSERT);
+}
+
+/* Folds every window of the operator whose newest state is not in window_state. */
+static void
+fold_windows(int32 id, Operator *op)
+{
+	Upserts		u;
+	wintab_iterator it;
+	WindowEntry *e;
+
+	upserts_init(&u);
+	wintab_start_iterate(op->windows, &it);
+	while ((e = op_next_window(op, &it)) != NULL)
+	{
+		if (e->gone || !(e->dirty || e->logged))
+			continue;
+		upserts_add(&u, e->k.key, e->k.start, e->k.end, e->fire_count, e->saved);
+		e->stored = true;
+		e->logged = false;
+	}
+	upserts_write(id, &u, op);
+}
+
+/* Folds every window of the store whose newest state is not in window_state. */
+static void
+fold_store(int32 id, StateStore *st, Operator *op)
+{
+	Upserts		u;
+
+	upserts_init(&u);
+	state_store_fold(st, upsert_stored, &u);
+	upserts_write(id, &u, op);
 }
 
 /* Writes the step's changes as one state_log row. */
@@ -437,6 +460,40 @@ log_changes(int32 id, int64 step, Operator *op)
 }
 
 /*
+ * What the times a store keeps its windows due at depend on: a store made
+ * under another allowed lateness or trigger is not used.
+ */
+static uint64
+state_shape(const Operator *op)
+{
+	return hash_combine64(hash_combine64((uint64) op->lateness, (uint64) op->gone_until),
+						  (uint64) op->trigger_every);
+}
+
+/* What a step's state came from, for state_save. */
+struct StepState
+{
+	Operator   *op;
+	int32		id;
+	StateStore *store;			/* its windows in this process, or NULL: all
+								 * of them were read from the heap */
+	bool		by_key;			/* taken from the store as needed */
+};
+
+/* Puts every live window of the operator into the store. */
+static void
+put_windows(StateStore *st, Operator *op)
+{
+	wintab_iterator it;
+	WindowEntry *e;
+
+	wintab_start_iterate(op->windows, &it);
+	while ((e = op_next_window(op, &it)) != NULL)
+		if (!e->gone)
+			put_stored(st, op, e);
+}
+
+/*
  * Writes step "step"'s window state: the rows of windows that left go from
  * window_state (first, since a session window can leave and come back
  * with the same bounds), then the windows the step changed go into one
@@ -445,56 +502,64 @@ log_changes(int32 id, int64 step, Operator *op)
  * keep up with a busy queue; folding the log into window_state every
  * STATE_LOG_STEPS steps keeps reading state back from the heap short.  A
  * step whose state was read from the heap folds, so that a pipeline whose
- * state does not fit in memory never logs.  Then the state's image is
- * staged for shared memory, to be published if the step commits.
+ * state does not fit in memory never logs.  Then the windows go back into
+ * the store (a new one, if they came from the heap), which becomes the
+ * pipeline's if the step commits.
  */
 void
-state_save(Operator *op, int32 id, int64 step, bool from_memory)
+state_save(StepState *ss, int64 step)
 {
-	bool		store = !from_memory || op->log_steps >= STATE_LOG_STEPS;
+	Operator   *op = ss->op;
+	bool		fold = ss->store == NULL || op->log_steps >= STATE_LOG_STEPS;
 	wintab_iterator it;
 	WindowEntry *e;
-	char	   *image;
-	Size		size;
 
+	/* their newest states are not in window_state yet */
 	wintab_start_iterate(op->windows, &it);
 	while ((e = op_next_window(op, &it)) != NULL)
 		if (!e->gone && e->dirty)
 		{
 			e->saved = op_serialize(op, e);
-			e->logged = !store;
+			e->logged = true;
 		}
-	delete_dropped(id, op);
-	if (store)
-		store_windows(id, op);
+	delete_dropped(ss->id, op);
+	if (ss->store == NULL)
+	{
+		fold_windows(ss->id, op);
+		/* no copy of what cannot fit: a stored window takes that much at least */
+		if (!state_store_fits(op->windows->members * (int64) sizeof(StoredWindow)))
+			return;
+		ss->store = state_store_create(ss->id, state_shape(op));
+		put_windows(ss->store, op);
+	}
 	else
-		log_changes(id, step, op);
-	image = image_of(op, &size);
-	state_store_put(id, step, image, size);
+	{
+		if (!ss->by_key)
+			state_store_clear(ss->store);
+		put_windows(ss->store, op);
+		if (fold)
+			fold_store(ss->id, ss->store, op);
+		else
+			log_changes(ss->id, step, op);
+	}
+	state_store_done(ss->store, step, op->log_steps);
 }
 
-/*
- * Window state left by step "steps": from shared memory if it holds the
- * image of that step (then true), else from the heap tables (window_state, then
- * the changes state_log holds over it, in step order), read with a fresh
- * snapshot: the previous step may be of this very statement (its image is
- * published only at commit).
- */
+/* Whether the step took windows out of the store: then it must save them. */
 bool
-state_load(Operator *op, int32 id, int64 steps)
+state_taken(const StepState *ss)
+{
+	return ss->store != NULL && state_store_taken(ss->store);
+}
+
+/* Window state read back from the heap, all of it. */
+static void
+load_heap(Operator *op, int32 id)
 {
 	Oid			argtype = INT4OID;
 	Datum		arg = Int32GetDatum(id);
-	Size		size;
-	char	   *image = state_store_get(id, steps, &size);
-	HTAB	   *stored;
+	HTAB	   *stored = stored_begin();
 
-	if (image != NULL && image_valid(image, size))
-	{
-		load_image(op, image, size);
-		return true;
-	}
-	stored = stored_begin();
 	if (plans_execute("SELECT key, window_start, window_end, fire_count, state "
 					   "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
@@ -528,7 +593,42 @@ state_load(Operator *op, int32 id, int64 steps)
 	op->log_steps = SPI_processed;
 	SPI_freetuptable(SPI_tuptable);
 	stored_load(op, stored);
-	return false;
+}
+
+/*
+ * The window state left by step "steps", for the operator.  From this
+ * process's store if it holds that step's: a key's windows and those whose
+ * timers come due are taken out as the step needs them (by_key), or, for
+ * kinds that need them all and where the caller asks for all, every window
+ * is loaded.  Else from the heap tables (window_state, then the changes
+ * state_log holds over it, in step order), read with a fresh snapshot.
+ * The store must match the definition the operator has: its due times
+ * follow the allowed lateness and the trigger.
+ */
+StepState *
+state_load(Operator *op, int32 id, int64 steps, bool by_key)
+{
+	StepState  *ss = palloc0(sizeof(StepState));
+
+	ss->op = op;
+	ss->id = id;
+	ss->store = state_store_find(id, steps, state_shape(op));
+	if (ss->store == NULL)
+	{
+		load_heap(op, id);
+		return ss;
+	}
+	op->log_steps = state_store_log_steps(ss->store);
+	ss->by_key = by_key && op_by_key(op);
+	if (!ss->by_key)
+	{
+		state_store_each(ss->store, load_stored, op);
+		return ss;
+	}
+	op->fetch_key = fetch_key;
+	op->fetch_due = fetch_due;
+	op->fetch_arg = ss->store;
+	return ss;
 }
 
 
@@ -537,32 +637,36 @@ PG_FUNCTION_INFO_V1(windowing_state_memory_bytes);
 PG_FUNCTION_INFO_V1(windowing_forget_state);
 
 /*
- * _state_windows(id, steps): the pipeline's open windows as its image in
- * shared memory holds them, or NULL if it is not there.
+ * _state_windows(id, steps): the pipeline's open windows as the process
+ * that holds its state of that step counts them, or NULL if none does.
  */
 Datum
 windowing_state_windows(PG_FUNCTION_ARGS)
 {
-	Size		size;
-	char	   *image = state_store_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), &size);
+	int64		windows;
+	int64		bytes;
 
-	if (image == NULL || !image_valid(image, size))
+	if (!state_slots_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), &windows, &bytes))
 		PG_RETURN_NULL();
-	PG_RETURN_INT64(image_windows(image));
+	PG_RETURN_INT64(windows);
 }
 
-/* _state_memory_bytes(id, steps): the pipeline's state held in shared memory. */
+/* _state_memory_bytes(id, steps): the pipeline's state held in memory. */
 Datum
 windowing_state_memory_bytes(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(state_store_bytes(PG_GETARG_INT32(0), PG_GETARG_INT64(1)));
+	int64		windows;
+	int64		bytes;
+
+	if (!state_slots_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), &windows, &bytes))
+		PG_RETURN_INT64(0);
+	PG_RETURN_INT64(bytes);
 }
 
-/* _forget_state(id): a dropped pipeline's image leaves shared memory. */
+/* _forget_state(id): a pipeline's state leaves memory, wherever it is. */
 Datum
 windowing_forget_state(PG_FUNCTION_ARGS)
 {
 	state_store_forget(PG_GETARG_INT32(0));
 	PG_RETURN_VOID();
 }
-

@@ -1,7 +1,7 @@
 /*
  * state.h
- *		A pipeline's window state, read at the start of a step and written
- *		at its end.
+ *		A pipeline's window state, read as a step needs it and written at
+ *		its end.
  */
 #ifndef WINDOWING_STATE_H
 #define WINDOWING_STATE_H
@@ -10,7 +10,10 @@
 
 #include "operator.h"
 
-extern bool state_load(Operator *op, int32 id, int64 steps);
-extern void state_save(Operator *op, int32 id, int64 step, bool from_memory);
+typedef struct StepState StepState;
+
+extern StepState *state_load(Operator *op, int32 id, int64 steps, bool by_key);
+extern void state_save(StepState *ss, int64 step);
+extern bool state_taken(const StepState *ss);
 
 #endif							/* WINDOWING_STATE_H */

@@ -1,255 +1,158 @@
 /*
  * state_store.c
- *		Window state of pipelines in shared memory, within a budget.
+ *		A pipeline's committed windows, by key, in the memory of the process
+ *		that steps it.
  *
- * The durable copy of every window's state is windowing.window_state,
- * written by each step in its own transaction; that is what makes a step
- * exactly once.  This store keeps, per pipeline, the state as of its last
- * committed step in a DSA area so the next step (in any backend: the worker
- * or a process() call) reads it from memory instead of the heap table.
+ * The durable copy of every window is on the heap (state.c), written by
+ * each step in its own transaction; that is what makes a step exactly
+ * once.  This store keeps the windows as of the pipeline's last committed
+ * step in the stepping process (Flink's heap state backend), so that a
+ * step costs what it touches, not all the open state: a step takes out the
+ * windows of the keys its rows name and of the windows whose timers its
+ * watermark reaches (a heap by due time), and puts back what they became.
+ * The windows it does not touch stay where they are.
  *
- * A step stages the new image in the area before it commits and a
- * transaction callback publishes it on commit, or frees it on abort; an
- * image staged in a subtransaction that rolls back is freed then, since
- * the step it describes is undone and the pipeline's lock released.  A
- * prepared transaction's images are freed at PREPARE: it may commit in any
- * backend, or never, so its pipelines' next steps read the heap.  Each
- * image carries the pipeline's step count, and a step only trusts an image
- * whose count equals the committed one, so an aborted step, a crash (which
- * resets shared memory) or a concurrent writer can only make a step fall
- * back to the heap, never read stale state.  Images are capped by
- * windowing.state_memory: a pipeline whose image does not fit is simply
- * read from the heap ("spilled"), with identical results.  The budget is
- * counted here rather than with dsa_set_size_limit, so that the hash
- * table's own small allocations can never fail, least of all in the commit
- * callback, where an error is not allowed.
+ * A store changed by a transaction is that transaction's until it ends:
+ * at commit it becomes the pipeline's state as of the step it was left
+ * with, and its slot (state_slots.c) says so to every backend; at abort,
+ * at PREPARE (the transaction may commit in any backend, or never), or
+ * when a subtransaction that changed it rolls back, it is thrown away and
+ * the next step reads the heap.  A step trusts a store only if its step
+ * count is the committed one and its slot still names this process, so an
+ * aborted step, a step in another backend or an eviction can only make a
+ * step read the heap, never stale state.  The stores of a process are
+ * capped by windowing.state_memory: a pipeline whose windows do not fit
+ * is read from the heap at every step ("spilled"), with identical results.
  */
 #include "compat.h"
 
 #include "access/xact.h"
-#include "lib/dshash.h"
-#include "miscadmin.h"
-#include "port/atomics.h"
-#include "storage/ipc.h"
-#include "storage/lwlock.h"
-#include "storage/shmem.h"
-#include "utils/dsa.h"
+#include "lib/pairingheap.h"
 #include "utils/memutils.h"
 
+#include "keys.h"
+#include "state_slots.h"
 #include "state_store.h"
-#include "version.h"
+#include "watermark.h"
 
 int			state_store_memory = 64 * 1024;	/* kB */
 
-typedef struct StoreShared
+/* A window and its states' bytes, in one chunk. */
+typedef struct StoreWin
 {
-	LWLock		lock;			/* creating the area and table */
-	dsa_handle	area;
-	dshash_table_handle table;
-	int			tranche;
-	pg_atomic_uint64 bytes;		/* images allocated, staged or published */
-} StoreShared;
+	pairingheap_node node;		/* in the store's heap by due time */
+	struct StoreWin *next;		/* its key's next window */
+	struct StoreKeyEnt *owner;
+	StoredWindow w;				/* w.state points at the bytes below */
+} StoreWin;
 
-/*
- * Pipeline ids are numbered per installation of the extension in a
- * database; the area serves the cluster.
- */
-typedef struct StoreKey
+typedef struct StoreKeyEnt
 {
-	Oid			dboid;
-	Oid			extoid;
-	int32		pipeline_id;
-} StoreKey;
+	bytea	   *key;			/* hash key: its own copy */
+	StoreWin   *windows;
+} StoreKeyEnt;
 
-typedef struct StoreEntry
+struct StateStore
 {
-	StoreKey	key;			/* hash key */
-	int64		version;		/* steps committed when the image was made */
-	dsa_pointer image;
-	Size		size;
-} StoreEntry;
-
-/* An image staged by this transaction, published at commit. */
-typedef struct Staged
-{
-	StoreKey	key;			/* a commit has no catalog access to make it */
-	int64		version;
-	dsa_pointer image;
-	Size		size;
-	SubTransactionId subxid;	/* the subtransaction whose step made it */
-} Staged;
-
-static StoreShared *shared = NULL;
-static dsa_area *area = NULL;
-static dshash_table *table = NULL;
-static List *staged = NIL;		/* Staged *, in TopTransactionContext */
-static bool callback_registered = false;
-
-static const dshash_parameters table_params = {
-	sizeof(StoreKey),
-	sizeof(StoreEntry),
-	dshash_memcmp,
-	dshash_memhash,
-	0							/* tranche id, set at attach */
+	SlotKey		slot;
+	uint64		shape;			/* what its due times were computed under */
+	int64		version;		/* the step whose state it holds */
+	int			log_steps;		/* steps whose changes state_log holds */
+	bool		changing;		/* changed by the current transaction */
+	bool		taken;			/* windows taken out, not yet put back */
+	SubTransactionId subxid;	/* the innermost subtransaction that changed it */
+	MemoryContext cxt;
+	HTAB	   *keys;
+	pairingheap *due;
+	int64		windows;
 };
 
-static StoreKey
-key_of(int32 pipeline_id)
-{
-	StoreKey	key;
+static List *stores = NIL;		/* StateStore *, in TopMemoryContext */
+static bool callbacks_registered = false;
 
-	memset(&key, 0, sizeof(key));	/* hashed and compared as bytes */
-	key.dboid = MyDatabaseId;
-	key.extoid = windowing_extension_oid();
-	key.pipeline_id = pipeline_id;
-	return key;
+static int
+due_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
+{
+	int64		x = pairingheap_const_container(StoreWin, node, a)->w.due;
+	int64		y = pairingheap_const_container(StoreWin, node, b)->w.due;
+
+	/* pairingheap keeps the largest on top: the earliest is the largest */
+	return (x < y) - (x > y);
 }
 
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-
+/* The store's own memory: its keys, windows and heap. */
 static void
-store_shmem_request(void)
+init_contents(StateStore *st)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(MAXALIGN(sizeof(StoreShared)));
-}
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
-static void
-store_shmem_startup(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	shared = ShmemInitStruct("windowing state store", sizeof(StoreShared), &found);
-	if (!found)
-	{
-		shared->tranche = LWLockNewTrancheId();
-		LWLockInitialize(&shared->lock, shared->tranche);
-		shared->area = DSM_HANDLE_INVALID;
-		shared->table = DSM_HANDLE_INVALID;
-		pg_atomic_init_u64(&shared->bytes, 0);
-	}
-	LWLockRelease(AddinShmemInitLock);
-	LWLockRegisterTranche(shared->tranche, "windowing_state_store");
-}
-
-/* From _PG_init, while preloading: without it, state is read from the heap. */
-void
-state_store_request_shmem(void)
-{
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = store_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = store_shmem_startup;
-}
-
-/* Attaches to (or creates) the area; false if the library was not preloaded. */
-static bool
-attach(void)
-{
-	dshash_parameters params = table_params;
-	MemoryContext old;
-
-	if (table != NULL)
-		return true;
-	if (shared == NULL)
-		return false;
-	params.tranche_id = shared->tranche;
-	/* the area and table handles live as long as the backend */
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	LWLockAcquire(&shared->lock, LW_EXCLUSIVE);
-	if (shared->area == DSM_HANDLE_INVALID)
-	{
-		area = dsa_create(shared->tranche);
-		dsa_pin(area);
-		table = dshash_create(area, &params, NULL);
-		shared->area = dsa_get_handle(area);
-		shared->table = dshash_get_hash_table_handle(table);
-	}
-	else
-	{
-		area = dsa_attach(shared->area);
-		table = dshash_attach(area, &params, shared->table, NULL);
-	}
-	dsa_pin_mapping(area);
-	LWLockRelease(&shared->lock);
+	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
+	st->due = pairingheap_allocate(due_cmp, NULL);
+	st->windows = 0;
 	MemoryContextSwitchTo(old);
-	return true;
 }
 
-/*
- * Copies the committed image of a pipeline into palloc'd memory if it is
- * the one of step "version"; NULL otherwise (read the heap instead).
- */
-char *
-state_store_get(int32 pipeline_id, int64 version, Size *size)
+/* A store thrown away, and its slot if this process held it, so that nobody counts it. */
+static void
+free_store(StateStore *st)
 {
-	StoreKey	key = key_of(pipeline_id);
-	StoreEntry *e;
-	char	   *copy = NULL;
-
-	if (!attach())
-		return NULL;
-	e = dshash_find(table, &key, false);
-	if (e == NULL)
-		return NULL;
-	if (e->version == version && DsaPointerIsValid(e->image))
-	{
-		*size = e->size;
-		copy = palloc(e->size);
-		memcpy(copy, dsa_get_address(area, e->image), e->size);
-	}
-	dshash_release_lock(table, e);
-	return copy;
+	state_slots_release(&st->slot);
+	MemoryContextDelete(st->cxt);
+	pfree(st);
 }
 
 static void
-free_image(dsa_pointer p, Size size)
+discard(StateStore *st)
 {
-	if (!DsaPointerIsValid(p))
-		return;
-	dsa_free(area, p);
-	pg_atomic_sub_fetch_u64(&shared->bytes, size);
+	stores = list_delete_ptr(stores, st);
+	free_store(st);
 }
 
-/* Publishes staged images at commit; frees them at abort or PREPARE. */
+static StateStore *
+lookup(int32 pipeline_id)
+{
+	ListCell   *lc;
+
+	foreach(lc, stores)
+	{
+		StateStore *st = lfirst(lc);
+
+		if (st->slot.pipeline_id == pipeline_id)
+			return st;
+	}
+	return NULL;
+}
+
+/* The store ends with the transaction that changed it, kept or thrown away. */
 static void
 store_xact_callback(XactEvent event, void *arg)
 {
 	ListCell   *lc;
 
-	if (staged == NIL || (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
-						  event != XACT_EVENT_PARALLEL_ABORT && event != XACT_EVENT_PREPARE))
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_ABORT && event != XACT_EVENT_PREPARE)
 		return;
-	foreach(lc, staged)
+	foreach(lc, stores)
 	{
-		Staged	   *s = lfirst(lc);
-		StoreEntry *e;
+		StateStore *st = lfirst(lc);
 
-		/* the entry was reserved when the image was staged */
-		e = event == XACT_EVENT_COMMIT ?
-			dshash_find(table, &s->key, true) : NULL;
-		if (e == NULL)
+		if (!st->changing)
+			continue;
+		if (event == XACT_EVENT_COMMIT && !st->taken)
 		{
-			free_image(s->image, s->size);
+			st->changing = false;
+			state_slots_publish(&st->slot, st->version, st->windows,
+								MemoryContextMemAllocated(st->cxt, true));
 			continue;
 		}
-		free_image(e->image, e->size);
-		e->version = s->version;
-		e->image = s->image;
-		e->size = s->size;
-		dshash_release_lock(table, e);
+		stores = foreach_delete_current(stores, lc);
+		free_store(st);
 	}
-	staged = NIL;				/* its memory goes with the transaction */
 }
 
 /*
- * A subtransaction's images follow its fate: freed if it rolls back, handed
- * to its parent if it commits.
+ * A subtransaction that changed a store and rolls back takes the store
+ * with it; one that commits hands it to its parent.
  */
 static void
 store_subxact_callback(SubXactEvent event, SubTransactionId subxid,
@@ -259,116 +162,284 @@ store_subxact_callback(SubXactEvent event, SubTransactionId subxid,
 
 	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
 		return;
-	foreach(lc, staged)
+	foreach(lc, stores)
 	{
-		Staged	   *s = lfirst(lc);
+		StateStore *st = lfirst(lc);
 
-		if (s->subxid != subxid)
+		if (!st->changing || st->subxid != subxid)
 			continue;
 		if (event == SUBXACT_EVENT_COMMIT_SUB)
-			s->subxid = parent;
-		else
 		{
-			free_image(s->image, s->size);
-			staged = foreach_delete_current(staged, lc);
+			st->subxid = parent;
+			continue;
 		}
+		stores = foreach_delete_current(stores, lc);
+		free_store(st);
 	}
 }
 
-/* Forgets a pipeline's image (it no longer fits, or the pipeline is gone). */
-void
-state_store_forget(int32 pipeline_id)
-{
-	StoreKey	key = key_of(pipeline_id);
-	StoreEntry *e;
-
-	if (!attach())
-		return;
-	e = dshash_find(table, &key, true);
-	if (e == NULL)
-		return;
-	free_image(e->image, e->size);
-	dshash_delete_entry(table, e);
-}
-
-/* Makes sure the pipeline has an entry, so that commit needs no allocation. */
+/* The store is the current transaction's until it ends. */
 static void
-reserve_entry(int32 pipeline_id)
+changing(StateStore *st)
 {
-	StoreKey	key = key_of(pipeline_id);
-	bool		found;
-	StoreEntry *e = dshash_find_or_insert(table, &key, &found);
-
-	if (!found)
-	{
-		e->version = -1;
-		e->image = InvalidDsaPointer;
-		e->size = 0;
-	}
-	dshash_release_lock(table, e);
-}
-
-/*
- * Stages the image of a pipeline's state after the current step, to be
- * published if the transaction commits.  An image over the budget is not
- * kept: the pipeline's next step reads the heap.
- */
-void
-state_store_put(int32 pipeline_id, int64 version, const char *image, Size size)
-{
-	MemoryContext old;
-	Staged	   *s;
-	dsa_pointer p;
-
-	if (!attach())
-		return;
-	if (pg_atomic_add_fetch_u64(&shared->bytes, size) > (uint64) state_store_memory * 1024)
-	{
-		pg_atomic_sub_fetch_u64(&shared->bytes, size);
-		state_store_forget(pipeline_id);
-		return;
-	}
-	p = dsa_allocate_extended(area, Max(size, 1), DSA_ALLOC_NO_OOM);
-	if (!DsaPointerIsValid(p))
-	{
-		pg_atomic_sub_fetch_u64(&shared->bytes, size);
-		state_store_forget(pipeline_id);
-		return;
-	}
-	reserve_entry(pipeline_id);
-	memcpy(dsa_get_address(area, p), image, size);
-	if (!callback_registered)
+	if (!callbacks_registered)
 	{
 		RegisterXactCallback(store_xact_callback, NULL);
 		RegisterSubXactCallback(store_subxact_callback, NULL);
-		callback_registered = true;
+		callbacks_registered = true;
 	}
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	s = palloc(sizeof(Staged));
-	s->key = key_of(pipeline_id);
-	s->version = version;
-	s->image = p;
-	s->size = size;
-	s->subxid = GetCurrentSubTransactionId();
-	staged = lappend(staged, s);
-	MemoryContextSwitchTo(old);
+	st->changing = true;
+	st->subxid = GetCurrentSubTransactionId();
 }
 
-/* Bytes of a pipeline's state held in shared memory (0 if spilled). */
-int64
-state_store_bytes(int32 pipeline_id, int64 version)
+/*
+ * The store of a pipeline if it holds the state of step "version", the
+ * committed one (or one of this transaction's earlier steps), with due
+ * times computed under "shape"; else NULL, and any other store of the
+ * pipeline is thrown away.
+ */
+StateStore *
+state_store_find(int32 pipeline_id, int64 version, uint64 shape)
 {
-	StoreKey	key = key_of(pipeline_id);
-	StoreEntry *e;
-	int64		bytes = 0;
+	StateStore *st = lookup(pipeline_id);
 
-	if (!attach())
-		return 0;
-	e = dshash_find(table, &key, false);
-	if (e == NULL)
-		return 0;
-	if (e->version == version)
-		bytes = (int64) e->size;
-	dshash_release_lock(table, e);
+	if (st == NULL)
+		return NULL;
+	if (st->slot.extoid == state_slots_key(pipeline_id).extoid &&
+		st->version == version && st->shape == shape && !st->taken &&
+		(st->changing || state_slots_held_here(&st->slot, version)))
+		return st;
+	discard(st);
+	return NULL;
+}
+
+/*
+ * Throws away the stores whose slot no longer names this process (evicted,
+ * or their pipeline stepped elsewhere or dropped), while no transaction
+ * has them.
+ */
+static void
+sweep(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, stores)
+	{
+		StateStore *st = lfirst(lc);
+
+		if (st->changing || state_slots_held_here(&st->slot, st->version))
+			continue;
+		stores = foreach_delete_current(stores, lc);
+		free_store(st);
+	}
+}
+
+/* An empty store for a pipeline, in place of any it had. */
+StateStore *
+state_store_create(int32 pipeline_id, uint64 shape)
+{
+	StateStore *st = lookup(pipeline_id);
+	MemoryContext old;
+
+	if (st != NULL)
+		discard(st);
+	sweep();
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	st = palloc0(sizeof(StateStore));
+	st->slot = state_slots_key(pipeline_id);
+	st->shape = shape;
+	st->version = -1;
+	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing state store",
+									ALLOCSET_DEFAULT_SIZES);
+	stores = lappend(stores, st);
+	MemoryContextSwitchTo(old);
+	init_contents(st);
+	changing(st);
+	return st;
+}
+
+int
+state_store_log_steps(const StateStore *st)
+{
+	return st->log_steps;
+}
+
+/* Takes a key's windows out, each given to fn first. */
+static void
+take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
+{
+	bytea	   *key = k->key;
+	StoreWin   *w = k->windows;
+
+	while (w != NULL)
+	{
+		StoreWin   *next = w->next;
+
+		fn(key, &w->w, arg);
+		pairingheap_remove(st->due, &w->node);
+		pfree(w);
+		st->windows--;
+		w = next;
+	}
+	hash_search(st->keys, &key, HASH_REMOVE, NULL);
+	pfree(key);
+}
+
+/* Takes the windows of a key out of the store, if it has any. */
+void
+state_store_take_key(StateStore *st, const bytea *key, StoredWindowFn fn, void *arg)
+{
+	StoreKeyEnt *k = hash_search(st->keys, &key, HASH_FIND, NULL);
+
+	if (k == NULL)
+		return;
+	changing(st);
+	st->taken = true;
+	take(st, k, fn, arg);
+}
+
+/*
+ * Takes out every key with a window due at or before "upto": a timer of it
+ * runs there.  The key's other windows come along, since what happens to
+ * one window of a key (a session's merge) may concern the others.
+ */
+void
+state_store_take_due(StateStore *st, int64 upto, StoredWindowFn fn, void *arg)
+{
+	while (!pairingheap_is_empty(st->due))
+	{
+		StoreWin   *w = pairingheap_container(StoreWin, node, pairingheap_first(st->due));
+
+		if (w->w.due > upto)
+			break;
+		changing(st);
+		st->taken = true;
+		take(st, w->owner, fn, arg);
+	}
+}
+
+/* Whether windows were taken out that the step has not put back yet. */
+bool
+state_store_taken(const StateStore *st)
+{
+	return st->taken;
+}
+
+/* Gives every window to fn, taking none out. */
+void
+state_store_each(StateStore *st, StoredWindowFn fn, void *arg)
+{
+	HASH_SEQ_STATUS seq;
+	StoreKeyEnt *k;
+
+	hash_seq_init(&seq, st->keys);
+	while ((k = hash_seq_search(&seq)) != NULL)
+		for (StoreWin *w = k->windows; w != NULL; w = w->next)
+			fn(k->key, &w->w, arg);
+}
+
+/* Takes every window out, unseen. */
+void
+state_store_clear(StateStore *st)
+{
+	changing(st);
+	st->taken = true;
+	MemoryContextReset(st->cxt);
+	init_contents(st);
+}
+
+/* Puts a window of a key into the store: a copy of it. */
+void
+state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
+{
+	Size		len = VARSIZE_ANY(w->state);
+	bool		found;
+	StoreKeyEnt *k = hash_search(st->keys, &key, HASH_ENTER, &found);
+	StoreWin   *sw = MemoryContextAlloc(st->cxt, sizeof(StoreWin) + len);
+
+	changing(st);
+	if (!found)
+	{
+		k->key = MemoryContextAlloc(st->cxt, VARSIZE_ANY(key));
+		memcpy(k->key, key, VARSIZE_ANY(key));
+		k->windows = NULL;
+	}
+	sw->w = *w;
+	memcpy(sw + 1, w->state, len);
+	sw->w.state = (const bytea *) (sw + 1);
+	sw->owner = k;
+	sw->next = k->windows;
+	k->windows = sw;
+	pairingheap_add(st->due, &sw->node);
+	st->windows++;
+}
+
+/*
+ * Gives fn every window whose newest state is in state_log only, then
+ * marks them as in window_state: fn writes them there.
+ */
+void
+state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
+{
+	HASH_SEQ_STATUS seq;
+	StoreKeyEnt *k;
+
+	changing(st);
+	hash_seq_init(&seq, st->keys);
+	while ((k = hash_seq_search(&seq)) != NULL)
+		for (StoreWin *w = k->windows; w != NULL; w = w->next)
+		{
+			if (!w->w.logged)
+				continue;
+			fn(k->key, &w->w, arg);
+			w->w.logged = false;
+			w->w.stored = true;
+		}
+}
+
+/* The memory all stores of this process take. */
+static int64
+stores_bytes(void)
+{
+	int64		bytes = 0;
+	ListCell   *lc;
+
+	foreach(lc, stores)
+		bytes += MemoryContextMemAllocated(((StateStore *) lfirst(lc))->cxt, true);
 	return bytes;
+}
+
+/* Whether a state of so many bytes would fit beside the stores there are. */
+bool
+state_store_fits(int64 bytes)
+{
+	return stores_bytes() + bytes <= (int64) state_store_memory * 1024;
+}
+
+/*
+ * The step put back what it took: the store holds the state of step
+ * "version", to be the pipeline's if the transaction commits.  Past the
+ * budget it is thrown away (the pipeline's next step reads the heap).
+ */
+void
+state_store_done(StateStore *st, int64 version, int log_steps)
+{
+	changing(st);
+	st->version = version;
+	st->log_steps = log_steps;
+	st->taken = false;
+	if (stores_bytes() > (int64) state_store_memory * 1024 || !state_slots_reserve(&st->slot))
+		discard(st);
+}
+
+/* Forgets a pipeline's state here and, in any process, its slot. */
+void
+state_store_forget(int32 pipeline_id)
+{
+	StateStore *st = lookup(pipeline_id);
+	SlotKey		key = state_slots_key(pipeline_id);
+
+	if (st != NULL && !st->changing)
+		discard(st);
+	state_slots_clear(&key);
 }

@@ -1,6 +1,7 @@
 /*
  * state_store.h
- *		Pipelines' committed window state in shared memory.
+ *		A pipeline's committed windows, by key, in the memory of the process
+ *		that steps it.
  */
 #ifndef WINDOWING_STATE_STORE_H
 #define WINDOWING_STATE_STORE_H
@@ -9,11 +10,36 @@
 
 extern int	state_store_memory;
 
-extern void state_store_request_shmem(void);
-extern char *state_store_get(int32 pipeline_id, int64 version, Size *size);
-extern void state_store_put(int32 pipeline_id, int64 version,
-							const char *image, Size size);
+typedef struct StateStore StateStore;
+
+/* A window as the store keeps it. */
+typedef struct StoredWindow
+{
+	int64		start;
+	int64		end;
+	int64		due;			/* the watermark at which a timer of it runs */
+	int			fire_count;
+	bool		stored;			/* a row exists in window_state */
+	bool		logged;			/* newer states in state_log than that row */
+	const bytea *state;			/* its trigger's and aggregates' states */
+} StoredWindow;
+
+typedef void (*StoredWindowFn) (const bytea *key, const StoredWindow *w, void *arg);
+
+extern StateStore *state_store_find(int32 pipeline_id, int64 version, uint64 shape);
+extern StateStore *state_store_create(int32 pipeline_id, uint64 shape);
+extern bool state_store_fits(int64 bytes);
+extern int	state_store_log_steps(const StateStore *st);
+extern void state_store_take_key(StateStore *st, const bytea *key,
+								 StoredWindowFn fn, void *arg);
+extern void state_store_take_due(StateStore *st, int64 upto,
+								 StoredWindowFn fn, void *arg);
+extern bool state_store_taken(const StateStore *st);
+extern void state_store_each(StateStore *st, StoredWindowFn fn, void *arg);
+extern void state_store_clear(StateStore *st);
+extern void state_store_put(StateStore *st, const bytea *key, const StoredWindow *w);
+extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
+extern void state_store_done(StateStore *st, int64 version, int log_steps);
 extern void state_store_forget(int32 pipeline_id);
-extern int64 state_store_bytes(int32 pipeline_id, int64 version);
 
 #endif							/* WINDOWING_STATE_STORE_H */

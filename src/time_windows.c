@@ -81,6 +81,7 @@ const OpKind time_window_kind = {
 	.timed = true,
 	.keyed = false,
 	.fresh_windows = true,
+	.by_key = true,
 	.init = time_init,
 	.row = time_row,
 	.on_watermark = op_run_timers,

@@ -23,6 +23,7 @@
 #include "pipeline.h"
 #include "queue.h"
 #include "queue_helper.h"
+#include "state_slots.h"
 #include "state_store.h"
 #include "worker.h"
 
@@ -62,8 +63,9 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("windowing.state_memory",
-							"Shared memory for the window state of pipelines.",
-							"A pipeline whose state does not fit reads it from the heap at each step.",
+							"Memory a process may keep pipelines' window state in between their steps.",
+							"The worker, or a backend that runs process(), keeps it; a pipeline "
+							"whose state does not fit reads it from the heap at each step.",
 							&state_store_memory,
 							64 * 1024, 0, MAX_KILOBYTES,
 							PGC_SIGHUP, GUC_UNIT_KB,
@@ -117,7 +119,7 @@ _PG_init(void)
 
 	MarkGUCPrefixReserved("windowing");
 
-	state_store_request_shmem();
+	state_slots_request_shmem();
 
 	if (windowing_max_workers == 0)
 		return;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of what a step costs against the open state it holds: one open
-# window per key (tumbling 1 day, count + sum, nothing fires), then STEPS
-# steps of 1000 rows each over random keys.  A step should cost what it
+# window per key (tumbling 1 day, or with KIND=session sessions with a gap
+# of 10 minutes; count + sum, nothing fires), then STEPS steps of 1000 rows
+# each over random keys.  A step should cost what it
 # reads and touches; this measures how its cost grows with every open
 # window of the pipeline instead.
 #
@@ -12,11 +13,13 @@
 # the steps' elapsed times; with windowing.state_memory large enough to
 # hold everything (1GB), and with state spilled to the heap
 # (windowing.state_memory = 1MB); and the ratio of each CPU time to that of
-# the smallest size.  The worker is off (windowing.max_workers = 0); a
+# the smallest size; and the elapsed time of the first step of a session
+# with state in memory, which reads the heap.  The worker is off (windowing.max_workers = 0); a
 # 1000-row tick is read by the step itself.
 #
 #   test/bench/state.sh                              # 1,000 and 100,000
 #   SIZES="1000 100000 1000000" STEPS=30 test/bench/state.sh
+#   KIND=session SIZES="1000 1000000" test/bench/state.sh
 set -euo pipefail
 
 # shellcheck source=test/lib.sh
@@ -24,6 +27,12 @@ set -euo pipefail
 
 SIZES=${SIZES:-"1000 100000"}
 STEPS=${STEPS:-30}
+KIND=${KIND:-tumbling}
+case "$KIND" in
+tumbling) ASSIGNER="windowing.tumbling('1 day')" ;;
+session) ASSIGNER="windowing.session('10 minutes')" ;;
+*) echo "KIND is tumbling or session" >&2; exit 1 ;;
+esac
 
 setup_cluster() {
 	start_temp_cluster
@@ -48,10 +57,10 @@ load() {
 DROP TABLE IF EXISTS q, p_results, p_late CASCADE;
 SELECT windowing.drop_pipeline(name) FROM windowing.pipelines;
 CREATE TABLE q (k int, ts timestamptz, v int);
-SELECT windowing.create_pipeline('p', 'q', 'ts', '{k}', windowing.tumbling('1 day'),
+SELECT windowing.create_pipeline('p', 'q', 'ts', '{k}', $ASSIGNER,
                                  'count(*) AS n, sum(v) AS s', start => false,
                                  retention => 'consume');
-INSERT INTO q SELECT i, timestamptz '2026-01-01' + i * interval '1 ms', 1
+INSERT INTO q SELECT i, timestamptz '2026-01-01 11:59' + (i % 60000) * interval '1 ms', 1
 FROM generate_series(1, $1) i;
 DO \$\$ BEGIN
     LOOP
@@ -64,10 +73,13 @@ SQL
 }
 
 # $STEPS steps of 1000 rows over random keys of $1, each committed; prints
-# the backend's CPU ms per step and the steps' median elapsed ms.
+# the backend's CPU ms per step and the steps' median elapsed ms, then the
+# elapsed ms of the session's first step, which reads the state from the
+# heap (a new process holds none of it, as after a restart) and is not
+# among the $STEPS.
 run() {
 	sql <<SQL | tail -n 1
-CREATE TEMP TABLE cpu (ms float8, elapsed float8);
+CREATE TEMP TABLE cpu (s int, ms float8, elapsed float8);
 CREATE FUNCTION pg_temp.cpu_ns() RETURNS bigint LANGUAGE sql AS
 \$\$ SELECT split_part(pg_read_file('/proc/' || pg_backend_pid() || '/schedstat'), ' ', 1)::bigint \$\$;
 DO \$\$
@@ -76,7 +88,7 @@ DECLARE
     t0 timestamptz;
 BEGIN
     PERFORM setseed(0.5);
-    FOR s IN 1..$STEPS LOOP
+    FOR s IN 0..$STEPS LOOP
         INSERT INTO q SELECT 1 + floor(random() * $1)::int,
                              timestamptz '2026-01-01 12:00' + (s * 1000 + i) * interval '1 ms', 1
         FROM generate_series(1, 1000) i;
@@ -85,19 +97,21 @@ BEGIN
         t0 := clock_timestamp();
         PERFORM windowing.process('p');
         COMMIT;
-        INSERT INTO cpu VALUES ((pg_temp.cpu_ns() - before) / 1e6,
+        INSERT INTO cpu VALUES (s, (pg_temp.cpu_ns() - before) / 1e6,
                                 extract(epoch FROM clock_timestamp() - t0) * 1000);
     END LOOP;
 END \$\$;
 SELECT round(avg(ms)::numeric, 2) || ' ' ||
-       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY elapsed)::numeric, 2) FROM cpu;
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY elapsed)::numeric, 2) || ' ' ||
+       (SELECT round(elapsed::numeric) FROM cpu WHERE s = 0)
+FROM cpu WHERE s > 0;
 SQL
 }
 
 # Every row in its window: prints "ok" or what was counted.
 check() {
 	sql -c "SELECT CASE WHEN (SELECT sum(n) FROM windowing.open_windows('p'),
-	                          LATERAL (SELECT (results->>'n')::bigint AS n) r) = $1 + $STEPS * 1000
+	                          LATERAL (SELECT (results->>'n')::bigint AS n) r) = $1 + ($STEPS + 1) * 1000
 	                    THEN 'ok' ELSE 'miscounted' END"
 }
 
@@ -107,25 +121,26 @@ main() {
 	setup_cluster
 	local -a sizes
 	read -r -a sizes <<<"$SIZES"
-	printf '%-14s %-34s %8s %-34s %8s  %s\n' 'open windows' 'in memory: CPU ms/step (elapsed)' ratio \
-		'spilled: CPU ms/step (elapsed)' ratio check
+	printf '%-14s %-34s %8s %-34s %8s %12s  %s\n' 'open windows' 'in memory: CPU ms/step (elapsed)' ratio \
+		'spilled: CPU ms/step (elapsed)' ratio 'first ms' check
 	local ref_mem="" ref_spill=""
 	for n in "${sizes[@]}"; do
 		state_memory 1GB
 		load "$n" >/dev/null
-		read -r cpu elapsed <<<"$(run "$n")"
-		local mem="$cpu ($elapsed)" mcpu=$cpu
+		read -r cpu elapsed first <<<"$(run "$n")"
+		local mem="$cpu ($elapsed)" mcpu=$cpu mfirst=$first
 		ref_mem=${ref_mem:-$cpu}
 		local ok
 		ok=$(check "$n")
 		state_memory 1MB
 		load "$n" >/dev/null
-		read -r cpu elapsed <<<"$(run "$n")"
+		read -r cpu elapsed first <<<"$(run "$n")"
 		ref_spill=${ref_spill:-$cpu}
 		ok="$ok $(check "$n")"
-		printf '%-14s %-34s %7sx %-34s %7sx  %s\n' "$n" "$mem" \
+		printf '%-14s %-34s %7sx %-34s %7sx %12s  %s\n' "$n" "$mem" \
 			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" \
-			"$cpu ($elapsed)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" "$ok"
+			"$cpu ($elapsed)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
+			"$mfirst" "$ok"
 	done
 }
 

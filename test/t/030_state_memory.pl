@@ -1,6 +1,7 @@
-# Window state lives in shared memory within windowing.state_memory; past
-# the budget a pipeline reads it from the heap table instead, with the very
-# same results.  An aborted step leaves nothing behind in memory.
+# Window state lives in the memory of the process that steps a pipeline,
+# within windowing.state_memory; past the budget a pipeline reads it from
+# the heap table instead, with the very same results.  An aborted step
+# leaves nothing behind in memory.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -35,28 +36,31 @@ SELECT windowing.create_pipeline('$name', 'events', 'ts', '{k}',
     allowed_lateness => '20 milliseconds', emit => 'append', start => false, retention => 'consume')});
 }
 
-# Steps of 500 rows, each reading the state the previous one left.
+# Steps of 500 rows, each reading the state the previous one left; then,
+# in the same session (whose memory holds the state), a query.
 sub drain
 {
-	my ($name) = @_;
-	$node->safe_psql('postgres', qq{
+	my ($name, $then) = @_;
+	return $node->safe_psql('postgres', qq{
 DO \$\$ BEGIN
   WHILE windowing.process('$name', 500) > 0 LOOP COMMIT; END LOOP;
-END \$\$});
+END \$\$;
+} . ($then // ''));
 }
 
 create('in_memory');
-drain('in_memory');
-my ($mem, $spilled) = split /\|/, $node->safe_psql('postgres',
+my ($mem, $spilled) = split /\|/, drain('in_memory',
 	q{SELECT state_memory_bytes, state_spilled_bytes FROM windowing.pipeline_stats WHERE name = 'in_memory'});
-cmp_ok($mem, '>', 0, "state held in shared memory ($mem bytes)");
+cmp_ok($mem, '>', 0, "state held in memory ($mem bytes)");
 is($spilled, '0', 'nothing spilled under the budget');
+is($node->safe_psql('postgres',
+	q{SELECT state_memory_bytes FROM windowing.pipeline_stats WHERE name = 'in_memory'}),
+	'0', 'the state goes with the session that held it');
 
 $node->append_conf('postgresql.conf', 'windowing.state_memory = 1kB');
 $node->reload;
 create('spilled');
-drain('spilled');
-($mem, $spilled) = split /\|/, $node->safe_psql('postgres',
+($mem, $spilled) = split /\|/, drain('spilled',
 	q{SELECT state_memory_bytes, state_spilled_bytes FROM windowing.pipeline_stats WHERE name = 'spilled'});
 is($mem, '0', 'over the budget nothing is kept in memory');
 cmp_ok($spilled, '>', 0, "state read from the heap ($spilled bytes)");
