@@ -1,9 +1,9 @@
 /*
- * windowing--0.7.sql: the whole extension at version 0.7, in one script.
+ * windowing--0.8.sql: the whole extension at version 0.8, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
- * then windowing--0.1--0.2.sql ... windowing--0.6--0.7.sql), object for
+ * then windowing--0.1--0.2.sql ... windowing--0.7--0.8.sql), object for
  * object, grant for grant: sql/upgrade.sql installs both ways and compares
  * them.  What the upgrade scripts do to existing data (waking workers,
  * marking old pipelines, adding triggers to existing queues) has no place
@@ -407,6 +407,8 @@ CREATE TABLE windowing.window_state (
     PRIMARY KEY (pipeline_id, key, window_start, window_end)
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.window_state', '');
+-- A step reads the windows whose timers its watermark reaches by their end.
+CREATE INDEX window_state_by_end ON windowing.window_state (pipeline_id, window_end);
 
 -- A step whose pipeline's state it found in shared memory writes the
 -- windows it changed as one row here, rather than one window_state row per
