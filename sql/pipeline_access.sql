@@ -89,6 +89,8 @@ UPDATE windowing.pipeline SET last_error = 'invalid input syntax for type intege
     last_error_hint = 'SSN 078-05-1120 is no integer.', last_error_seq = 7,
     failures = 1 WHERE name = 'owned';
 INSERT INTO access_q (k, ts, note) VALUES (2, 16, '4');
+-- a step that finds no state in memory folds the log into window_state
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'owned';
 SELECT windowing.process('owned');
 SELECT (SELECT count(*) FROM windowing.window_state) > 0 AS stored,
        (SELECT count(*) FROM windowing.state_log) > 0 AS logged;

@@ -1,6 +1,7 @@
--- Steps that find their state in shared memory write their changes as one
--- state_log row each; every 100 such steps, and at each step that reads
--- its state from the heap, window_state takes them all and the log empties.
+-- Steps write their changes as one state_log row each; every 100 such
+-- steps, when a step finds none of its pipeline's state in memory, and at
+-- each step that reads all of its state from the heap (slices), window_state
+-- takes them all and the log empties.
 -- Whatever the steps and wherever the state is read from, the results are
 -- those of one step over every row.
 CREATE TABLE taps (k int, ts bigint, v int);
@@ -16,9 +17,9 @@ FROM (VALUES ('t', windowing.tumbling('100 milliseconds'), interval '200 millise
        a(kind, assigner, lateness, emit),
      unnest(ARRAY['one_', 'small_', 'reread_']) name;
 
--- Each step of its own (a step's image is published at commit); the
--- reread_ pipelines lose their image every few steps, as after a restart,
--- and read window_state and the log back.
+-- Each step of its own (a step's state is kept in memory at commit); the
+-- reread_ pipelines lose it every few steps, as after a restart, and read
+-- it back from the heap as they need it.
 \i sql/include/drain.sql
 CREATE FUNCTION pg_temp.log_rows(p_name text) RETURNS bigint
 LANGUAGE sql AS $$
@@ -26,7 +27,8 @@ LANGUAGE sql AS $$
     JOIN windowing.pipeline p ON p.id = l.pipeline_id WHERE p.name = p_name
 $$;
 
--- the first step reads the heap and stores; the next ones log, until 100
+-- the first step finds no state in memory: it folds the (empty) log, then
+-- logs its own changes, as the next ones do, until 100 steps logged
 CALL pg_temp.drain('small_t', 5, 0, 1, false);
 SELECT pg_temp.log_rows('small_t');
 CALL pg_temp.drain('small_t', 5, 0, 10, false);
@@ -36,7 +38,8 @@ SELECT s.open_windows, (SELECT count(*) FROM windowing.window_state) AS stored
 FROM windowing.pipeline_stats s WHERE name = 'small_t';
 CALL pg_temp.drain('small_t', 5, 0, 95, false);
 SELECT pg_temp.log_rows('small_t');
--- a step that reads its state back from the heap stores it
+-- a step that finds no state in memory folds the log into window_state
+-- first, then logs its own changes
 SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'small_t';
 CALL pg_temp.drain('small_t', 5, 0, 1, false);
 SELECT pg_temp.log_rows('small_t');

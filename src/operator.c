@@ -238,3 +238,14 @@ op_by_key(const Operator *op)
 {
 	return op->kind->by_key;
 }
+
+/*
+ * Whether the windows whose timers a watermark reaches can be found by
+ * their end alone: their timers are their firing and their cleanup, not a
+ * trigger's own, kept in their state.
+ */
+bool
+op_due_by_end(const Operator *op)
+{
+	return op->kind->timed && !op->trigger->has_state;
+}

@@ -127,19 +127,6 @@ load_stored(const bytea *key, const StoredWindow *w, void *arg)
 	e->logged = w->logged;
 }
 
-/* The operator's hooks for windows it does not have yet. */
-static void
-fetch_key(Operator *op, const bytea *key)
-{
-	state_store_take_key(op->fetch_arg, key, load_stored, op);
-}
-
-static void
-fetch_due(Operator *op, int64 upto)
-{
-	state_store_take_due(op->fetch_arg, upto, load_stored, op);
-}
-
 /* A live window into the store, as the step leaves it. */
 static void
 put_stored(StateStore *st, Operator *op, WindowEntry *e)
@@ -529,7 +516,7 @@ state_save(StepState *ss, int64 step)
 		/* no copy of what cannot fit: a stored window takes that much at least */
 		if (!state_store_fits(op->windows->members * (int64) sizeof(StoredWindow)))
 			return;
-		ss->store = state_store_create(ss->id, state_shape(op));
+		ss->store = state_store_create(ss->id, state_shape(op), true);
 		put_windows(ss->store, op);
 	}
 	else
@@ -550,6 +537,34 @@ bool
 state_taken(const StepState *ss)
 {
 	return ss->store != NULL && state_store_taken(ss->store);
+}
+
+/*
+ * The pipeline's state_log rows applied, in step order, to a table of
+ * windows (stored_begin); returns how many there were.
+ */
+static int
+replay_log(HTAB *stored, int32 id)
+{
+	Oid			argtype = INT4OID;
+	Datum		arg = Int32GetDatum(id);
+	int			n;
+
+	if (plans_execute("SELECT changes FROM windowing.state_log "
+					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
+					  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read window state");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
+															SPI_tuptable->tupdesc, 1, &isnull));
+
+		stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes));
+	}
+	n = SPI_processed;
+	SPI_freetuptable(SPI_tuptable);
+	return n;
 }
 
 /* Window state read back from the heap, all of it. */
@@ -578,21 +593,166 @@ load_heap(Operator *op, int32 id)
 					  DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
 	}
 	SPI_freetuptable(SPI_tuptable);
-	if (plans_execute("SELECT changes FROM windowing.state_log "
-					   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
-					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+	op->log_steps = replay_log(stored, id);
+	stored_load(op, stored);
+}
+
+/* A window_state row, as SPI returned it, joins the operator. */
+static WindowEntry *
+load_row(Operator *op, HeapTuple tup, TupleDesc desc, int first)
+{
+	bool		isnull;
+	WindowEntry *e;
+
+	e = op_load(op,
+				DatumGetByteaPP(SPI_getbinval(tup, desc, first, &isnull)),
+				DatumGetInt64(SPI_getbinval(tup, desc, first + 1, &isnull)),
+				DatumGetInt64(SPI_getbinval(tup, desc, first + 2, &isnull)),
+				DatumGetInt32(SPI_getbinval(tup, desc, first + 3, &isnull)),
+				DatumGetByteaPP(SPI_getbinval(tup, desc, first + 4, &isnull)));
+	e->stored = true;
+	e->logged = false;
+	return e;
+}
+
+/*
+ * A statement on window_state from inside the step's reading of rows (the
+ * queue may be read through SPI at that moment): a connection of its own.
+ */
+static void
+read_state(const char *sql, int nargs, Oid *types, Datum *args)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (plans_execute(sql, nargs, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
+}
+
+/* The windows of a key the store does not know, from the heap. */
+static void
+heap_key(Operator *op, StateStore *st, const bytea *key)
+{
+	Oid			types[2] = {INT4OID, BYTEAOID};
+	Datum		args[2] = {Int32GetDatum(state_store_pipeline(st)), PointerGetDatum(key)};
+
+	read_state("SELECT key, window_start, window_end, fire_count, state "
+			   "FROM windowing.window_state "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) $2",
+			   2, types, args);
+	for (uint64 i = 0; i < SPI_processed; i++)
+		load_row(op, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+	SPI_finish();
+	state_store_know(st, key);
+}
+
+/*
+ * The windows on the heap whose timers run after "from" and at or before
+ * "upto", with every other window of their keys, for the keys the store
+ * does not know.  A window's timer is its end (firing) or its cleanup, the
+ * allowed lateness after: every such window ends in (from - lateness, upto].
+ * Keys are checked before any becomes known, so that all rows of a key
+ * come in.
+ */
+static void
+heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
+{
+	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
+	Datum		args[3];
+	List	   *keys = NIL;
+	ListCell   *lc;
+
+	args[0] = Int32GetDatum(state_store_pipeline(st));
+	args[1] = Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1));
+	args[2] = Int64GetDatum(wmk_add(upto, 1));
+	read_state("SELECT key, window_start, window_end, fire_count, state "
+			   "FROM windowing.window_state "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND key IN ("
+			   "SELECT d.key FROM windowing.window_state d "
+			   "WHERE d.pipeline_id OPERATOR(pg_catalog.=) $1 "
+			   "AND d.window_end OPERATOR(pg_catalog.>) $2 "
+			   "AND d.window_end OPERATOR(pg_catalog.<=) $3)",
+			   3, types, args);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
 		bool		isnull;
-		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
-															SPI_tuptable->tupdesc, 1, &isnull));
+		bytea	   *key = DatumGetByteaPP(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
 
-		stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes));
+		if (state_store_knows(st, key))
+			continue;
+		keys = lappend(keys, load_row(op, tup, SPI_tuptable->tupdesc, 1)->k.key);
 	}
-	op->log_steps = SPI_processed;
-	SPI_freetuptable(SPI_tuptable);
-	stored_load(op, stored);
+	foreach(lc, keys)
+		state_store_know(st, lfirst(lc));
+	SPI_finish();
+}
+
+/* The operator's hooks for windows it does not have yet. */
+static void
+fetch_key(Operator *op, const bytea *key)
+{
+	StateStore *st = op->fetch_arg;
+
+	if (!state_store_take_key(st, key, load_stored, op) && !state_store_complete(st))
+		heap_key(op, st, key);
+}
+
+static void
+fetch_due(Operator *op, int64 upto)
+{
+	StateStore *st = op->fetch_arg;
+
+	if (!state_store_complete(st) && upto > state_store_heap_until(st))
+	{
+		heap_due(op, st, state_store_heap_until(st), upto);
+		state_store_set_heap_until(st, upto);
+	}
+	state_store_take_due(st, upto, load_stored, op);
+}
+
+/*
+ * Folds state_log into window_state, so that window_state alone is the
+ * state of the windows a partial store does not hold.
+ */
+static void
+fold_log(Operator *op, int32 id)
+{
+	HTAB	   *logged = stored_begin();
+	HASH_SEQ_STATUS seq;
+	SavedWindow *w;
+	Upserts		u;
+
+	op->log_steps = replay_log(logged, id);
+	upserts_init(&u);
+	hash_seq_init(&seq, logged);
+	while ((w = hash_seq_search(&seq)) != NULL)
+		upserts_add(&u, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
+	upserts_write(id, &u, op);
+}
+
+/*
+ * Whole: the windows on the heap of the keys a partial store does not know
+ * join the operator, then the store's own.
+ */
+static void
+load_unknown(Operator *op, StateStore *st, int32 id)
+{
+	Oid			argtype = INT4OID;
+	Datum		arg = Int32GetDatum(id);
+
+	read_state("SELECT key, window_start, window_end, fire_count, state "
+			   "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+			   1, &argtype, &arg);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		bool		isnull;
+
+		if (!state_store_knows(st, DatumGetByteaPP(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1,
+																  &isnull))))
+			load_row(op, tup, SPI_tuptable->tupdesc, 1);
+	}
+	SPI_finish();
 }
 
 /*
@@ -600,10 +760,14 @@ load_heap(Operator *op, int32 id)
  * process's store if it holds that step's: a key's windows and those whose
  * timers come due are taken out as the step needs them (by_key), or, for
  * kinds that need them all and where the caller asks for all, every window
- * is loaded.  Else from the heap tables (window_state, then the changes
- * state_log holds over it, in step order), read with a fresh snapshot.
- * The store must match the definition the operator has: its due times
- * follow the allowed lateness and the trigger.
+ * is loaded.  The store must match the definition the operator has: its
+ * due times follow the allowed lateness and the trigger.  Without one, a
+ * kind whose due windows can be found by their end starts a partial store
+ * and reads the heap by key and by end as the step goes (after folding
+ * state_log into window_state); other kinds read all of the heap tables
+ * (window_state, then the changes state_log holds over it, in step order).
+ * The heap is read with a fresh snapshot: the previous step may be of this
+ * very transaction.
  */
 StepState *
 state_load(Operator *op, int32 id, int64 steps, bool by_key)
@@ -613,15 +777,24 @@ state_load(Operator *op, int32 id, int64 steps, bool by_key)
 	ss->op = op;
 	ss->id = id;
 	ss->store = state_store_find(id, steps, state_shape(op));
-	if (ss->store == NULL)
+	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || op_due_by_end(op));
+	if (ss->store != NULL)
+		op->log_steps = state_store_log_steps(ss->store);
+	else if (ss->by_key)
+	{
+		/* the heap's windows come in as the step reaches them */
+		fold_log(op, id);
+		ss->store = state_store_create(id, state_shape(op), false);
+	}
+	else
 	{
 		load_heap(op, id);
 		return ss;
 	}
-	op->log_steps = state_store_log_steps(ss->store);
-	ss->by_key = by_key && op_by_key(op);
 	if (!ss->by_key)
 	{
+		if (!state_store_complete(ss->store))
+			load_unknown(op, ss->store, id);
 		state_store_each(ss->store, load_stored, op);
 		return ss;
 	}

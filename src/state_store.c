@@ -46,6 +46,10 @@ typedef struct StoreWin
 	StoredWindow w;				/* w.state points at the bytes below */
 } StoreWin;
 
+/*
+ * A key and its windows.  A partial store keeps keys whose windows all
+ * left, with none, so that their next rows do not look for them on the heap.
+ */
 typedef struct StoreKeyEnt
 {
 	bytea	   *key;			/* hash key: its own copy */
@@ -58,6 +62,10 @@ struct StateStore
 	uint64		shape;			/* what its due times were computed under */
 	int64		version;		/* the step whose state it holds */
 	int			log_steps;		/* steps whose changes state_log holds */
+	bool		complete;		/* holds every window; else only the keys it
+								 * knows, the rest being on the heap alone */
+	int64		heap_until;		/* partial: the windows on the heap due up to
+								 * here were read */
 	bool		changing;		/* changed by the current transaction */
 	bool		taken;			/* windows taken out, not yet put back */
 	SubTransactionId subxid;	/* the innermost subtransaction that changed it */
@@ -234,9 +242,13 @@ sweep(void)
 	}
 }
 
-/* An empty store for a pipeline, in place of any it had. */
+/*
+ * An empty store for a pipeline, in place of any it had: complete (the step
+ * puts every window), or partial (the others are on the heap).  The step
+ * must put its windows in and be done with it before it commits.
+ */
 StateStore *
-state_store_create(int32 pipeline_id, uint64 shape)
+state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 {
 	StateStore *st = lookup(pipeline_id);
 	MemoryContext old;
@@ -248,6 +260,8 @@ state_store_create(int32 pipeline_id, uint64 shape)
 	st = palloc0(sizeof(StateStore));
 	st->slot = state_slots_key(pipeline_id);
 	st->shape = shape;
+	st->complete = complete;
+	st->heap_until = WMK_NONE;
 	st->version = -1;
 	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing state store",
 									ALLOCSET_DEFAULT_SIZES);
@@ -255,6 +269,7 @@ state_store_create(int32 pipeline_id, uint64 shape)
 	MemoryContextSwitchTo(old);
 	init_contents(st);
 	changing(st);
+	st->taken = true;
 	return st;
 }
 
@@ -281,21 +296,88 @@ take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 		st->windows--;
 		w = next;
 	}
-	hash_search(st->keys, &key, HASH_REMOVE, NULL);
-	pfree(key);
+	k->windows = NULL;
+	if (st->complete)
+	{
+		hash_search(st->keys, &key, HASH_REMOVE, NULL);
+		pfree(key);
+	}
 }
 
-/* Takes the windows of a key out of the store, if it has any. */
-void
+/*
+ * Takes the windows of a key out of the store; false if the store does not
+ * know the key (a partial store's key may have windows on the heap).
+ */
+bool
 state_store_take_key(StateStore *st, const bytea *key, StoredWindowFn fn, void *arg)
 {
 	StoreKeyEnt *k = hash_search(st->keys, &key, HASH_FIND, NULL);
 
 	if (k == NULL)
-		return;
+		return false;
+	if (k->windows != NULL)
+	{
+		changing(st);
+		st->taken = true;
+		take(st, k, fn, arg);
+	}
+	return true;
+}
+
+/* Whether the store knows a key: it has the key's windows, if any. */
+bool
+state_store_knows(const StateStore *st, const bytea *key)
+{
+	return st->complete || hash_search(st->keys, &key, HASH_FIND, NULL) != NULL;
+}
+
+static StoreKeyEnt *
+key_entry(StateStore *st, const bytea *key)
+{
+	bool		found;
+	StoreKeyEnt *k = hash_search(st->keys, &key, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		k->key = MemoryContextAlloc(st->cxt, VARSIZE_ANY(key));
+		memcpy(k->key, key, VARSIZE_ANY(key));
+		k->windows = NULL;
+	}
+	return k;
+}
+
+/* A key whose windows the step read from the heap: the store knows it now. */
+void
+state_store_know(StateStore *st, const bytea *key)
+{
 	changing(st);
-	st->taken = true;
-	take(st, k, fn, arg);
+	(void) key_entry(st, key);
+}
+
+int32
+state_store_pipeline(const StateStore *st)
+{
+	return st->slot.pipeline_id;
+}
+
+bool
+state_store_complete(const StateStore *st)
+{
+	return st->complete;
+}
+
+/* Partial: the windows on the heap due up to here were read. */
+int64
+state_store_heap_until(const StateStore *st)
+{
+	return st->heap_until;
+}
+
+void
+state_store_set_heap_until(StateStore *st, int64 until)
+{
+	changing(st);
+	st->heap_until = until;
 }
 
 /*
@@ -338,12 +420,13 @@ state_store_each(StateStore *st, StoredWindowFn fn, void *arg)
 			fn(k->key, &w->w, arg);
 }
 
-/* Takes every window out, unseen. */
+/* Takes every window out, unseen: the step puts every window back. */
 void
 state_store_clear(StateStore *st)
 {
 	changing(st);
 	st->taken = true;
+	st->complete = true;
 	MemoryContextReset(st->cxt);
 	init_contents(st);
 }
@@ -353,17 +436,10 @@ void
 state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 {
 	Size		len = VARSIZE_ANY(w->state);
-	bool		found;
-	StoreKeyEnt *k = hash_search(st->keys, &key, HASH_ENTER, &found);
+	StoreKeyEnt *k = key_entry(st, key);
 	StoreWin   *sw = MemoryContextAlloc(st->cxt, sizeof(StoreWin) + len);
 
 	changing(st);
-	if (!found)
-	{
-		k->key = MemoryContextAlloc(st->cxt, VARSIZE_ANY(key));
-		memcpy(k->key, key, VARSIZE_ANY(key));
-		k->windows = NULL;
-	}
 	sw->w = *w;
 	memcpy(sw + 1, w->state, len);
 	sw->w.state = (const bytea *) (sw + 1);

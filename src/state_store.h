@@ -27,11 +27,17 @@ typedef struct StoredWindow
 typedef void (*StoredWindowFn) (const bytea *key, const StoredWindow *w, void *arg);
 
 extern StateStore *state_store_find(int32 pipeline_id, int64 version, uint64 shape);
-extern StateStore *state_store_create(int32 pipeline_id, uint64 shape);
+extern StateStore *state_store_create(int32 pipeline_id, uint64 shape, bool complete);
 extern bool state_store_fits(int64 bytes);
 extern int	state_store_log_steps(const StateStore *st);
-extern void state_store_take_key(StateStore *st, const bytea *key,
+extern bool state_store_take_key(StateStore *st, const bytea *key,
 								 StoredWindowFn fn, void *arg);
+extern bool state_store_knows(const StateStore *st, const bytea *key);
+extern void state_store_know(StateStore *st, const bytea *key);
+extern int32 state_store_pipeline(const StateStore *st);
+extern bool state_store_complete(const StateStore *st);
+extern int64 state_store_heap_until(const StateStore *st);
+extern void state_store_set_heap_until(StateStore *st, int64 until);
 extern void state_store_take_due(StateStore *st, int64 upto,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_taken(const StateStore *st);

@@ -14,8 +14,9 @@
  */
 #include "watermark.h"
 
-static int64_t
-clamped_add(int64_t a, int64_t b)
+/* a + b, clamped at the ends of int64 */
+int64_t
+wmk_add(int64_t a, int64_t b)
 {
 	int64_t		r;
 
@@ -51,13 +52,13 @@ wmk_observe(Watermark *w, int64_t ts)
 		w->max_seen = ts;
 	if (!w->automatic || w->max_seen == INT64_MIN)
 		return false;
-	return wmk_advance(w, clamped_add(clamped_add(w->max_seen, -w->delay), -1));
+	return wmk_advance(w, wmk_add(wmk_add(w->max_seen, -w->delay), -1));
 }
 
 int64_t
 wmk_cleanup_time(int64_t max_timestamp, int64_t lateness)
 {
-	return clamped_add(max_timestamp, lateness);
+	return wmk_add(max_timestamp, lateness);
 }
 
 bool

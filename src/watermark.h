@@ -24,6 +24,7 @@ typedef struct Watermark
 	bool		automatic;		/* false: only explicit watermarks */
 } Watermark;
 
+extern int64_t wmk_add(int64_t a, int64_t b);
 extern void wmk_init(Watermark *w, int64_t delay, bool automatic);
 extern bool wmk_observe(Watermark *w, int64_t ts);
 extern bool wmk_advance(Watermark *w, int64_t to);
