@@ -389,7 +389,11 @@ CREATE TABLE windowing.pipeline (
     last_error_seq       bigint,
     -- when windows fire: NULL for 'event time', else the trigger as given
     -- ('early every <interval>')
-    "trigger"            text
+    "trigger"            text,
+    -- keys whose windows steps found in the memory of their process, and
+    -- keys whose windows they read from the heap
+    state_hits           bigint NOT NULL DEFAULT 0,
+    state_misses         bigint NOT NULL DEFAULT 0
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -467,7 +471,8 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
               failures, scan_from, scan_next, scan_next_xid, owner, last_error_at,
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
-              last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger")
+              last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger",
+              state_hits, state_misses)
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
@@ -718,6 +723,10 @@ $$;
 -- counted where the state is (shared memory, else the heap).
 CREATE FUNCTION windowing._state_windows(id int, steps bigint) RETURNS bigint
 AS 'MODULE_PATHNAME', 'windowing_state_windows' LANGUAGE C STRICT;
+
+-- The windows of it in the memory of the process that holds its state.
+CREATE FUNCTION windowing._state_memory_windows(id int, steps bigint) RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_state_memory_windows' LANGUAGE C STRICT;
 
 -- The rows of a pipeline's queue committed and not yet consumed, from its
 -- cursor (pipeline.c): past scan_from, not in tick_lo, and not among the
@@ -1309,8 +1318,10 @@ FROM windowing.pipeline;
 -- text, for all three).
 -- lag is event time: how far the watermark is behind the newest event time
 -- read, never negative (a watermark given or flushed past it is no lag).
--- open_windows counts windows where the state is (shared memory, else the
--- heap); backlog_rows reads the queue as the caller.
+-- open_windows counts windows where the state is (the memory of the
+-- process that steps the pipeline, else the heap), memory_windows and
+-- heap_windows each place (window_state lags behind state_log);
+-- backlog_rows reads the queue as the caller.
 CREATE VIEW windowing.pipeline_stats AS
 SELECT p.name, p.state,
        CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark)::text
@@ -1335,7 +1346,9 @@ SELECT p.name, p.state,
        p.last_error_at, p.last_error_sqlstate,
        CASE WHEN e.shown THEN p.last_error_detail END AS last_error_detail,
        CASE WHEN e.shown THEN p.last_error_hint END AS last_error_hint,
-       p.last_error_seq
+       p.last_error_seq,
+       windowing._state_memory_windows(p.id, p.steps) AS memory_windows,
+       coalesce(s.windows, 0) AS heap_windows, p.state_hits, p.state_misses
 FROM windowing.pipeline p
 CROSS JOIN LATERAL (SELECT pg_catalog.pg_has_role(p.owner, 'USAGE')
                            OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')

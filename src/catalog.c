@@ -174,6 +174,8 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	progress->windows_fired = 0;
 	progress->late_routed = 0;
 	progress->late_dropped = 0;
+	progress->state_hits = 0;
+	progress->state_misses = 0;
 }
 
 /* The type of the pipeline's time column. */
@@ -207,10 +209,10 @@ int8_arg(int64 value, int64 if_null, char *null_flag)
 void
 catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 {
-	Oid			types[14] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
-	INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID};
-	Datum		args[14];
-	char		flags[15] = "              ";
+	Oid			types[16] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, INT8OID, INT8OID};
+	Datum		args[16];
+	char		flags[17] = "                ";
 
 	args[0] = Int32GetDatum(def->id);
 	args[1] = text_arg(progress->tick_lo, &flags[1]);
@@ -226,6 +228,8 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 	args[11] = Int64GetDatum(progress->scan_from);
 	args[12] = Int64GetDatum(progress->scan_next);
 	args[13] = text_arg(progress->scan_next_xid, &flags[13]);
+	args[14] = Int64GetDatum(progress->state_hits);
+	args[15] = Int64GetDatum(progress->state_misses);
 	if (plans_execute("UPDATE windowing.pipeline SET "
 					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
@@ -234,9 +238,11 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 					   "late_routed = late_routed OPERATOR(pg_catalog.+) $9, "
 					   "late_dropped = late_dropped OPERATOR(pg_catalog.+) $10, "
 					   "last_step_at = pg_catalog.now(), last_row_at = $11, "
-					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8 "
+					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8, "
+					   "state_hits = state_hits OPERATOR(pg_catalog.+) $15, "
+					   "state_misses = state_misses OPERATOR(pg_catalog.+) $16 "
 					   "WHERE id OPERATOR(pg_catalog.=) $1",
-					   14, types, args, flags, false, 0) != SPI_OK_UPDATE)
+					   16, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
 }
 

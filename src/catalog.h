@@ -65,6 +65,8 @@ typedef struct PipelineProgress
 	int64		windows_fired;
 	int64		late_routed;
 	int64		late_dropped;
+	int64		state_hits;		/* keys found in memory */
+	int64		state_misses;	/* keys read from the heap */
 } PipelineProgress;
 
 /*

@@ -516,6 +516,7 @@ save_progress(Step *s)
 	s->progress.watermark = s->op->wm.value;
 	s->progress.max_seen = s->op->wm.max_seen;
 	s->progress.windows_fired = s->op->windows_fired;
+	state_counts(s->state, &s->progress.state_hits, &s->progress.state_misses);
 	catalog_save_progress(&s->def, &s->progress);
 }
 

@@ -465,6 +465,8 @@ struct StepState
 	StateStore *store;			/* its windows in this process, or NULL: all
 								 * of them were read from the heap */
 	bool		by_key;			/* taken from the store as needed */
+	int64		hits;			/* keys found in the store */
+	int64		misses;			/* keys read from the heap */
 };
 
 /* Puts every live window of the operator into the store. */
@@ -641,6 +643,7 @@ heap_key(Operator *op, StateStore *st, const bytea *key)
 			   2, types, args);
 	for (uint64 i = 0; i < SPI_processed; i++)
 		load_row(op, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+	state_store_heap_windows(st, -(int64) SPI_processed);
 	SPI_finish();
 	state_store_know(st, key);
 }
@@ -651,15 +654,16 @@ heap_key(Operator *op, StateStore *st, const bytea *key)
  * does not know.  A window's timer is its end (firing) or its cleanup, the
  * allowed lateness after: every such window ends in (from - lateness, upto].
  * Keys are checked before any becomes known, so that all rows of a key
- * come in.
+ * come in.  Returns the number of keys read.
  */
-static void
+static int
 heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
 {
 	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
 	Datum		args[3];
 	List	   *keys = NIL;
 	ListCell   *lc;
+	int			n = 0;
 
 	args[0] = Int32GetDatum(state_store_pipeline(st));
 	args[1] = Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1));
@@ -682,30 +686,89 @@ heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
 			continue;
 		keys = lappend(keys, load_row(op, tup, SPI_tuptable->tupdesc, 1)->k.key);
 	}
+	state_store_heap_windows(st, -list_length(keys));
 	foreach(lc, keys)
+	{
+		if (state_store_knows(st, lfirst(lc)))
+			continue;		/* another of its windows */
 		state_store_know(st, lfirst(lc));
+		n++;
+	}
 	SPI_finish();
+	return n;
+}
+
+/* The smallest of an int8 column of the one row SPI returned, or WMK_END if NULL. */
+static int64
+end_or_never(int column)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, column, &isnull);
+
+	return isnull ? WMK_END : DatumGetInt64(d);
+}
+
+/*
+ * The earliest a window on the heap may be due after "from": the first end
+ * after it (a window not fired yet fires at its last instant, end - 1), or
+ * the first cleanup after it (a fired one ends lateness after that).  Rows
+ * of keys the store knows count too, which only makes the next read come
+ * sooner than needed.
+ */
+static int64
+heap_next_due(Operator *op, StateStore *st, int64 from)
+{
+	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
+	Datum		args[3];
+	int64		next;
+
+	args[0] = Int32GetDatum(state_store_pipeline(st));
+	args[1] = Int64GetDatum(wmk_add(from, 1));
+	args[2] = Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1));
+	read_state("SELECT (SELECT pg_catalog.min(window_end) FROM windowing.window_state "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND window_end OPERATOR(pg_catalog.>) $2), "
+			   "(SELECT pg_catalog.min(window_end) FROM windowing.window_state "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND window_end OPERATOR(pg_catalog.>) $3)",
+			   3, types, args);
+	next = Min(wmk_add(end_or_never(1), -1), wmk_add(wmk_add(end_or_never(2), -1), op->lateness));
+	SPI_finish();
+	return next;
 }
 
 /* The operator's hooks for windows it does not have yet. */
 static void
 fetch_key(Operator *op, const bytea *key)
 {
-	StateStore *st = op->fetch_arg;
+	StepState  *ss = op->fetch_arg;
 
-	if (!state_store_take_key(st, key, load_stored, op) && !state_store_complete(st))
-		heap_key(op, st, key);
+	if (state_store_take_key(ss->store, key, load_stored, op) || state_store_complete(ss->store))
+		ss->hits++;
+	else
+	{
+		heap_key(op, ss->store, key);
+		ss->misses++;
+	}
 }
 
 static void
 fetch_due(Operator *op, int64 upto)
 {
-	StateStore *st = op->fetch_arg;
+	StepState  *ss = op->fetch_arg;
+	StateStore *st = ss->store;
 
 	if (!state_store_complete(st) && upto > state_store_heap_until(st))
 	{
-		heap_due(op, st, state_store_heap_until(st), upto);
-		state_store_set_heap_until(st, upto);
+		int64		from = state_store_heap_until(st);
+		int64		next = state_store_heap_next(st);
+
+		if (next == WMK_NONE)
+			next = heap_next_due(op, st, from);
+		if (next <= upto)
+		{
+			ss->misses += heap_due(op, st, from, upto);
+			next = heap_next_due(op, st, upto);
+		}
+		state_store_set_heap_due(st, upto, next);
 	}
 	state_store_take_due(st, upto, load_stored, op);
 }
@@ -728,6 +791,22 @@ fold_log(Operator *op, int32 id)
 	while ((w = hash_seq_search(&seq)) != NULL)
 		upserts_add(&u, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
 	upserts_write(id, &u, op);
+}
+
+/* The pipeline's windows in window_state. */
+static int64
+heap_count(int32 id)
+{
+	Oid			argtype = INT4OID;
+	Datum		arg = Int32GetDatum(id);
+	int64		n;
+	bool		isnull;
+
+	read_state("SELECT pg_catalog.count(*) FROM windowing.window_state "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1", 1, &argtype, &arg);
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return n;
 }
 
 /*
@@ -785,6 +864,7 @@ state_load(Operator *op, int32 id, int64 steps, bool by_key)
 		/* the heap's windows come in as the step reaches them */
 		fold_log(op, id);
 		ss->store = state_store_create(id, state_shape(op), false);
+		state_store_heap_windows(ss->store, heap_count(id));
 	}
 	else
 	{
@@ -800,14 +880,31 @@ state_load(Operator *op, int32 id, int64 steps, bool by_key)
 	}
 	op->fetch_key = fetch_key;
 	op->fetch_due = fetch_due;
-	op->fetch_arg = ss->store;
+	op->fetch_arg = ss;
 	return ss;
+}
+
+/* The keys the step found in memory, and those it read from the heap. */
+void
+state_counts(const StepState *ss, int64 *hits, int64 *misses)
+{
+	*hits = ss->hits;
+	*misses = ss->misses;
 }
 
 
 PG_FUNCTION_INFO_V1(windowing_state_windows);
+PG_FUNCTION_INFO_V1(windowing_state_memory_windows);
 PG_FUNCTION_INFO_V1(windowing_state_memory_bytes);
 PG_FUNCTION_INFO_V1(windowing_forget_state);
+
+/* What the process holding a pipeline's state of a step says of it. */
+static bool
+held_state(FunctionCallInfo fcinfo, int64 *memory_windows, int64 *windows, int64 *bytes)
+{
+	return state_slots_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), memory_windows, windows,
+						   bytes);
+}
 
 /*
  * _state_windows(id, steps): the pipeline's open windows as the process
@@ -816,22 +913,37 @@ PG_FUNCTION_INFO_V1(windowing_forget_state);
 Datum
 windowing_state_windows(PG_FUNCTION_ARGS)
 {
+	int64		memory_windows;
 	int64		windows;
 	int64		bytes;
 
-	if (!state_slots_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), &windows, &bytes))
+	if (!held_state(fcinfo, &memory_windows, &windows, &bytes))
 		PG_RETURN_NULL();
 	PG_RETURN_INT64(windows);
+}
+
+/* _state_memory_windows(id, steps): those of them in that process's memory. */
+Datum
+windowing_state_memory_windows(PG_FUNCTION_ARGS)
+{
+	int64		memory_windows;
+	int64		windows;
+	int64		bytes;
+
+	if (!held_state(fcinfo, &memory_windows, &windows, &bytes))
+		PG_RETURN_INT64(0);
+	PG_RETURN_INT64(memory_windows);
 }
 
 /* _state_memory_bytes(id, steps): the pipeline's state held in memory. */
 Datum
 windowing_state_memory_bytes(PG_FUNCTION_ARGS)
 {
+	int64		memory_windows;
 	int64		windows;
 	int64		bytes;
 
-	if (!state_slots_get(PG_GETARG_INT32(0), PG_GETARG_INT64(1), &windows, &bytes))
+	if (!held_state(fcinfo, &memory_windows, &windows, &bytes))
 		PG_RETURN_INT64(0);
 	PG_RETURN_INT64(bytes);
 }

@@ -41,7 +41,8 @@ typedef struct Slot
 	SlotKey		key;			/* hash key */
 	int64		version;		/* steps committed when it was filled in */
 	int			pid;			/* the process that holds the state, or 0 */
-	int64		windows;
+	int64		memory_windows;	/* in its memory */
+	int64		windows;		/* all of them, on the heap too */
 	int64		bytes;
 } Slot;
 
@@ -174,6 +175,7 @@ state_slots_reserve(const SlotKey *key)
 	{
 		s->version = -1;
 		s->pid = 0;
+		s->memory_windows = 0;
 		s->windows = 0;
 		s->bytes = 0;
 	}
@@ -186,7 +188,8 @@ state_slots_reserve(const SlotKey *key)
  * allocates nothing, and does nothing if the slot was not reserved).
  */
 void
-state_slots_publish(const SlotKey *key, int64 version, int64 windows, int64 bytes)
+state_slots_publish(const SlotKey *key, int64 version, int64 memory_windows,
+					int64 windows, int64 bytes)
 {
 	Slot	   *s;
 
@@ -194,6 +197,7 @@ state_slots_publish(const SlotKey *key, int64 version, int64 windows, int64 byte
 		return;
 	s->version = version;
 	s->pid = MyProcPid;
+	s->memory_windows = memory_windows;
 	s->windows = windows;
 	s->bytes = bytes;
 	dshash_release_lock(table, s);
@@ -244,9 +248,13 @@ state_slots_held_here(const SlotKey *key, int64 version)
 	return held;
 }
 
-/* The windows and bytes of a pipeline's state of step "version" in some process. */
+/*
+ * The windows (in memory, and all) and bytes of a pipeline's state of step
+ * "version" in some process.
+ */
 bool
-state_slots_get(int32 pipeline_id, int64 version, int64 *windows, int64 *bytes)
+state_slots_get(int32 pipeline_id, int64 version, int64 *memory_windows,
+				int64 *windows, int64 *bytes)
 {
 	SlotKey		key = state_slots_key(pipeline_id);
 	Slot	   *s;
@@ -255,6 +263,7 @@ state_slots_get(int32 pipeline_id, int64 version, int64 *windows, int64 *bytes)
 	if (!attach() || (s = dshash_find(table, &key, false)) == NULL)
 		return false;
 	found = s->pid != 0 && s->version == version;
+	*memory_windows = s->memory_windows;
 	*windows = s->windows;
 	*bytes = s->bytes;
 	dshash_release_lock(table, s);

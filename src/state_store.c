@@ -66,6 +66,9 @@ struct StateStore
 								 * knows, the rest being on the heap alone */
 	int64		heap_until;		/* partial: the windows on the heap due up to
 								 * here were read */
+	int64		heap_next;		/* partial: none due before this (WMK_NONE:
+								 * not known) */
+	int64		heap_windows;	/* partial: windows on the heap alone */
 	bool		changing;		/* changed by the current transaction */
 	bool		taken;			/* windows taken out, not yet put back */
 	SubTransactionId subxid;	/* the innermost subtransaction that changed it */
@@ -150,6 +153,7 @@ store_xact_callback(XactEvent event, void *arg)
 		{
 			st->changing = false;
 			state_slots_publish(&st->slot, st->version, st->windows,
+								st->windows + st->heap_windows,
 								MemoryContextMemAllocated(st->cxt, true));
 			continue;
 		}
@@ -262,6 +266,8 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 	st->shape = shape;
 	st->complete = complete;
 	st->heap_until = WMK_NONE;
+	st->heap_next = WMK_NONE;
+	st->heap_windows = 0;
 	st->version = -1;
 	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing state store",
 									ALLOCSET_DEFAULT_SIZES);
@@ -366,18 +372,36 @@ state_store_complete(const StateStore *st)
 	return st->complete;
 }
 
-/* Partial: the windows on the heap due up to here were read. */
+/*
+ * Partial: the windows on the heap due up to "until" were read, and none
+ * is due before "next" (WMK_NONE: not known).
+ */
 int64
 state_store_heap_until(const StateStore *st)
 {
 	return st->heap_until;
 }
 
+int64
+state_store_heap_next(const StateStore *st)
+{
+	return st->heap_next;
+}
+
 void
-state_store_set_heap_until(StateStore *st, int64 until)
+state_store_set_heap_due(StateStore *st, int64 until, int64 next)
 {
 	changing(st);
 	st->heap_until = until;
+	st->heap_next = next;
+}
+
+/* Partial: windows on the heap alone, less so many read into memory. */
+void
+state_store_heap_windows(StateStore *st, int64 windows)
+{
+	changing(st);
+	st->heap_windows += windows;
 }
 
 /*

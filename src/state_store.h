@@ -37,7 +37,9 @@ extern void state_store_know(StateStore *st, const bytea *key);
 extern int32 state_store_pipeline(const StateStore *st);
 extern bool state_store_complete(const StateStore *st);
 extern int64 state_store_heap_until(const StateStore *st);
-extern void state_store_set_heap_until(StateStore *st, int64 until);
+extern int64 state_store_heap_next(const StateStore *st);
+extern void state_store_set_heap_due(StateStore *st, int64 until, int64 next);
+extern void state_store_heap_windows(StateStore *st, int64 windows);
 extern void state_store_take_due(StateStore *st, int64 upto,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_taken(const StateStore *st);
