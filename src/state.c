@@ -843,7 +843,9 @@ load_unknown(Operator *op, StateStore *st, int32 id)
  * due times follow the allowed lateness and the trigger.  Without one, a
  * kind whose due windows can be found by their end starts a partial store
  * and reads the heap by key and by end as the step goes (after folding
- * state_log into window_state); other kinds read all of the heap tables
+ * state_log into window_state), or a complete one if the heap has none of
+ * its windows (a new pipeline: its new keys need no looking up); other
+ * kinds read all of the heap tables
  * (window_state, then the changes state_log holds over it, in step order).
  * The heap is read with a fresh snapshot: the previous step may be of this
  * very transaction.
@@ -861,10 +863,13 @@ state_load(Operator *op, int32 id, int64 steps, bool by_key)
 		op->log_steps = state_store_log_steps(ss->store);
 	else if (ss->by_key)
 	{
+		int64		on_heap;
+
 		/* the heap's windows come in as the step reaches them */
 		fold_log(op, id);
-		ss->store = state_store_create(id, state_shape(op), false);
-		state_store_heap_windows(ss->store, heap_count(id));
+		on_heap = heap_count(id);
+		ss->store = state_store_create(id, state_shape(op), on_heap == 0);
+		state_store_heap_windows(ss->store, on_heap);
 	}
 	else
 	{
