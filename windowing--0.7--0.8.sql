@@ -7,6 +7,11 @@
  * windowing.pipeline counts the keys steps found in memory and those they
  * read from the heap (state_hits, state_misses), and pipeline_stats shows
  * them with the windows in memory and on the heap.
+ *
+ * Key groups: a pipeline's keys are hashed into key_groups partitions (128,
+ * fixed at creation), and each window_state row records its key's group,
+ * so that disjoint groups can later be given to different workers without
+ * rewriting state.  Existing rows get theirs here.
  */
 \echo Use "ALTER EXTENSION windowing UPDATE" to load this file. \quit
 
@@ -16,6 +21,17 @@ ALTER TABLE windowing.pipeline
     ADD COLUMN state_hits   bigint NOT NULL DEFAULT 0,
     ADD COLUMN state_misses bigint NOT NULL DEFAULT 0;
 GRANT UPDATE (state_hits, state_misses) ON windowing.pipeline TO PUBLIC;
+
+ALTER TABLE windowing.pipeline
+    ADD COLUMN key_groups int NOT NULL DEFAULT 128 CHECK (key_groups BETWEEN 1 AND 32767);
+
+CREATE FUNCTION windowing._key_group(key bytea, n int) RETURNS smallint
+AS 'MODULE_PATHNAME', 'windowing_key_group' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+ALTER TABLE windowing.window_state ADD COLUMN key_group smallint;
+UPDATE windowing.window_state SET key_group = windowing._key_group(key, 128);
+ALTER TABLE windowing.window_state ALTER COLUMN key_group SET NOT NULL;
+CREATE INDEX window_state_by_group ON windowing.window_state (pipeline_id, key_group);
 
 -- The windows of it in the memory of the process that holds its state.
 CREATE FUNCTION windowing._state_memory_windows(id int, steps bigint) RETURNS bigint

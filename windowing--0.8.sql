@@ -393,7 +393,10 @@ CREATE TABLE windowing.pipeline (
     -- keys whose windows steps found in the memory of their process, and
     -- keys whose windows they read from the heap
     state_hits           bigint NOT NULL DEFAULT 0,
-    state_misses         bigint NOT NULL DEFAULT 0
+    state_misses         bigint NOT NULL DEFAULT 0,
+    -- the hash partitions of its keys (Flink's max parallelism), fixed at
+    -- creation: each window's state is stored with its key's group
+    key_groups           int NOT NULL DEFAULT 128 CHECK (key_groups BETWEEN 1 AND 32767)
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -408,11 +411,15 @@ CREATE TABLE windowing.window_state (
     window_end   bigint NOT NULL,
     fire_count   int NOT NULL,
     state        bytea NOT NULL,
+    -- windowing._key_group(key, the pipeline's key_groups): disjoint groups
+    -- of a pipeline's keys can be given to different workers
+    key_group    smallint NOT NULL,
     PRIMARY KEY (pipeline_id, key, window_start, window_end)
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.window_state', '');
 -- A step reads the windows whose timers its watermark reaches by their end.
 CREATE INDEX window_state_by_end ON windowing.window_state (pipeline_id, window_end);
+CREATE INDEX window_state_by_group ON windowing.window_state (pipeline_id, key_group);
 
 -- A step whose pipeline's state it found in shared memory writes the
 -- windows it changed as one row here, rather than one window_state row per
@@ -723,6 +730,11 @@ $$;
 -- counted where the state is (shared memory, else the heap).
 CREATE FUNCTION windowing._state_windows(id int, steps bigint) RETURNS bigint
 AS 'MODULE_PATHNAME', 'windowing_state_windows' LANGUAGE C STRICT;
+
+-- The key group of a key (its bytes as window_state holds them) among n:
+-- a hash that is the same on every platform.
+CREATE FUNCTION windowing._key_group(key bytea, n int) RETURNS smallint
+AS 'MODULE_PATHNAME', 'windowing_key_group' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- The windows of it in the memory of the process that holds its state.
 CREATE FUNCTION windowing._state_memory_windows(id int, steps bigint) RETURNS bigint
@@ -1318,9 +1330,9 @@ FROM windowing.pipeline;
 -- text, for all three).
 -- lag is event time: how far the watermark is behind the newest event time
 -- read, never negative (a watermark given or flushed past it is no lag).
--- open_windows counts windows where the state is (the memory of the
--- process that steps the pipeline, else the heap), memory_windows and
--- heap_windows each place (window_state lags behind state_log);
+-- open_windows counts windows where the state is (the process that steps
+-- the pipeline, else the heap), memory_windows and heap_windows each place
+-- (window_state lags behind state_log);
 -- backlog_rows reads the queue as the caller.
 CREATE VIEW windowing.pipeline_stats AS
 SELECT p.name, p.state,

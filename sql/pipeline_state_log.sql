@@ -44,6 +44,18 @@ SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'small_t
 CALL pg_temp.drain('small_t', 5, 0, 1, false);
 SELECT pg_temp.log_rows('small_t');
 
+-- every stored window carries its key's group (of its pipeline's 128)
+SELECT count(*) > 0 AS stored,
+       count(*) FILTER (WHERE w.key_group = windowing._key_group(w.key, p.key_groups)) = count(*)
+           AS in_their_groups,
+       count(DISTINCT w.key_group) AS groups, min(p.key_groups) AS key_groups
+FROM windowing.window_state w JOIN windowing.pipeline p ON p.id = w.pipeline_id;
+-- the hash is the same on every platform: these are fixed
+SELECT windowing._key_group('\x'::bytea, 128) AS empty,
+       windowing._key_group('\x0102030405'::bytea, 128) AS g128,
+       windowing._key_group('\x0102030405'::bytea, 7) AS g7;
+SELECT windowing._key_group('\x01', 0);
+
 CALL pg_temp.drain('one_t', 100000, 0);
 CALL pg_temp.drain('small_t', 9, 0);
 CALL pg_temp.drain('reread_t', 9, 13);

@@ -134,7 +134,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced, "
 					"cleaned_until, definition_stamp OPERATOR(pg_catalog.=) windowing._definition_stamp("
 					"time_column, time_type, key_columns, assigner, aggregates) AS intact, "
-					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\" "
+					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -159,6 +159,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->intact = bool_value("intact");
 	def->route_errors = bool_value("route_errors");
 	def->trigger = text_value("trigger");
+	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
 
 	progress->tick_lo = text_value("tick_lo");
 	progress->tick_hi = text_value("tick_hi");

@@ -10,6 +10,7 @@
 #include "compat.h"
 
 #include "common/hashfn.h"
+#include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -176,6 +177,38 @@ keys_decode(const KeyColumns *k, bytea *key, Datum *values, bool *nulls)
 		}
 		p += len;
 	}
+}
+
+/*
+ * The key group of a key, of ngroups: Flink's max parallelism.  A
+ * pipeline's state is partitioned by it, so that disjoint groups can go to
+ * different workers without rewriting state; the hash (32-bit FNV-1a over
+ * the key's bytes) is the same on every platform, since it is stored.
+ */
+int
+keys_group(const bytea *key, int ngroups)
+{
+	const unsigned char *p = (const unsigned char *) VARDATA_ANY(key);
+	uint32		h = 2166136261u;
+
+	for (Size i = 0; i < VARSIZE_ANY_EXHDR(key); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return (int) (h % (uint32) ngroups);
+}
+
+PG_FUNCTION_INFO_V1(windowing_key_group);
+
+/* _key_group(key, ngroups): keys_group for SQL. */
+Datum
+windowing_key_group(PG_FUNCTION_ARGS)
+{
+	int32		n = PG_GETARG_INT32(1);
+
+	if (n < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of key groups must be positive")));
+	PG_RETURN_INT16((int16) keys_group(PG_GETARG_BYTEA_PP(0), n));
 }
 
 /* Whether two keys are the same key: the same bytes. */

@@ -27,6 +27,7 @@ extern int	keys_order(const bytea *a, const bytea *b, const void *arg);
 extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
 extern bool keys_equal(const bytea *a, const bytea *b);
+extern int	keys_group(const bytea *key, int ngroups);
 extern HTAB *keys_table(const char *name, Size entrysize, MemoryContext cxt);
 
 #endif							/* WINDOWING_KEYS_H */

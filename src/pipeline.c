@@ -597,7 +597,7 @@ step_body(Step *s, const StepRequest *req)
 	bool		tick_was_open;
 	bool		idle;
 
-	s->state = state_load(s->op, s->def.id, s->progress.steps, true);
+	s->state = state_load(s->op, s->def.id, s->def.key_groups, s->progress.steps, true);
 	s->loaded = MemoryContextMemAllocated(s->cxt, true);
 	tick_was_open = s->progress.tick_hi != NULL;
 	if (req->consume_rows)
@@ -1128,7 +1128,7 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, false);
 	load_step(&s, name);
-	s.state = state_load(s.op, s.def.id, s.progress.steps, false);
+	s.state = state_load(s.op, s.def.id, s.def.key_groups, s.progress.steps, false);
 	op_open_windows(s.op, put_open_window, &out);
 	end_as_owner(&s);
 	PG_RETURN_NULL();

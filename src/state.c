@@ -28,6 +28,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "keys.h"
 #include "operator.h"
 #include "owner.h"
 #include "plans.h"
@@ -309,6 +310,7 @@ delete_dropped(int32 id, Operator *op)
 /* Windows to write into window_state, gathered as arrays. */
 typedef struct Upserts
 {
+	int			key_groups;
 	int			n;
 	int			size;
 	Datum	   *keys;
@@ -319,8 +321,9 @@ typedef struct Upserts
 } Upserts;
 
 static void
-upserts_init(Upserts *u)
+upserts_init(Upserts *u, int key_groups)
 {
+	u->key_groups = key_groups;
 	u->n = 0;
 	u->size = 64;
 	u->keys = palloc(sizeof(Datum) * u->size);
@@ -360,14 +363,16 @@ upsert_stored(const bytea *key, const StoredWindow *w, void *arg)
 
 /*
  * Brings window_state up to date with the windows gathered (every window
- * whose newest state is not there), and empties the pipeline's state_log.
+ * whose newest state is not there), each with its key group, and empties
+ * the pipeline's state_log.
  */
 static void
 upserts_write(int32 id, Upserts *u, Operator *op)
 {
-	Oid			types[6] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
-	INT4ARRAYOID, BYTEAARRAYOID};
-	Datum		args[6];
+	Oid			types[7] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
+	INT4ARRAYOID, BYTEAARRAYOID, INT2ARRAYOID};
+	Datum		args[7];
+	Datum	   *groups;
 
 	args[0] = Int32GetDatum(id);
 	if (op->log_steps > 0)
@@ -381,25 +386,44 @@ upserts_write(int32 id, Upserts *u, Operator *op)
 	args[3] = PointerGetDatum(int8_array(u->ends, u->n));
 	args[4] = PointerGetDatum(construct_array(u->fires, u->n, INT4OID, 4, true, TYPALIGN_INT));
 	args[5] = PointerGetDatum(construct_array(u->states, u->n, BYTEAOID, -1, false, TYPALIGN_INT));
+	groups = palloc(sizeof(Datum) * u->n);
+	for (int i = 0; i < u->n; i++)
+		groups[i] = Int16GetDatum(keys_group(DatumGetByteaPP(u->keys[i]), u->key_groups));
+	args[6] = PointerGetDatum(construct_array(groups, u->n, INT2OID, 2, true, TYPALIGN_SHORT));
 	run_on_state("INSERT INTO windowing.window_state AS w "
-		"(pipeline_id, key, window_start, window_end, fire_count, state) "
-		"SELECT $1, u.k, u.s, u.e, u.f, u.st "
+		"(pipeline_id, key, window_start, window_end, fire_count, state, key_group) "
+		"SELECT $1, u.k, u.s, u.e, u.f, u.st, u.g "
 		"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
-		"pg_catalog.unnest($5), pg_catalog.unnest($6)) AS u(k, s, e, f, st) "
+		"pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7)) "
+		"AS u(k, s, e, f, st, g) "
 		"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
 		"SET fire_count = excluded.fire_count, state = excluded.state",
-		6, types, args, SPI_OK_INSERT);
+		7, types, args, SPI_OK_INSERT);
 }
+
+/* What a step's state came from, for state_save. */
+struct StepState
+{
+	Operator   *op;
+	int32		id;
+	int			key_groups;
+	StateStore *store;			/* its windows in this process, or NULL: all
+								 * of them were read from the heap */
+	bool		by_key;			/* taken from the store as needed */
+	int64		hits;			/* keys found in the store */
+	int64		misses;			/* keys read from the heap */
+};
 
 /* Folds every window of the operator whose newest state is not in window_state. */
 static void
-fold_windows(int32 id, Operator *op)
+fold_windows(StepState *ss)
 {
+	Operator   *op = ss->op;
 	Upserts		u;
 	wintab_iterator it;
 	WindowEntry *e;
 
-	upserts_init(&u);
+	upserts_init(&u, ss->key_groups);
 	wintab_start_iterate(op->windows, &it);
 	while ((e = op_next_window(op, &it)) != NULL)
 	{
@@ -409,18 +433,18 @@ fold_windows(int32 id, Operator *op)
 		e->stored = true;
 		e->logged = false;
 	}
-	upserts_write(id, &u, op);
+	upserts_write(ss->id, &u, op);
 }
 
 /* Folds every window of the store whose newest state is not in window_state. */
 static void
-fold_store(int32 id, StateStore *st, Operator *op)
+fold_store(StepState *ss)
 {
 	Upserts		u;
 
-	upserts_init(&u);
-	state_store_fold(st, upsert_stored, &u);
-	upserts_write(id, &u, op);
+	upserts_init(&u, ss->key_groups);
+	state_store_fold(ss->store, upsert_stored, &u);
+	upserts_write(ss->id, &u, ss->op);
 }
 
 /* Writes the step's changes as one state_log row. */
@@ -456,18 +480,6 @@ state_shape(const Operator *op)
 	return hash_combine64(hash_combine64((uint64) op->lateness, (uint64) op->gone_until),
 						  (uint64) op->trigger_every);
 }
-
-/* What a step's state came from, for state_save. */
-struct StepState
-{
-	Operator   *op;
-	int32		id;
-	StateStore *store;			/* its windows in this process, or NULL: all
-								 * of them were read from the heap */
-	bool		by_key;			/* taken from the store as needed */
-	int64		hits;			/* keys found in the store */
-	int64		misses;			/* keys read from the heap */
-};
 
 /* Puts every live window of the operator into the store. */
 static void
@@ -514,7 +526,7 @@ state_save(StepState *ss, int64 step)
 	delete_dropped(ss->id, op);
 	if (ss->store == NULL)
 	{
-		fold_windows(ss->id, op);
+		fold_windows(ss);
 		/* no copy of what cannot fit: a stored window takes that much at least */
 		if (!state_store_fits(op->windows->members * (int64) sizeof(StoredWindow)))
 			return;
@@ -527,7 +539,7 @@ state_save(StepState *ss, int64 step)
 			state_store_clear(ss->store);
 		put_windows(ss->store, op);
 		if (fold)
-			fold_store(ss->id, ss->store, op);
+			fold_store(ss);
 		else
 			log_changes(ss->id, step, op);
 	}
@@ -778,22 +790,27 @@ fetch_due(Operator *op, int64 upto)
  * state of the windows a partial store does not hold.
  */
 static void
-fold_log(Operator *op, int32 id)
+fold_log(StepState *ss)
 {
+	Operator   *op = ss->op;
+	int32		id = ss->id;
 	HTAB	   *logged = stored_begin();
 	HASH_SEQ_STATUS seq;
 	SavedWindow *w;
 	Upserts		u;
 
 	op->log_steps = replay_log(logged, id);
-	upserts_init(&u);
+	upserts_init(&u, ss->key_groups);
 	hash_seq_init(&seq, logged);
 	while ((w = hash_seq_search(&seq)) != NULL)
 		upserts_add(&u, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
 	upserts_write(id, &u, op);
 }
 
-/* The pipeline's windows in window_state. */
+/*
+ * The pipeline's windows in window_state: a partial store counts those it
+ * has not read, so that the open windows it reports are all of them.
+ */
 static int64
 heap_count(int32 id)
 {
@@ -851,12 +868,13 @@ load_unknown(Operator *op, StateStore *st, int32 id)
  * very transaction.
  */
 StepState *
-state_load(Operator *op, int32 id, int64 steps, bool by_key)
+state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 {
 	StepState  *ss = palloc0(sizeof(StepState));
 
 	ss->op = op;
 	ss->id = id;
+	ss->key_groups = key_groups;
 	ss->store = state_store_find(id, steps, state_shape(op));
 	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || op_due_by_end(op));
 	if (ss->store != NULL)
@@ -866,7 +884,7 @@ state_load(Operator *op, int32 id, int64 steps, bool by_key)
 		int64		on_heap;
 
 		/* the heap's windows come in as the step reaches them */
-		fold_log(op, id);
+		fold_log(ss);
 		on_heap = heap_count(id);
 		ss->store = state_store_create(id, state_shape(op), on_heap == 0);
 		state_store_heap_windows(ss->store, on_heap);
@@ -913,7 +931,8 @@ held_state(FunctionCallInfo fcinfo, int64 *memory_windows, int64 *windows, int64
 
 /*
  * _state_windows(id, steps): the pipeline's open windows as the process
- * that holds its state of that step counts them, or NULL if none does.
+ * that holds its state of that step counts them (those of a partial store
+ * on the heap alone too), or NULL if none does.
  */
 Datum
 windowing_state_windows(PG_FUNCTION_ARGS)
