@@ -885,7 +885,8 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 
 		/* the heap's windows come in as the step reaches them */
 		fold_log(ss);
-		on_heap = heap_count(id);
+		if (!state_store_spilled_windows(id, steps, &on_heap))
+			on_heap = heap_count(id);
 		ss->store = state_store_create(id, state_shape(op), on_heap == 0);
 		state_store_heap_windows(ss->store, on_heap);
 	}

@@ -79,6 +79,18 @@ struct StateStore
 };
 
 static List *stores = NIL;		/* StateStore *, in TopMemoryContext */
+
+/*
+ * The last store thrown away for the budget: how many windows its pipeline
+ * had as of that step, so that the partial store after it need not count
+ * them on the heap again.
+ */
+static struct
+{
+	SlotKey		slot;
+	int64		version;
+	int64		windows;
+}			spilled = {{0}, -1, 0};
 static bool callbacks_registered = false;
 
 static int
@@ -528,8 +540,30 @@ state_store_done(StateStore *st, int64 version, int log_steps)
 	st->version = version;
 	st->log_steps = log_steps;
 	st->taken = false;
-	if (stores_bytes() > (int64) state_store_memory * 1024 || !state_slots_reserve(&st->slot))
+	if (stores_bytes() > (int64) state_store_memory * 1024)
+	{
+		spilled.slot = st->slot;
+		spilled.version = version;
+		spilled.windows = st->windows + st->heap_windows;
 		discard(st);
+	}
+	else if (!state_slots_reserve(&st->slot))
+		discard(st);
+}
+
+/*
+ * The windows of a pipeline as of step "version", if this process threw
+ * its store of that step away for the budget.
+ */
+bool
+state_store_spilled_windows(int32 pipeline_id, int64 version, int64 *windows)
+{
+	SlotKey		key = state_slots_key(pipeline_id);
+
+	if (spilled.version != version || memcmp(&spilled.slot, &key, sizeof(SlotKey)) != 0)
+		return false;
+	*windows = spilled.windows;
+	return true;
 }
 
 /* Forgets a pipeline's state here and, in any process, its slot. */

@@ -48,6 +48,7 @@ extern void state_store_clear(StateStore *st);
 extern void state_store_put(StateStore *st, const bytea *key, const StoredWindow *w);
 extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_done(StateStore *st, int64 version, int log_steps);
+extern bool state_store_spilled_windows(int32 pipeline_id, int64 version, int64 *windows);
 extern void state_store_forget(int32 pipeline_id);
 
 #endif							/* WINDOWING_STATE_STORE_H */
