@@ -31,7 +31,6 @@ AS 'MODULE_PATHNAME', 'windowing_key_group' LANGUAGE C IMMUTABLE STRICT PARALLEL
 ALTER TABLE windowing.window_state ADD COLUMN key_group smallint;
 UPDATE windowing.window_state SET key_group = windowing._key_group(key, 128);
 ALTER TABLE windowing.window_state ALTER COLUMN key_group SET NOT NULL;
-CREATE INDEX window_state_by_group ON windowing.window_state (pipeline_id, key_group);
 
 -- The windows of it in the memory of the process that holds its state.
 CREATE FUNCTION windowing._state_memory_windows(id int, steps bigint) RETURNS bigint

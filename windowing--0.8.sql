@@ -419,7 +419,6 @@ CREATE TABLE windowing.window_state (
 SELECT pg_catalog.pg_extension_config_dump('windowing.window_state', '');
 -- A step reads the windows whose timers its watermark reaches by their end.
 CREATE INDEX window_state_by_end ON windowing.window_state (pipeline_id, window_end);
-CREATE INDEX window_state_by_group ON windowing.window_state (pipeline_id, key_group);
 
 -- A step whose pipeline's state it found in shared memory writes the
 -- windows it changed as one row here, rather than one window_state row per
