@@ -663,16 +663,16 @@ heap_key(Operator *op, StateStore *st, const bytea *key)
 /*
  * The windows on the heap whose timers run after "from" and at or before
  * "upto", with every other window of their keys, for the keys the store
- * does not know.  A window's timer is its end (firing) or its cleanup, the
- * allowed lateness after: every such window ends in (from - lateness, upto].
- * Keys are checked before any becomes known, so that all rows of a key
- * come in.  Returns the number of keys read.
+ * does not know (heap_key).  A window's timer is its end (firing) or its
+ * cleanup, the allowed lateness after: every such window ends in
+ * (from - lateness, upto].  Returns the number of keys read.
  */
 static int
 heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
 {
 	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
 	Datum		args[3];
+	MemoryContext outer = CurrentMemoryContext;
 	List	   *keys = NIL;
 	ListCell   *lc;
 	int			n = 0;
@@ -680,33 +680,31 @@ heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
 	args[0] = Int32GetDatum(state_store_pipeline(st));
 	args[1] = Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1));
 	args[2] = Int64GetDatum(wmk_add(upto, 1));
-	read_state("SELECT key, window_start, window_end, fire_count, state "
-			   "FROM windowing.window_state "
-			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND key IN ("
-			   "SELECT d.key FROM windowing.window_state d "
-			   "WHERE d.pipeline_id OPERATOR(pg_catalog.=) $1 "
-			   "AND d.window_end OPERATOR(pg_catalog.>) $2 "
-			   "AND d.window_end OPERATOR(pg_catalog.<=) $3)",
+	read_state("SELECT DISTINCT key FROM windowing.window_state "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 "
+			   "AND window_end OPERATOR(pg_catalog.>) $2 AND window_end OPERATOR(pg_catalog.<=) $3",
 			   3, types, args);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
 		bool		isnull;
-		bytea	   *key = DatumGetByteaPP(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &isnull));
+		bytea	   *key = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
+														SPI_tuptable->tupdesc, 1, &isnull));
+
+		MemoryContext old;
 
 		if (state_store_knows(st, key))
 			continue;
-		keys = lappend(keys, load_row(op, tup, SPI_tuptable->tupdesc, 1)->k.key);
-	}
-	state_store_heap_windows(st, -list_length(keys));
-	foreach(lc, keys)
-	{
-		if (state_store_knows(st, lfirst(lc)))
-			continue;		/* another of its windows */
-		state_store_know(st, lfirst(lc));
-		n++;
+		/* the list outlives the statement's memory */
+		old = MemoryContextSwitchTo(outer);
+		keys = lappend(keys, DatumGetByteaPCopy(PointerGetDatum(key)));
+		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
+	foreach(lc, keys)
+	{
+		heap_key(op, st, lfirst(lc));
+		n++;
+	}
 	return n;
 }
 

@@ -408,12 +408,17 @@ state_store_set_heap_due(StateStore *st, int64 until, int64 next)
 	st->heap_next = next;
 }
 
-/* Partial: windows on the heap alone, less so many read into memory. */
+/*
+ * Partial: windows on the heap alone, less so many read into memory.  Once
+ * none is left, the store holds every window: it is complete.
+ */
 void
 state_store_heap_windows(StateStore *st, int64 windows)
 {
 	changing(st);
 	st->heap_windows += windows;
+	if (st->heap_windows <= 0)
+		st->complete = true;
 }
 
 /*
