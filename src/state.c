@@ -134,6 +134,7 @@ put_stored(StateStore *st, Operator *op, WindowEntry *e)
 {
 	StoredWindow w;
 
+	memset(&w, 0, sizeof(w));	/* its padding is copied, and written on */
 	w.start = e->k.start;
 	w.end = e->k.end;
 	w.due = op_due(op, e);
