@@ -188,18 +188,38 @@ stored_begin(void)
 	return op_window_table("windowing stored windows", sizeof(SavedWindow));
 }
 
-static void
-stored_row(HTAB *stored, bytea *key, int64 start, int64 end, int fire_count,
-			  bytea *state)
-{
-	WindowKey	k = {key, start, end};
-	SavedWindow *w = hash_search(stored, &k, HASH_ENTER, NULL);
+/* A pipeline's window_state rows, in the columns row_window reads. */
+#define WINDOW_STATE_ROWS \
+	"SELECT key, window_start, window_end, fire_count, state FROM windowing.window_state " \
+	"WHERE pipeline_id OPERATOR(pg_catalog.=) $1"
 
-	w->k.key = DatumGetByteaPCopy(PointerGetDatum(key));
-	w->fire_count = fire_count;
+/* A row of WINDOW_STATE_ROWS, as SPI returned it; its bytes are SPI's. */
+static void
+row_window(HeapTuple tup, TupleDesc desc, SavedWindow *w)
+{
+	bool		isnull;
+
+	w->k.key = DatumGetByteaPP(SPI_getbinval(tup, desc, 1, &isnull));
+	w->k.start = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+	w->k.end = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+	w->fire_count = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
 	w->stored = true;
 	w->logged = false;
-	w->state = DatumGetByteaPCopy(PointerGetDatum(state));
+	w->state = DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull));
+}
+
+/* A window_state row into the table, copied out of SPI's memory. */
+static void
+stored_row(HTAB *stored, HeapTuple tup, TupleDesc desc)
+{
+	SavedWindow r;
+	SavedWindow *w;
+
+	row_window(tup, desc, &r);
+	w = hash_search(stored, &r.k, HASH_ENTER, NULL);
+	*w = r;
+	w->k.key = DatumGetByteaPCopy(PointerGetDatum(r.k.key));
+	w->state = DatumGetByteaPCopy(PointerGetDatum(r.state));
 }
 
 static void
@@ -230,6 +250,16 @@ stored_changes(HTAB *stored, const char *changes, Size size)
 	}
 }
 
+/* A window read back from the heap joins the operator. */
+static void
+load_saved(Operator *op, const SavedWindow *w)
+{
+	WindowEntry *e = op_load(op, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
+
+	e->stored = w->stored;
+	e->logged = w->logged;
+}
+
 static void
 stored_load(Operator *op, HTAB *stored)
 {
@@ -238,12 +268,7 @@ stored_load(Operator *op, HTAB *stored)
 
 	hash_seq_init(&seq, stored);
 	while ((w = hash_seq_search(&seq)) != NULL)
-	{
-		WindowEntry *e = op_load(op, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
-
-		e->stored = w->stored;
-		e->logged = w->logged;
-	}
+		load_saved(op, w);
 }
 
 static ArrayType *
@@ -503,10 +528,11 @@ put_windows(StateStore *st, Operator *op)
  * row per step instead of one per changed window is what lets small steps
  * keep up with a busy queue; folding the log into window_state every
  * STATE_LOG_STEPS steps keeps reading state back from the heap short.  A
- * step whose state was read from the heap folds, so that a pipeline whose
- * state does not fit in memory never logs.  Then the windows go back into
- * the store (a new one, if they came from the heap), which becomes the
- * pipeline's if the step commits.
+ * step that read all of its state from the heap folds, so that a pipeline
+ * loaded whole that does not fit in memory never logs (a partial store
+ * folds the log when it starts: state_load).  Then the windows go back
+ * into the store (a new one, if they came from the heap), which becomes
+ * the pipeline's if the step commits.
  */
 void
 state_save(StepState *ss, int64 step)
@@ -590,45 +616,15 @@ load_heap(Operator *op, int32 id)
 	Datum		arg = Int32GetDatum(id);
 	HTAB	   *stored = stored_begin();
 
-	if (plans_execute("SELECT key, window_start, window_end, fire_count, state "
-					   "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-					   1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+	if (plans_execute(WINDOW_STATE_ROWS, 1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
 	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-
-		stored_row(stored,
-					  DatumGetByteaPP(SPI_getbinval(tup, desc, 1, &isnull)),
-					  DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull)),
-					  DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull)),
-					  DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull)),
-					  DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull)));
-	}
+		stored_row(stored, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
 	SPI_freetuptable(SPI_tuptable);
 	op->log_steps = replay_log(stored, id);
 	stored_load(op, stored);
 }
 
-/* A window_state row, as SPI returned it, joins the operator. */
-static WindowEntry *
-load_row(Operator *op, HeapTuple tup, TupleDesc desc, int first)
-{
-	bool		isnull;
-	WindowEntry *e;
-
-	e = op_load(op,
-				DatumGetByteaPP(SPI_getbinval(tup, desc, first, &isnull)),
-				DatumGetInt64(SPI_getbinval(tup, desc, first + 1, &isnull)),
-				DatumGetInt64(SPI_getbinval(tup, desc, first + 2, &isnull)),
-				DatumGetInt32(SPI_getbinval(tup, desc, first + 3, &isnull)),
-				DatumGetByteaPP(SPI_getbinval(tup, desc, first + 4, &isnull)));
-	e->stored = true;
-	e->logged = false;
-	return e;
-}
 
 /*
  * A statement on window_state from inside the step's reading of rows (the
@@ -650,12 +646,14 @@ heap_key(Operator *op, StateStore *st, const bytea *key)
 	Oid			types[2] = {INT4OID, BYTEAOID};
 	Datum		args[2] = {Int32GetDatum(state_store_pipeline(st)), PointerGetDatum(key)};
 
-	read_state("SELECT key, window_start, window_end, fire_count, state "
-			   "FROM windowing.window_state "
-			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND key OPERATOR(pg_catalog.=) $2",
-			   2, types, args);
+	read_state(WINDOW_STATE_ROWS " AND key OPERATOR(pg_catalog.=) $2", 2, types, args);
 	for (uint64 i = 0; i < SPI_processed; i++)
-		load_row(op, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+	{
+		SavedWindow r;
+
+		row_window(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &r);
+		load_saved(op, &r);
+	}
 	state_store_heap_windows(st, -(int64) SPI_processed);
 	SPI_finish();
 	state_store_know(st, key);
@@ -835,17 +833,14 @@ load_unknown(Operator *op, StateStore *st, int32 id)
 	Oid			argtype = INT4OID;
 	Datum		arg = Int32GetDatum(id);
 
-	read_state("SELECT key, window_start, window_end, fire_count, state "
-			   "FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-			   1, &argtype, &arg);
+	read_state(WINDOW_STATE_ROWS, 1, &argtype, &arg);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		bool		isnull;
+		SavedWindow r;
 
-		if (!state_store_knows(st, DatumGetByteaPP(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1,
-																  &isnull))))
-			load_row(op, tup, SPI_tuptable->tupdesc, 1);
+		row_window(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &r);
+		if (!state_store_knows(st, r.k.key))
+			load_saved(op, &r);
 	}
 	SPI_finish();
 }
