@@ -136,6 +136,13 @@ start_temp_cluster() {
 	start_cluster "$DIR"
 }
 
+# Adds settings ($1: lines of postgresql.conf) to the cluster that
+# start_temp_cluster started, and restarts it with them.
+restart_with() {
+	printf '%s\n' "$1" >>"$DIR/data/postgresql.conf"
+	as_server_user "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w restart >/dev/null
+}
+
 stop_cluster() {
 	as_server_user "$PGBIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null || true
 }

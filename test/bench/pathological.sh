@@ -41,12 +41,9 @@ declare -A DEF=(
 
 setup_cluster() {
 	start_temp_cluster
-	cat >>"$DIR/data/postgresql.conf" <<CONF
-windowing.max_workers = 0
+	restart_with "windowing.max_workers = 0
 shared_buffers = 256MB
-timezone = 'UTC'
-CONF
-	as_server_user "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w restart >/dev/null
+timezone = 'UTC'"
 	sql -c "CREATE EXTENSION windowing"
 }
 

@@ -32,9 +32,9 @@
 #   session pipeline          sessions of 10 s gap per key
 #   tumbling in steps         the tumbling pipeline in STEPS steps (one
 #                             transaction each, as the worker runs it), with
-#                             window state in shared memory, and with
-#                             windowing.state_memory so small that every
-#                             step reads it back from the heap table (the
+#                             window state in memory, and with
+#                             windowing.state_memory so small that the steps
+#                             read it back from the heap as they need it (the
 #                             two take turns going first)
 #
 # The rows: ROWS events of 1000 keys over one hour of event time, in order
@@ -82,8 +82,7 @@ PEAK_QUEUE=0
 # The cluster, with no background workers to race process().
 setup_cluster() {
 	start_temp_cluster
-	echo "windowing.max_workers = 0" >>"$DIR/data/postgresql.conf"
-	as_server_user "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w restart >/dev/null
+	restart_with "windowing.max_workers = 0"
 }
 
 # Writes the first $2 of the ROWS rows to file $1: the same rows whatever $2.
@@ -290,7 +289,7 @@ SELECT windowing.flush('p');"
 }
 
 # The tumbling pipeline in STEPS steps, one transaction each, as contender
-# $1; OUTPUT gets the bytes of state in shared memory and on the heap
+# $1; OUTPUT gets the bytes of state in memory and on the heap
 # before the final flush.
 time_steps() {
 	load_queue "$ROWS_FILE"
@@ -331,7 +330,7 @@ time_in_memory() {
 	local bytes spilled
 	time_steps memory
 	read -r bytes spilled <<<"$OUTPUT"
-	((bytes > 0 && spilled == 0)) || fail "state was not in shared memory"
+	((bytes > 0 && spilled == 0)) || fail "state was not in memory"
 	check_tumbling "tumbling in steps, state in memory"
 	save_results memory_results
 }
@@ -376,9 +375,12 @@ run_all() {
 measure_state_size() {
 	load_queue "$ROWS_FILE"
 	new_pipeline "windowing.tumbling('1 minute')"
-	sql -c "SELECT windowing.process('p', $((ROWS / 2)))" >/dev/null
-	read -r STATE_BYTES OPEN_WINDOWS <<<"$(sql -F ' ' -c \
-		"SELECT state_memory_bytes, open_windows FROM windowing.pipeline_stats WHERE name = 'p'")"
+	# in the stepping session: its memory holds the state
+	read -r STATE_BYTES OPEN_WINDOWS <<<"$(sql -F ' ' <<SQL | tail -n 1
+SELECT windowing.process('p', $((ROWS / 2))) AS consumed \gset
+SELECT state_memory_bytes, open_windows FROM windowing.pipeline_stats WHERE name = 'p';
+SQL
+)"
 	((OPEN_WINDOWS > 0)) || fail "no open windows halfway through the queue"
 }
 
@@ -478,7 +480,7 @@ print_table() {
 	print_row "tumbling, $STEPS steps, state spilled" spilled "$ROWS" \
 		"$(judged "$(ratio "$memory" "$spilled")" 0.3 "spilled / in memory")"
 	printf '\n%-44s %s\n' "state per open window, halfway" \
-		"$per_window bytes (<= 128) $(awk -v b="$per_window" 'BEGIN { print (b <= 128 ? "met" : "MISSED") }'): $STATE_BYTES bytes in shared memory, $OPEN_WINDOWS open windows"
+		"$per_window bytes (<= 128) $(awk -v b="$per_window" 'BEGIN { print (b <= 128 ? "met" : "MISSED") }'): $STATE_BYTES bytes in memory, $OPEN_WINDOWS open windows"
 	printf '%-44s %s\n' "peak size of the queue table" \
 		"$(awk -v b="$PEAK_QUEUE" -v r="$ROWS" 'BEGIN { printf "%.1f MB, %.0f bytes per row", b / 1048576, b / r }')"
 	printf '%-44s %s\n' "result rows of one run" \

@@ -38,12 +38,9 @@ esac
 
 setup_cluster() {
 	start_temp_cluster
-	cat >>"$DIR/data/postgresql.conf" <<CONF
-windowing.max_workers = 0
+	restart_with "windowing.max_workers = 0
 shared_buffers = 512MB
-timezone = 'UTC'
-CONF
-	as_server_user "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w restart >/dev/null
+timezone = 'UTC'"
 	sql -c "CREATE EXTENSION windowing"
 }
 
