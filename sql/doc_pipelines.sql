@@ -69,5 +69,16 @@ SELECT windowing.flush('pages');
 SELECT window_start, window_end, pages, path, by_time, carts FROM pages_results;
 SELECT windowing.drop_pipeline('pages', drop_tables => true);
 
+-- Derived columns
+SELECT windowing.create_queue('readings', 'sensor int, ts bigint, temp numeric');
+SELECT windowing.create_pipeline('spread', 'readings', 'ts', '{sensor}',
+    windowing.tumbling('10 milliseconds'),
+    'count(*) AS n, sum(temp) / count(temp) AS mean, max(temp) - min(temp) AS spread, '
+    'window_end - window_start AS length_ms');
+INSERT INTO readings VALUES (1, 1, 20.5), (1, 4, 22.5), (1, 8, 21.0), (1, 12, 19.0);
+SELECT windowing.process('spread');
+SELECT sensor, window_start, n, mean, spread, length_ms FROM spread_results;
+SELECT windowing.drop_pipeline('spread', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

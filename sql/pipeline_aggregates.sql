@@ -95,6 +95,17 @@ FROM f_tumbling_results;
 
 
 ------------------------------------------------------------------------
+-- Derived columns: expressions over the aggregates, kept-rows ones
+-- included, and over the window's bounds, as GROUP BY computes them.
+SELECT pg_temp.create('x',
+    'count(*) AS n, sum(v)::numeric / nullif(count(v), 0) AS mean, max(v) - min(v) AS spread, '
+    'window_end - window_start AS len, cardinality(array_agg(DISTINCT v)) * 100 + count(*) AS mixed, '
+    'coalesce(max(t), ''none'') || ''@'' || window_start AS label');
+CALL pg_temp.drain_kinds('x', 7);
+SELECT * FROM pg_temp.compare('x', 'n, mean, spread, len, mixed, label');
+
+
+------------------------------------------------------------------------
 -- DISTINCT: each window keeps the set of its distinct inputs, merged
 -- where sessions merge and slices combine, and runs the aggregate over the
 -- set when it fires.  v repeats in every window, and in the sessions that

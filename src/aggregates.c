@@ -108,13 +108,12 @@ typedef struct KeptState
 	ereport(ERROR, \
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE), __VA_ARGS__))
 
-/* The raw select list, checked to be nothing but aggregate calls. */
+/* The raw select list, checked to be nothing but a select list. */
 static SelectStmt *
 parse_select_list(const char *text)
 {
 	List	   *raw = raw_parser(text, RAW_PARSE_DEFAULT);
 	SelectStmt *sel;
-	ListCell   *lc;
 
 	if (list_length(raw) != 1 ||
 		!IsA(linitial_node(RawStmt, raw)->stmt, SelectStmt))
@@ -128,14 +127,6 @@ parse_select_list(const char *text)
 		sel->op != SETOP_NONE || sel->targetList == NIL)
 		AGG_ERROR(errmsg("aggregates must be a select list and nothing else"),
 				  errhint("Write it like: count(*) AS orders, sum(amount) AS revenue."));
-	foreach(lc, sel->targetList)
-	{
-		ResTarget  *rt = lfirst_node(ResTarget, lc);
-
-		if (!IsA(rt->val, FuncCall))
-			AGG_ERROR(errmsg("each item of aggregates must be an aggregate call"),
-					  errposition(rt->location + 1));
-	}
 	return sel;
 }
 
@@ -153,12 +144,59 @@ select_list_error_callback(void *arg)
 	}
 }
 
+/* The window's bounds a derived column may name, as parameters $1 to $3. */
+static const char *const bound_names[] = {"window_start", "window_end", "window_time"};
+
+#define NBOUNDS lengthof(bound_names)
+
 /*
- * The select list analysed against the source table.  Syntax errors too
- * point into the select list.
+ * An unqualified window_start, window_end or window_time that is no column
+ * of the source is the window's bound, a parameter of the window's type.
+ */
+static Node *
+bound_ref(ParseState *pstate, ColumnRef *cref, Node *var)
+{
+	Oid			window_type = *(Oid *) pstate->p_ref_hook_state;
+	Param	   *p;
+
+	if (list_length(cref->fields) != 1 || !IsA(linitial(cref->fields), String))
+		return NULL;
+	for (int i = 0; i < NBOUNDS; i++)
+	{
+		if (strcmp(strVal(linitial(cref->fields)), bound_names[i]) != 0)
+			continue;
+		if (var != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_AMBIGUOUS_COLUMN),
+					 errmsg("column reference \"%s\" is ambiguous", bound_names[i]),
+					 errdetail("It could be the source's column or the window's bound."),
+					 errhint("Qualify the source's column with its table's name."),
+					 parser_errposition(pstate, cref->location)));
+		p = makeNode(Param);
+		p->paramkind = PARAM_EXTERN;
+		p->paramid = i + 1;
+		p->paramtype = window_type;
+		p->paramtypmod = -1;
+		p->paramcollid = InvalidOid;
+		p->location = cref->location;
+		return (Node *) p;
+	}
+	return NULL;
+}
+
+static void
+setup_bounds(ParseState *pstate, void *arg)
+{
+	pstate->p_post_columnref_hook = bound_ref;
+	pstate->p_ref_hook_state = arg;
+}
+
+/*
+ * The select list analysed against the source table, the window's bounds
+ * as parameters.  Syntax errors too point into the select list.
  */
 static Query *
-analyse(Oid source, const char *aggregates)
+analyse(Oid source, const char *aggregates, Oid window_type)
 {
 	char	   *text = psprintf("SELECT %s", aggregates);
 	RawStmt    *stmt = makeNode(RawStmt);
@@ -176,7 +214,7 @@ analyse(Oid source, const char *aggregates)
 	sel->fromClause = list_make1(rv);
 	stmt->stmt = (Node *) sel;
 	stmt->stmt_location = -1;
-	q = parse_analyze_fixedparams(stmt, text, NULL, 0, NULL);
+	q = parse_analyze_withcb(stmt, text, setup_bounds, &window_type, NULL);
 	error_context_stack = errcb.previous;
 	return q;
 }
@@ -194,25 +232,47 @@ computed_here(Oid aggfnoid)
 		aggfnoid == F_MODE;
 }
 
-/* The plain aggregate call of one output column, or an error. */
-static Aggref *
-checked_aggref(TargetEntry *te)
+/* Does an expression read a parameter: a window's bound? */
+static bool
+reads_bounds(Node *node, void *context)
 {
-	Aggref	   *ref = (Aggref *) te->expr;
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, reads_bounds, context);
+}
 
-	if (!IsA(ref, Aggref))
-		AGG_ERROR(errmsg("aggregate output \"%s\" must be a plain aggregate call",
-						 te->resname));
+/* An aggregate call of output column "name" that a pipeline can run, or an error. */
+static void
+check_aggref(Aggref *ref, const char *name)
+{
 	if (ref->aggkind != AGGKIND_NORMAL && !computed_here(ref->aggfnoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("aggregate \"%s\" cannot be used in a pipeline", te->resname),
+				 errmsg("aggregate \"%s\" cannot be used in a pipeline", name),
 				 errdetail("Of the ordered-set and hypothetical-set aggregates (WITHIN GROUP), pipelines support percentile_cont and percentile_disc of one fraction, and mode."),
 				 errhint("Use one aggregate per fraction, or keep the values with array_agg(x ORDER BY x) and compute the result from the array in the query that reads the results.")));
-	if (checkExprHasSubLink((Node *) ref->args) ||
-		checkExprHasSubLink((Node *) ref->aggfilter))
-		AGG_ERROR(errmsg("aggregate \"%s\" cannot contain a subquery", te->resname));
-	return ref;
+	if (reads_bounds((Node *) ref, NULL))
+		AGG_ERROR(errmsg("aggregate \"%s\" cannot read the window's bounds", name),
+				  errdetail("An aggregate reads the rows of its window; window_start, window_end and window_time are the same for all of them."),
+				  errhint("Use the bound outside the aggregate call."));
+}
+
+/* An output column that a pipeline can compute from its window, or an error. */
+static void
+check_output(TargetEntry *te)
+{
+	if (checkExprHasSubLink((Node *) te->expr))
+		AGG_ERROR(errmsg("output \"%s\" cannot contain a subquery", te->resname));
+	if (contain_window_function((Node *) te->expr))
+		AGG_ERROR(errmsg("output \"%s\" cannot contain a window function", te->resname),
+				  errhint("A pipeline's windows are its own: use windowing.tumbling(), hopping() or session() as its assigner."));
+	if (expression_returns_set((Node *) te->expr))
+		AGG_ERROR(errmsg("output \"%s\" cannot return a set", te->resname));
+	if (strcmp(te->resname, "?column?") == 0)
+		AGG_ERROR(errmsg("every output that is not a plain aggregate call needs a name"),
+				  errhint("Name it with AS, like: sum(amount) / count(*) AS mean."));
 }
 
 /*
@@ -412,14 +472,15 @@ setup_kept_rows(Aggregator *a, AggDef *d, Aggref *ref, Oid source, List *dpconte
  * evaluated together by whatever reads the queue.
  */
 static void
-setup_agg(Aggregator *a, AggDef *d, TargetEntry *te, Oid source, List *dpcontext)
+setup_agg(Aggregator *a, AggDef *d, Aggref *ref, const char *name, Oid source,
+		  List *dpcontext)
 {
-	Aggref	   *ref = checked_aggref(te);
 	Oid			argtypes[FUNC_MAX_ARGS];
 	ListCell   *lc;
 	bool		keeps_rows = ref->aggdistinct != NIL || ref->aggorder != NIL;
 
-	d->name = pstrdup(te->resname);
+	check_aggref(ref, name);
+	d->name = pstrdup(name);
 	d->resulttype = ref->aggtype;
 	get_typlenbyval(d->resulttype, &d->resultlen, &d->resultbyval);
 	d->collation = ref->inputcollid;
@@ -443,29 +504,164 @@ setup_agg(Aggregator *a, AggDef *d, TargetEntry *te, Oid source, List *dpcontext
 	d->ninputs = a->nargs - d->firstarg;
 }
 
+/* What agg_prepare needs while it goes through the select list. */
+typedef struct Preparing
+{
+	Aggregator *a;
+	Oid			source;
+	List	   *dpcontext;
+	const char *name;			/* the output column being read */
+	List	   *derived_refs;	/* Aggref *, of the aggregates of derived columns */
+	List	   *derived_aggs;	/* their indexes in a->aggs (int) */
+} Preparing;
+
+/* The parameter that stands for an aggregate's result in derived columns. */
+static Param *
+result_param(int agg, Aggref *ref)
+{
+	Param	   *p = makeNode(Param);
+
+	p->paramkind = PARAM_EXTERN;
+	p->paramid = NBOUNDS + agg + 1;
+	p->paramtype = ref->aggtype;
+	p->paramtypmod = -1;
+	p->paramcollid = ref->aggcollid;
+	p->location = ref->location;
+	return p;
+}
+
 /*
- * Checks a pipeline's aggregates against its source and prepares to run
- * them.  Everything is allocated in the current memory context.
+ * A derived column's expression with its aggregate calls made parameters:
+ * each call a new aggregate, or one met in an earlier derived column, so
+ * that "sum(v) / count(*) AS mean, count(*) * 2 AS twice" keeps one count.
+ * (Plain aggregate columns keep a state each, as they always have, so that
+ * the stored states of existing pipelines keep their layout.)
+ */
+static Node *
+params_for_aggrefs(Node *node, Preparing *p)
+{
+	Aggregator *a = p->a;
+	ListCell   *ref;
+	ListCell   *agg;
+
+	if (node == NULL)
+		return NULL;
+	if (!IsA(node, Aggref))
+		return expression_tree_mutator(node, params_for_aggrefs, p);
+	forboth(ref, p->derived_refs, agg, p->derived_aggs)
+		if (equal(lfirst(ref), node))
+			return (Node *) result_param(lfirst_int(agg), (Aggref *) node);
+	setup_agg(a, &a->aggs[a->naggs], (Aggref *) node, p->name, p->source, p->dpcontext);
+	p->derived_refs = lappend(p->derived_refs, node);
+	p->derived_aggs = lappend_int(p->derived_aggs, a->naggs);
+	return (Node *) result_param(a->naggs++, (Aggref *) node);
+}
+
+/* How many aggregate calls a select list makes, for room for their states. */
+static bool
+count_aggrefs(Node *node, int *n)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		(*n)++;
+		return false;
+	}
+	return expression_tree_walker(node, count_aggrefs, (void *) n);
+}
+
+/* The derived column of te: its expression, ready to evaluate. */
+static void
+setup_derived(Preparing *p, AggOutput *out, TargetEntry *te)
+{
+	Node	   *expr = params_for_aggrefs((Node *) te->expr, p);
+
+	List	   *vars = pull_var_clause(expr, 0);
+
+	/* PostgreSQL says this itself of a select list with aggregates */
+	if (vars != NIL)
+	{
+		AttrNumber	att = linitial_node(Var, vars)->varattno;
+		char	   *column = att == 0 ? get_rel_name(p->source) : get_attname(p->source, att, false);
+
+		AGG_ERROR(errmsg("output \"%s\" reads column \"%s\" outside an aggregate",
+						 te->resname, column),
+				  errdetail("A window's result is made of its rows' aggregates, its key and its bounds."),
+				  errhint("Aggregate the column, like max(%s), or make it a key column.",
+						  quote_identifier(column)));
+	}
+	out->agg = -1;
+	out->expr = ExecInitExpr(expression_planner((Expr *) expr), NULL);
+	p->a->derived = true;
+}
+
+/* One output column: a plain aggregate, or an expression of its own. */
+static void
+setup_output(Preparing *p, AggOutput *out, TargetEntry *te)
+{
+	Aggregator *a = p->a;
+
+	check_output(te);
+	for (AggOutput *o = a->outs; o < out; o++)
+		if (strcmp(o->name, te->resname) == 0)
+			AGG_ERROR(errmsg("aggregate output name \"%s\" is used twice", te->resname),
+					  errhint("Name the outputs with AS."));
+	out->name = pstrdup(te->resname);
+	out->type = exprType((Node *) te->expr);
+	get_typlenbyval(out->type, &out->len, &out->byval);
+	p->name = out->name;
+	if (IsA(te->expr, Aggref))
+	{
+		out->agg = a->naggs;
+		setup_agg(a, &a->aggs[a->naggs++], (Aggref *) te->expr, out->name,
+				  p->source, p->dpcontext);
+	}
+	else
+		setup_derived(p, out, te);
+}
+
+/* The parameters of derived columns: the window's bounds, the results. */
+static void
+setup_params(Aggregator *a, Oid window_type)
+{
+	a->bounds = makeParamList(NBOUNDS + a->naggs);
+	a->bounds->numParams = NBOUNDS + a->naggs;
+	for (int i = 0; i < NBOUNDS + a->naggs; i++)
+	{
+		a->bounds->params[i].pflags = PARAM_FLAG_CONST;
+		a->bounds->params[i].ptype = i < NBOUNDS ? window_type : a->aggs[i - NBOUNDS].resulttype;
+	}
+	a->econtext = CreateStandaloneExprContext();
+	a->econtext->ecxt_param_list_info = a->bounds;
+	a->finals = palloc(sizeof(Datum) * Max(a->naggs, 1));
+	a->finalnulls = palloc(sizeof(bool) * Max(a->naggs, 1));
+}
+
+/*
+ * Checks a pipeline's select list against its source and prepares to run
+ * it: its aggregates, and the result columns computed from them and from
+ * the window's bounds (of type window_type).  Everything is allocated in
+ * the current memory context.
  */
 Aggregator *
-agg_prepare(Oid source, const char *aggregates)
+agg_prepare(Oid source, const char *aggregates, Oid window_type)
 {
-	Query	   *q = analyse(source, aggregates);
+	Query	   *q = analyse(source, aggregates, window_type);
 	Aggregator *a = palloc0(sizeof(Aggregator));
-	List	   *dpcontext = deparse_context_for(get_rel_name(source), source);
+	Preparing	p = {a, source, deparse_context_for(get_rel_name(source), source)};
+	int			naggrefs = 0;
 	ListCell   *lc;
 
-	a->aggs = palloc0(sizeof(AggDef) * list_length(q->targetList));
+	(void) count_aggrefs((Node *) q->targetList, &naggrefs);
+	a->aggs = palloc0(sizeof(AggDef) * Max(naggrefs, 1));
+	a->outs = palloc0(sizeof(AggOutput) * list_length(q->targetList));
 	foreach(lc, q->targetList)
 	{
-		TargetEntry *te = lfirst_node(TargetEntry, lc);
-
-		for (int i = 0; i < a->naggs; i++)
-			if (strcmp(a->aggs[i].name, te->resname) == 0)
-				AGG_ERROR(errmsg("aggregate output name \"%s\" is used twice", te->resname),
-						  errhint("Name the outputs with AS."));
-		setup_agg(a, &a->aggs[a->naggs++], te, source, dpcontext);
+		setup_output(&p, &a->outs[a->nout], lfirst_node(TargetEntry, lc));
+		a->nout++;
 	}
+	setup_params(a, window_type);
 	a->context = makeNode(AggState);
 	a->context->curaggcontext = CreateStandaloneExprContext();
 	return a;
@@ -940,7 +1136,7 @@ agg_advance(Aggregator *a, AggValue *states, Datum *args, bool *argnulls)
 }
 
 /* The current result of every aggregate; the states stay usable. */
-void
+static void
 agg_final(Aggregator *a, AggValue *states, Datum *out, bool *outnull)
 {
 	for (int i = 0; i < a->naggs; i++)
@@ -949,6 +1145,48 @@ agg_final(Aggregator *a, AggValue *states, Datum *out, bool *outnull)
 			kept_final(a, &a->aggs[i], &states[i], &out[i], &outnull[i]);
 		else
 			final_one(a, &a->aggs[i], &states[i], &out[i], &outnull[i]);
+	}
+}
+
+/*
+ * The result columns of a window [start, end) from its states, which stay
+ * usable.  Derived columns are evaluated in memory that the next call
+ * reuses: a caller that keeps results copies them.
+ */
+void
+agg_results(Aggregator *a, AggValue *states, int64 start, int64 end,
+			Datum *out, bool *outnull)
+{
+	ParamExternData *prm = a->bounds->params;
+
+	if (!a->derived)
+	{
+		agg_final(a, states, out, outnull);
+		return;
+	}
+	prm[0].value = Int64GetDatum(start);
+	prm[1].value = Int64GetDatum(end);
+	prm[2].value = Int64GetDatum(end - 1);
+	for (int i = 0; i < NBOUNDS; i++)
+		prm[i].isnull = false;
+	agg_final(a, states, a->finals, a->finalnulls);
+	for (int i = 0; i < a->naggs; i++)
+	{
+		prm[NBOUNDS + i].value = a->finals[i];
+		prm[NBOUNDS + i].isnull = a->finalnulls[i];
+	}
+	ResetExprContext(a->econtext);
+	for (int i = 0; i < a->nout; i++)
+	{
+		AggOutput  *o = &a->outs[i];
+
+		if (o->agg >= 0)
+		{
+			out[i] = a->finals[o->agg];
+			outnull[i] = a->finalnulls[o->agg];
+		}
+		else
+			out[i] = ExecEvalExprSwitchContext(o->expr, a->econtext, &outnull[i]);
 	}
 }
 

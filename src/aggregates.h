@@ -15,9 +15,9 @@ typedef struct KeptRows KeptRows;
 /* One aggregate of a pipeline's select list. */
 typedef struct AggDef
 {
-	char	   *name;			/* result column */
+	char	   *name;			/* the result column it is of, for messages */
 	Oid			resulttype;
-	int16		resultlen;		/* to copy a result out of a firing */
+	int16		resultlen;
 	bool		resultbyval;
 	int			nargs;			/* inputs of the transition function */
 	int			firstarg;		/* where its inputs start in a row's arguments */
@@ -43,6 +43,21 @@ typedef struct AggDef
 	KeptRows   *kept;			/* its state is its input rows, or NULL */
 } AggDef;
 
+/*
+ * One result column: a plain aggregate's result, or an expression over the
+ * aggregates' results and the window's bounds, evaluated when the window
+ * fires.
+ */
+typedef struct AggOutput
+{
+	char	   *name;
+	Oid			type;
+	int16		len;			/* to copy a result out of a firing */
+	bool		byval;
+	int			agg;			/* a plain aggregate: its index in aggs */
+	ExprState  *expr;			/* otherwise (agg < 0): its expression */
+} AggOutput;
+
 /* The state of one aggregate in one window. */
 typedef struct AggValue
 {
@@ -56,6 +71,15 @@ typedef struct Aggregator
 {
 	int			naggs;
 	AggDef	   *aggs;
+	int			nout;			/* result columns */
+	AggOutput  *outs;
+	bool		derived;		/* some column is not one plain aggregate */
+	ParamListInfo bounds;		/* a derived column's parameters: the
+								 * window's bounds, then every aggregate's
+								 * result */
+	ExprContext *econtext;		/* where derived columns are evaluated */
+	Datum	   *finals;			/* the aggregates' results, for them */
+	bool	   *finalnulls;
 	int			nargs;			/* all aggregates' inputs */
 	List	   *args_sql;		/* those inputs as SQL expressions (char *) */
 	List	   *arg_exprs;		/* and as planned expressions over the source */
@@ -64,13 +88,13 @@ typedef struct Aggregator
 	bool		advancing;		/* in agg_advance: an error there is the row's */
 } Aggregator;
 
-extern Aggregator *agg_prepare(Oid source, const char *aggregates);
+extern Aggregator *agg_prepare(Oid source, const char *aggregates, Oid window_type);
 extern void agg_bind_context(Aggregator *a, MemoryContext statecxt);
 extern void agg_init(Aggregator *a, AggValue *states);
 extern void agg_advance(Aggregator *a, AggValue *states, Datum *args,
 						bool *argnulls);
-extern void agg_final(Aggregator *a, AggValue *states, Datum *out,
-					  bool *outnull);
+extern void agg_results(Aggregator *a, AggValue *states, int64 start, int64 end,
+						Datum *out, bool *outnull);
 extern bool agg_can_combine(Aggregator *a, const char **which);
 extern void agg_combine(Aggregator *a, AggValue *into, AggValue *from);
 extern bytea *agg_serialize(Aggregator *a, AggValue *states);

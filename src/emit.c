@@ -43,7 +43,7 @@ append_key_list(StringInfo sql, const KeyColumns *k, const char *prefix)
 static int
 result_ncols(const EmitTarget *t)
 {
-	return t->keys->n + 3 + t->agg->naggs + 3 + (t->panes ? 1 : 0);
+	return t->keys->n + 3 + t->agg->nout + 3 + (t->panes ? 1 : 0);
 }
 
 static const char *const pane_names[] = {"on_time", "early", "late", "final"};
@@ -64,10 +64,10 @@ result_columns(const EmitTarget *t, const char **names, Oid *types)
 		names[c] = bounds[i];
 		types[c] = t->window_type;
 	}
-	for (int i = 0; i < t->agg->naggs; i++, c++)
+	for (int i = 0; i < t->agg->nout; i++, c++)
 	{
-		names[c] = t->agg->aggs[i].name;
-		types[c] = t->agg->aggs[i].resulttype;
+		names[c] = t->agg->outs[i].name;
+		types[c] = t->agg->outs[i].type;
 	}
 	names[c] = "fire_count";
 	types[c++] = INT4OID;
@@ -112,9 +112,9 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 		appendStringInfoString(&sql, " ON CONFLICT (");
 		append_key_list(&sql, t->keys, "");
 		appendStringInfoString(&sql, "window_start, window_end) DO UPDATE SET window_time = excluded.window_time, ");
-		for (int i = 0; i < t->agg->naggs; i++)
-			appendStringInfo(&sql, "%s = excluded.%s, ", quote_identifier(t->agg->aggs[i].name),
-							 quote_identifier(t->agg->aggs[i].name));
+		for (int i = 0; i < t->agg->nout; i++)
+			appendStringInfo(&sql, "%s = excluded.%s, ", quote_identifier(t->agg->outs[i].name),
+							 quote_identifier(t->agg->outs[i].name));
 		appendStringInfoString(&sql, "fire_count = excluded.fire_count, is_final = excluded.is_final, ");
 		if (t->panes)
 			appendStringInfoString(&sql, "pane = excluded.pane, ");
@@ -180,7 +180,7 @@ firing_row(const EmitTarget *t, const Firing *f, Datum *values, bool *nulls)
 	values[i++] = Int64GetDatum(f->win->k.start);
 	values[i++] = Int64GetDatum(f->win->k.end);
 	values[i++] = Int64GetDatum(f->win->k.end - 1);
-	for (int a = 0; a < t->agg->naggs; a++, i++)
+	for (int a = 0; a < t->agg->nout; a++, i++)
 	{
 		values[i] = f->values[a];
 		nulls[i] = f->nulls[a];
@@ -202,9 +202,9 @@ batchable(const EmitTarget *t)
 	for (int i = 0; i < t->keys->n; i++)
 		if (type_is_array(t->keys->types[i]) || !OidIsValid(get_array_type(t->keys->types[i])))
 			return false;
-	for (int i = 0; i < t->agg->naggs; i++)
-		if (type_is_array(t->agg->aggs[i].resulttype) ||
-			!OidIsValid(get_array_type(t->agg->aggs[i].resulttype)))
+	for (int i = 0; i < t->agg->nout; i++)
+		if (type_is_array(t->agg->outs[i].type) ||
+			!OidIsValid(get_array_type(t->agg->outs[i].type)))
 			return false;
 	return true;
 }

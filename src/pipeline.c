@@ -254,7 +254,8 @@ load_step(Step *s, const char *name)
 	if (s->spec.gap_column)
 		sql_pipeline_check_column(name, def->source, s->spec.gap_column, "gap column",
 							  INTERVALOID, InvalidOid);
-	s->agg = agg_prepare(def->source, def->aggregates);
+	s->agg = agg_prepare(def->source, def->aggregates,
+						 s->spec.kind == WK_COUNT ? INT8OID : def->time_type);
 	sql_pipeline_check_outputs(name, def->result_table, s->agg);
 	trigger = trigger_parse(def->trigger, &s->spec, def->is_ts, &trigger_every);
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
@@ -1086,10 +1087,10 @@ put_open_window(WindowEntry *e, void *arg)
 	Aggregator *a = s->agg;
 	Datum	   *keyvals = palloc(sizeof(Datum) * Max(s->keys.n, 1));
 	bool	   *keynulls = palloc(sizeof(bool) * Max(s->keys.n, 1));
-	Datum	   *res = palloc(sizeof(Datum) * a->naggs);
-	bool	   *resnulls = palloc(sizeof(bool) * a->naggs);
-	char	  **names = palloc(sizeof(char *) * a->naggs);
-	Oid		   *types = palloc(sizeof(Oid) * a->naggs);
+	Datum	   *res = palloc(sizeof(Datum) * a->nout);
+	bool	   *resnulls = palloc(sizeof(bool) * a->nout);
+	char	  **names = palloc(sizeof(char *) * a->nout);
+	Oid		   *types = palloc(sizeof(Oid) * a->nout);
 	Oid			time_out;
 	bool		varlena;
 	Datum		values[4];
@@ -1097,16 +1098,16 @@ put_open_window(WindowEntry *e, void *arg)
 
 	getTypeOutputInfo(s->def.time_type, &time_out, &varlena);
 	keys_decode(&s->keys, e->k.key, keyvals, keynulls);
-	agg_final(a, e->states, res, resnulls);
-	for (int i = 0; i < a->naggs; i++)
+	agg_results(a, e->states, e->k.start, e->k.end, res, resnulls);
+	for (int i = 0; i < a->nout; i++)
 	{
-		names[i] = a->aggs[i].name;
-		types[i] = a->aggs[i].resulttype;
+		names[i] = a->outs[i].name;
+		types[i] = a->outs[i].type;
 	}
 	values[0] = json_of(s->keys.n, s->keys.names, s->keys.types, keyvals, keynulls);
 	values[1] = CStringGetTextDatum(OidOutputFunctionCall(time_out, Int64GetDatum(e->k.start)));
 	values[2] = CStringGetTextDatum(OidOutputFunctionCall(time_out, Int64GetDatum(e->k.end)));
-	values[3] = json_of(a->naggs, names, types, res, resnulls);
+	values[3] = json_of(a->nout, names, types, res, resnulls);
 	tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
 }
 

@@ -254,20 +254,21 @@ windowing_describe(PG_FUNCTION_ARGS)
 				 errhint("Use a timestamptz or timestamp column, or bigint epoch milliseconds.")));
 	check_keys(source, PG_GETARG_ARRAYTYPE_P(2));
 	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(3), time_type);
-	agg = agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	agg = agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(4)),
+					  spec.kind == WK_COUNT ? INT8OID : time_type);
 	if (spec.kind == WK_SESSION)
 		check_session(source, &spec, agg);
 	if (spec.kind == WK_COUNT && spec.rows > spec.rows_slide)
 		check_combine(agg, "sliding count windows", "Their windows combine the states of panes");
 	AtEOXact_GUC(true, nestlevel);
-	for (int i = 0; i < agg->naggs; i++)
+	for (int i = 0; i < agg->nout; i++)
 	{
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
-		check_output_name(agg->aggs[i].name, PG_GETARG_ARRAYTYPE_P(2));
-		values[0] = CStringGetTextDatum(agg->aggs[i].name);
-		values[1] = CStringGetTextDatum(format_type_be_qualified(agg->aggs[i].resulttype));
+		check_output_name(agg->outs[i].name, PG_GETARG_ARRAYTYPE_P(2));
+		values[0] = CStringGetTextDatum(agg->outs[i].name);
+		values[1] = CStringGetTextDatum(format_type_be_qualified(agg->outs[i].type));
 		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
 	}
 	PG_RETURN_NULL();
@@ -330,19 +331,19 @@ sql_pipeline_check_column(const char *pipeline, Oid source, const char *column,
 void
 sql_pipeline_check_outputs(const char *pipeline, Oid result, const Aggregator *agg)
 {
-	for (int i = 0; i < agg->naggs; i++)
+	for (int i = 0; i < agg->nout; i++)
 	{
-		AttrNumber	att = get_attnum(result, agg->aggs[i].name);
+		AttrNumber	att = get_attnum(result, agg->outs[i].name);
 		Oid			was = att == InvalidAttrNumber ? InvalidOid : get_atttype(result, att);
 
-		if (was != agg->aggs[i].resulttype)
+		if (was != agg->outs[i].type)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("aggregate \"%s\" of pipeline \"%s\" changed type", agg->aggs[i].name,
+					 errmsg("aggregate \"%s\" of pipeline \"%s\" changed type", agg->outs[i].name,
 							pipeline),
 					 errdetail("Its result column is %s and the aggregate now gives %s.",
 							   OidIsValid(was) ? format_type_be(was) : "missing",
-							   format_type_be(agg->aggs[i].resulttype)),
+							   format_type_be(agg->outs[i].type)),
 					 errhint("Restore the types of the columns it reads and of its result column, or drop the pipeline and create it again.")));
 	}
 }

@@ -337,14 +337,15 @@ op_final_rows(const Operator *op)
 static void
 firing_values(Operator *op, Firing *f, AggValue *states)
 {
-	f->values = palloc(sizeof(Datum) * op->agg->naggs);
-	f->nulls = palloc(sizeof(bool) * op->agg->naggs);
-	agg_final(op->agg, states, f->values, f->nulls);
+	Aggregator *a = op->agg;
+
+	f->values = palloc(sizeof(Datum) * a->nout);
+	f->nulls = palloc(sizeof(bool) * a->nout);
+	agg_results(a, states, f->win->k.start, f->win->k.end, f->values, f->nulls);
 	/* the state changes on: keep the result of this firing */
-	for (int i = 0; i < op->agg->naggs; i++)
+	for (int i = 0; i < a->nout; i++)
 		if (!f->nulls[i])
-			f->values[i] = datumCopy(f->values[i], op->agg->aggs[i].resultbyval,
-									 op->agg->aggs[i].resultlen);
+			f->values[i] = datumCopy(f->values[i], a->outs[i].byval, a->outs[i].len);
 }
 
 void
