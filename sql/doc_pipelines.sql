@@ -80,5 +80,21 @@ SELECT windowing.process('spread');
 SELECT sensor, window_start, n, mean, spread, length_ms FROM spread_results;
 SELECT windowing.drop_pipeline('spread', drop_tables => true);
 
+-- Rebuilding and backfilling
+SELECT windowing.create_queue('orders', 'shop int, ts bigint, amount numeric',
+                              retention => 'keep');
+SELECT windowing.create_pipeline('sales', 'orders', 'ts', '{shop}',
+    windowing.tumbling('10 milliseconds'), 'sum(amount) AS revenue');
+-- history, out of order: read live, the old rows are late
+INSERT INTO orders VALUES (1, 25, 5), (1, 3, 10), (1, 12, 7), (1, 7, 1);
+SELECT windowing.process('sales');
+SELECT count(*) AS late FROM sales_late;
+-- replayed in order of time
+SELECT windowing.rebuild('sales');
+SELECT name, rows_total, rows_done FROM windowing.rebuild_progress;
+SELECT windowing.process('sales');
+SELECT window_start, revenue FROM sales_results ORDER BY window_start;
+SELECT windowing.drop_pipeline('sales', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

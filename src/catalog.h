@@ -61,6 +61,11 @@ typedef struct PipelineProgress
 	int64		scan_from;		/* every row up to it is consumed or aborted */
 	int64		scan_next;		/* scan_from to be, once scan_next_xid has ended */
 	char	   *scan_next_xid;	/* NULL: no candidate */
+	/* a rebuild's replay: the rows visible in replay_until, by event time */
+	char	   *replay_until;	/* NULL: none under way */
+	bool		replay_time_null;	/* replayed up to (replay_time, replay_seq) */
+	int64		replay_time;
+	int64		replay_seq;
 	/* the step's own counts: zero when loaded, added to the totals when saved */
 	int64		rows;
 	int64		windows_fired;
@@ -84,6 +89,8 @@ extern void catalog_save_progress(const PipelineDef *def,
 								  const PipelineProgress *progress);
 
 /* The worker's: lists are made in "cxt". */
+extern int64 catalog_start_replay(const PipelineDef *def, const char *queue,
+								  const char *snapshot);
 extern List *catalog_running_pipelines(MemoryContext cxt);
 extern List *catalog_consumed_queues(MemoryContext cxt);
 extern Oid	catalog_owner_if_running(const char *name);

@@ -448,6 +448,27 @@ route_late(Step *s)
 }
 
 /*
+ * After a chunk of n rows: its firings written where that writes what the
+ * step's end would, its late rows written, its left windows dropped.
+ */
+static void
+chunk_done(Step *s, uint64 n)
+{
+	if (emit_firings_as_fired(&s->target, s->op))
+		emit_firings(&s->target, s->op);
+	route_late(s);
+	op_compact(s->op);
+	s->progress.rows += n;
+}
+
+/* Rows a chunk reads: CHUNK_ROWS, or what is left of max_rows (<= 0: no limit). */
+static int64
+chunk_rows(Step *s, int64 max_rows)
+{
+	return max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->progress.rows) : CHUNK_ROWS;
+}
+
+/*
  * Consumes up to max_rows (<= 0: all) rows of the open tick; true if that
  * was all of it.
  */
@@ -460,7 +481,7 @@ consume_tick(Step *s, int64 max_rows)
 
 	for (;;)
 	{
-		int64		want = max_rows > 0 ? Min(CHUNK_ROWS, max_rows - s->progress.rows) : CHUNK_ROWS;
+		int64		want = chunk_rows(s, max_rows);
 		uint64		n;
 
 		if (want <= 0)
@@ -468,12 +489,7 @@ consume_tick(Step *s, int64 max_rows)
 		s->feeding = true;
 		n = tick_read(r, s->progress.last_seq, want, feed_one, s);
 		s->feeding = false;
-		/* the chunk's firings now, where that writes what the step's end would */
-		if (emit_firings_as_fired(&s->target, s->op))
-			emit_firings(&s->target, s->op);
-		route_late(s);
-		op_compact(s->op);
-		s->progress.rows += n;
+		chunk_done(s, n);
 		if (s->cut_short)
 			break;
 		if (n < (uint64) want)
@@ -486,6 +502,66 @@ consume_tick(Step *s, int64 max_rows)
 	if (done)
 		tick_close(&s->progress);
 	return done;
+}
+
+/* One row of a replay, to the operator: the replay's position follows it. */
+static bool
+replay_one(Datum *vals, bool *nulls, void *arg)
+{
+	Step	   *s = arg;
+
+	s->progress.replay_seq = DatumGetInt64(vals[0]);
+	s->progress.replay_time_null = nulls[1];
+	s->progress.replay_time = nulls[1] ? 0 : DatumGetInt64(vals[1]);
+	return feed_one(vals, nulls, arg);
+}
+
+/*
+ * The replay has read every row of its snapshot: the queue's rows
+ * committed since are read as ticks after it.
+ */
+static void
+replay_done(Step *s)
+{
+	s->progress.tick_lo = s->progress.replay_until;
+	s->progress.tick_hi = NULL;
+	s->progress.last_seq = s->progress.scan_from = 0;
+	s->progress.scan_next_xid = NULL;
+	s->progress.replay_until = NULL;
+	s->progress.replay_time_null = true;
+	s->progress.replay_seq = 0;
+}
+
+/*
+ * Replays up to max_rows (<= 0: all) rows of a rebuild, in order of event
+ * time, through one sort of the queue's rows past the replay's position.
+ */
+static void
+consume_replay(Step *s, int64 max_rows)
+{
+	TickColumns c = tick_columns(s);
+	ReplayReader *r = tick_replay_begin(&c, s->def.time_type, &s->progress, failed_seqs(s));
+
+	for (;;)
+	{
+		int64		want = chunk_rows(s, max_rows);
+		uint64		n;
+
+		if (want <= 0)
+			break;
+		s->feeding = true;
+		n = tick_replay_read(r, want, replay_one, s);
+		s->feeding = false;
+		chunk_done(s, n);
+		if (s->cut_short)
+			break;
+		if (n < (uint64) want)
+		{
+			replay_done(s);
+			break;
+		}
+	}
+	tick_replay_end(r);
 }
 
 /*
@@ -501,6 +577,11 @@ consume(Step *s, int64 max_rows)
 
 	s->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "windowing row",
 									  ALLOCSET_SMALL_SIZES);
+	if (s->progress.replay_until != NULL)
+	{
+		consume_replay(s, max_rows);
+		return;
+	}
 	if (!tick_was_open)
 		tick_open(&s->progress, s->def.source);
 	if (consume_tick(s, max_rows) && tick_was_open && max_rows <= 0)
@@ -596,8 +677,15 @@ static void
 step_body(Step *s, const StepRequest *req)
 {
 	bool		tick_was_open;
+	bool		replaying = s->progress.replay_until != NULL;
 	bool		idle;
 
+	if (replaying && req->has_watermark)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pipeline \"%s\" is being rebuilt", s->def.name),
+				 errdetail("Its watermark follows the rows it replays until the rebuild is done."),
+				 errhint("Run process() until windowing.rebuild_progress no longer lists it.")));
 	s->state = state_load(s->op, s->def.id, s->def.key_groups, s->progress.steps, true);
 	s->loaded = MemoryContextMemAllocated(s->cxt, true);
 	tick_was_open = s->progress.tick_hi != NULL;
@@ -612,7 +700,7 @@ step_body(Step *s, const StepRequest *req)
 	idle = s->progress.rows == 0 && s->op->windows_fired == 0 && s->op->late == NIL &&
 		s->progress.late_routed + s->progress.late_dropped == 0 &&
 		!req->has_watermark && !tick_was_open && s->progress.tick_hi == NULL &&
-		!state_taken(s->state);
+		!replaying && !state_taken(s->state);
 	if (!idle)
 		finish_step(s);
 }
@@ -733,7 +821,9 @@ find_failed_input(Step *s)
 	int			from = 0;
 	int			to;
 	int			nseqs;
-	int64	   *seqs = tick_seqs(s->def.source, &s->progress, &nseqs);
+	int64	   *seqs = s->progress.replay_until ?
+		tick_replay_seqs(s->def.source, s->def.time_column, s->def.time_type, &s->progress, &nseqs) :
+		tick_seqs(s->def.source, &s->progress, &nseqs);
 	ErrorData  *edata;
 	ListCell   *lc;
 
@@ -1150,4 +1240,71 @@ windowing_lock_pipeline(PG_FUNCTION_ARGS)
 	SPI_finish();
 	pipeline_lock(name);
 	PG_RETURN_VOID();
+}
+
+/*
+ * A rebuild needs every row its pipeline read still in the queue, and
+ * times to order them by.
+ */
+static void
+check_rebuild(Step *s)
+{
+	Oid			argtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(s->def.source);
+	bool		isnull;
+	bool		gone;
+
+	if (s->def.time_column == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot rebuild pipeline \"%s\": it runs on processing time", s->def.name),
+				 errdetail("Its rows took the clock of the steps that read them, which a rebuild cannot give them again.")));
+	if (plans_execute("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
+					   "IS NOT DISTINCT FROM 'consume'",
+					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the retention of a queue");
+	gone = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) &&
+		s->progress.tick_lo != NULL;
+	if (gone)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot rebuild pipeline \"%s\": its queue \"%s\" does not keep the rows it consumed",
+						s->def.name, get_rel_name(s->def.source)),
+				 errhint("Rebuild pipelines over queues with retention 'keep' (alter_queue), or create a new pipeline and backfill it.")));
+}
+
+/* Deletes every row of a pipeline's result or late table. */
+static void
+empty_table(const char *table)
+{
+	if (SPI_execute(psprintf("DELETE FROM %s", table), false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not empty %s", table);
+}
+
+PG_FUNCTION_INFO_V1(windowing_rebuild);
+
+/*
+ * _rebuild(name): the pipeline forgets its windows, results, late rows and
+ * cursor, and its next steps replay the rows of its queue committed now in
+ * order of event time; returns how many.
+ */
+Datum
+windowing_rebuild(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Step		s;
+	int64		rows;
+
+	memset(&s, 0, sizeof(s));
+	begin_as_owner(&s, name, true);
+	s.cxt = CurrentMemoryContext;
+	load_step(&s, name);
+	check_rebuild(&s);
+	state_clear(s.def.id);
+	empty_table(s.target.result_table);
+	if (s.target.late_table)
+		empty_table(s.target.late_table);
+	rows = catalog_start_replay(&s.def, s.target.source, tick_replay_snapshot());
+	end_as_owner(&s);
+	PG_RETURN_INT64(rows);
 }

@@ -295,6 +295,20 @@ run_on_state(const char *sql, int nargs, Oid *types, Datum *values, int expected
 		elog(ERROR, "could not run a statement on window state: %s", SPI_result_code_string(rc));
 }
 
+/* A pipeline's state is gone: in memory, on the heap and in its log. */
+void
+state_clear(int32 id)
+{
+	Oid			type = INT4OID;
+	Datum		arg = Int32GetDatum(id);
+
+	state_store_forget(id);
+	run_on_state("DELETE FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+				 1, &type, &arg, SPI_OK_DELETE);
+	run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+				 1, &type, &arg, SPI_OK_DELETE);
+}
+
 /* Deletes the window_state rows of the windows that left during the step. */
 static void
 delete_dropped(int32 id, Operator *op)

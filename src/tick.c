@@ -20,6 +20,7 @@
  */
 #include "compat.h"
 
+#include "access/htup_details.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/dependency.h"
@@ -112,6 +113,50 @@ snapshot_with_running(const char *snap, uint64 xid)
 		appendStringInfo(&out, UINT64_FORMAT ",", xid);
 	out.data[--out.len] = '\0';	/* the last comma */
 	return out.data;
+}
+
+/*
+ * Snapshot text "xmin:xmax:xip,..." with transaction "xid" seen as
+ * committed.  A snapshot taken before the transaction's id was assigned
+ * has it at or past xmax, as running; ids between the old xmax and it stay
+ * running, whatever became of them, so that a tick after the snapshot reads
+ * their rows.
+ */
+static char *
+snapshot_with_committed(const char *snap, uint64 xid)
+{
+	char	   *end;
+	uint64		xmin = strtou64(snap, &end, 10);
+	uint64		xmax = strtou64(end + 1, &end, 10);
+	const char *xip = end + 1;
+	StringInfoData out;
+
+	if (xid < xmax)
+		return pstrdup(snap);
+	initStringInfo(&out);
+	appendStringInfo(&out, UINT64_FORMAT ":" UINT64_FORMAT ":%s", xmin, xid + 1, xip);
+	for (uint64 running = xmax; running < xid; running++)
+		appendStringInfo(&out, "%s" UINT64_FORMAT, out.data[out.len - 1] == ':' ? "" : ",",
+						 running);
+	return out.data;
+}
+
+/*
+ * The snapshot of a rebuild's replay: what is committed now, and what the
+ * caller's transaction wrote, which commits with the rebuild (a backfill
+ * inserts its history and rebuilds in one transaction).
+ */
+char *
+tick_replay_snapshot(void)
+{
+	bool		isnull;
+	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
+													  0, NULL, NULL, &isnull));
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+
+	if (!FullTransactionIdIsValid(own))
+		return now;
+	return snapshot_with_committed(now, U64FromFullTransactionId(own));
 }
 
 /*
@@ -238,42 +283,58 @@ tick_rows_sql(Oid source)
 }
 
 /*
- * The query reading a chunk of the open tick.  Rows to skip ($5, their
- * arrival numbers) are read without their inputs, and a last column says
- * which rows they are.
+ * SELECT and the values a row gives (TickColumns), from the source aliased
+ * by its own name.  Rows to skip (parameter skip_param, their arrival
+ * numbers) are read without their inputs, and a last column says which
+ * rows they are.
  */
+static void
+append_select_list(StringInfo sql, const TickColumns *c, int skip_param)
+{
+	const char *q = source_alias(c->source);
+	char	   *skipped = NULL;
+	ListCell   *lc;
+
+	if (skip_param > 0)
+		skipped = psprintf("%s.windowing_seq OPERATOR(pg_catalog.=) ANY ($%d)", q, skip_param);
+	appendStringInfoString(sql, "SELECT ");
+	for (int i = 0; i < c->ncolumns; i++)
+		appendStringInfo(sql, "%s%s", i > 0 ? ", " : "",
+						 c->columns[i] == 0 ? "NULL::pg_catalog.int8" :
+						 psprintf("%s.%s", q, quote_identifier(get_attname(c->source, c->columns[i], false))));
+	foreach(lc, c->inputs_sql)
+	{
+		if (skipped)
+			appendStringInfo(sql, ", CASE WHEN %s THEN NULL ELSE %s END", skipped,
+							 (char *) lfirst(lc));
+		else
+			appendStringInfo(sql, ", %s", (char *) lfirst(lc));
+	}
+	if (skipped)
+		appendStringInfo(sql, ", %s", skipped);
+}
+
+static SPIPlanPtr
+prepare_plan(const char *sql, int nargs, Oid *types)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, types);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	return plan;
+}
+
+/* The query reading a chunk of the open tick ($5: rows to skip). */
 static SPIPlanPtr
 prepare_reader(const TickColumns *c, bool skipping)
 {
 	StringInfoData sql;
 	Oid			types[5] = {PG_SNAPSHOTOID, PG_SNAPSHOTOID, INT8OID, INT8OID, INT8ARRAYOID};
-	const char *q = source_alias(c->source);
-	char	   *skipped;
-	SPIPlanPtr	plan;
-	ListCell   *lc;
 
-	skipped = psprintf("%s.windowing_seq OPERATOR(pg_catalog.=) ANY ($5)", q);
 	initStringInfo(&sql);
-	appendStringInfoString(&sql, "SELECT ");
-	for (int i = 0; i < c->ncolumns; i++)
-		appendStringInfo(&sql, "%s%s", i > 0 ? ", " : "",
-						 c->columns[i] == 0 ? "NULL::pg_catalog.int8" :
-						 psprintf("%s.%s", q, quote_identifier(get_attname(c->source, c->columns[i], false))));
-	foreach(lc, c->inputs_sql)
-	{
-		if (skipping)
-			appendStringInfo(&sql, ", CASE WHEN %s THEN NULL ELSE %s END", skipped,
-							 (char *) lfirst(lc));
-		else
-			appendStringInfo(&sql, ", %s", (char *) lfirst(lc));
-	}
-	if (skipping)
-		appendStringInfo(&sql, ", %s", skipped);
+	append_select_list(&sql, c, skipping ? 5 : 0);
 	appendStringInfo(&sql, " %s LIMIT $4", tick_rows_sql(c->source));
-	plan = SPI_prepare(sql.data, skipping ? 5 : 4, types);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	return plan;
+	return prepare_plan(sql.data, skipping ? 5 : 4, types);
 }
 
 /* A list of arrival numbers as an int8[]. */
@@ -447,6 +508,20 @@ tick_reader_end(TickReader *r)
 		queue_scan_end(r->scan);
 }
 
+/* The arrival numbers a query of them gave. */
+static int64 *
+seqs_of_result(int *n)
+{
+	int64	   *seqs = palloc(sizeof(int64) * Max(SPI_processed, 1));
+	bool		isnull;
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+		seqs[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+											  SPI_tuptable->tupdesc, 1, &isnull));
+	*n = SPI_processed;
+	return seqs;
+}
+
 /* The arrival numbers of the open tick's rows past p->last_seq. */
 int64 *
 tick_seqs(Oid source, const PipelineProgress *p, int *n)
@@ -455,8 +530,6 @@ tick_seqs(Oid source, const PipelineProgress *p, int *n)
 	Datum		args[3];
 	char		nulls[3] = {' ', p->tick_lo ? ' ' : 'n', ' '};
 	const char *q = source_alias(source);
-	int64	   *seqs;
-	bool		isnull;
 
 	args[0] = snapshot_datum(p->tick_hi);
 	args[1] = p->tick_lo ? snapshot_datum(p->tick_lo) : (Datum) 0;
@@ -464,10 +537,128 @@ tick_seqs(Oid source, const PipelineProgress *p, int *n)
 	if (SPI_execute_with_args(psprintf("SELECT %s.windowing_seq %s", q, tick_rows_sql(source)),
 							  3, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the queue");
-	seqs = palloc(sizeof(int64) * Max(SPI_processed, 1));
-	for (uint64 i = 0; i < SPI_processed; i++)
-		seqs[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-											  SPI_tuptable->tupdesc, 1, &isnull));
-	*n = SPI_processed;
-	return seqs;
+	return seqs_of_result(n);
+}
+
+/*
+ * A replay of the queue (rebuild): the rows visible in snapshot "until",
+ * in order of event time (rows without one first), then of arrival,
+ * through a cursor, so that a step sorts them once.
+ */
+struct ReplayReader
+{
+	Portal		portal;
+	int			nvalues;
+	Datum	   *vals;
+	bool	   *nulls;
+};
+
+/*
+ * The replay's rows past its position: visible in $1, after ($2, $3) in
+ * order of event time (NULL first) and arrival number.
+ */
+static char *
+replay_rows_sql(Oid source, const char *time_column)
+{
+	const char *q = source_alias(source);
+	char	   *ts = psprintf("%s.%s", q, quote_identifier(time_column));
+
+	return psprintf("FROM %s AS %s "
+					"WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
+					"AND (($2 IS NULL AND (%s IS NOT NULL OR %s.windowing_seq OPERATOR(pg_catalog.>) $3)) "
+					"OR (%s, %s.windowing_seq) OPERATOR(pg_catalog.>) ($2, $3)) "
+					"ORDER BY %s NULLS FIRST, %s.windowing_seq",
+					catalog_relation_name(source, "source table"), q, q, ts, q, ts, q, ts, q);
+}
+
+/* The parameters of replay_rows_sql, and room for a fourth. */
+static void
+replay_params(const PipelineProgress *p, Oid time_type, Oid *types, Datum *values,
+			  char *nulls)
+{
+	types[0] = PG_SNAPSHOTOID;
+	types[1] = time_type;
+	types[2] = INT8OID;
+	values[0] = snapshot_datum(p->replay_until);
+	values[1] = Int64GetDatum(p->replay_time);
+	values[2] = Int64GetDatum(p->replay_seq);
+	memset(nulls, ' ', 4);
+	nulls[1] = p->replay_time_null ? 'n' : ' ';
+}
+
+/*
+ * The replay's rows past its position (p's replay fields), the time column
+ * being c's second; rows to skip as for ticks.
+ */
+ReplayReader *
+tick_replay_begin(const TickColumns *c, Oid time_type, const PipelineProgress *p, List *skip)
+{
+	ReplayReader *r = palloc0(sizeof(ReplayReader));
+	Oid			types[4];
+	Datum		values[4];
+	char		nulls[5];
+	StringInfoData sql;
+
+	replay_params(p, time_type, types, values, nulls);
+	types[3] = INT8ARRAYOID;
+	nulls[skip != NIL ? 4 : 3] = '\0';
+	if (skip != NIL)
+		values[3] = seq_array(skip);
+	initStringInfo(&sql);
+	append_select_list(&sql, c, skip != NIL ? 4 : 0);
+	appendStringInfo(&sql, " %s",
+					 replay_rows_sql(c->source, get_attname(c->source, c->columns[1], false)));
+	r->portal = SPI_cursor_open(NULL, prepare_plan(sql.data, skip != NIL ? 4 : 3, types),
+								values, nulls, false);
+	r->nvalues = c->ncolumns + list_length(c->inputs_sql) + (skip != NIL ? 1 : 0);
+	r->vals = palloc(sizeof(Datum) * r->nvalues);
+	r->nulls = palloc(sizeof(bool) * r->nvalues);
+	return r;
+}
+
+/* Gives fn up to "want" more rows; returns how many (fewer: no more, or fn said stop). */
+uint64
+tick_replay_read(ReplayReader *r, int64 want, TickRowFn fn, void *arg)
+{
+	uint64		given = 0;
+	SPITupleTable *tt;
+	uint64		n;
+
+	SPI_cursor_fetch(r->portal, true, want);
+	/* fn may run statements of its own */
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	for (uint64 i = 0; i < n; i++)
+	{
+		heap_deform_tuple(tt->vals[i], tt->tupdesc, r->vals, r->nulls);
+		given++;
+		if (!fn(r->vals, r->nulls, arg))
+			break;
+	}
+	SPI_freetuptable(tt);
+	return given;
+}
+
+void
+tick_replay_end(ReplayReader *r)
+{
+	SPI_cursor_close(r->portal);
+}
+
+/* The arrival numbers of the replay's rows past its position, in its order. */
+int64 *
+tick_replay_seqs(Oid source, const char *time_column, Oid time_type,
+				 const PipelineProgress *p, int *n)
+{
+	Oid			types[4];
+	Datum		values[4];
+	char		nulls[5];
+
+	replay_params(p, time_type, types, values, nulls);
+	nulls[3] = '\0';
+	if (SPI_execute_with_args(psprintf("SELECT %s.windowing_seq %s", source_alias(source),
+									   replay_rows_sql(source, time_column)),
+							  3, types, values, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the queue");
+	return seqs_of_result(n);
 }

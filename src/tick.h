@@ -13,6 +13,7 @@
 #include "catalog.h"
 
 typedef struct TickReader TickReader;
+typedef struct ReplayReader ReplayReader;
 
 /* One row of the tick, in arrival order; false stops the read there. */
 typedef bool (*TickRowFn) (Datum *vals, bool *nulls, void *arg);
@@ -34,6 +35,13 @@ extern TickReader *tick_reader_begin(const TickColumns *c, const PipelineProgres
 extern uint64 tick_read(TickReader *r, int64 after_seq, int64 want,
 						TickRowFn fn, void *arg);
 extern void tick_reader_end(TickReader *r);
+extern char *tick_replay_snapshot(void);
+extern ReplayReader *tick_replay_begin(const TickColumns *c, Oid time_type,
+									  const PipelineProgress *p, List *skip);
+extern int64 *tick_replay_seqs(Oid source, const char *time_column, Oid time_type,
+							   const PipelineProgress *p, int *n);
+extern uint64 tick_replay_read(ReplayReader *r, int64 want, TickRowFn fn, void *arg);
+extern void tick_replay_end(ReplayReader *r);
 extern int64 *tick_seqs(Oid source, const PipelineProgress *p, int *n);
 
 #endif							/* WINDOWING_TICK_H */
