@@ -10,6 +10,8 @@ ALTER TABLE windowing.pipeline
     ADD COLUMN replay_seq bigint NOT NULL DEFAULT 0,
     ADD COLUMN replay_rows bigint,
     ADD COLUMN replay_started_at timestamptz;
+GRANT UPDATE (replay_until, replay_time, replay_seq, replay_rows, replay_started_at)
+    ON windowing.pipeline TO PUBLIC;
 
 -- rebuild(name): the pipeline's results made again from the rows its queue
 -- holds, read in order of event time by its next steps (pipeline.c);

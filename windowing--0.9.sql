@@ -485,7 +485,8 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               failures, scan_from, scan_next, scan_next_xid, owner, last_error_at,
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
               last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger",
-              state_hits, state_misses)
+              state_hits, state_misses, replay_until, replay_time, replay_seq, replay_rows,
+              replay_started_at)
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
