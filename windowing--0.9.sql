@@ -11,7 +11,7 @@
  *
  * The parts, in order:
  *   1. the SQL window functions (as in 0.1);
- *   2. window assigners and collect() for pipelines;
+ *   2. window assigners, and the aggregates collect(), max_by() and min_by();
  *   3. the catalog: pipelines, their window state and its log, who may see
  *      and change which rows;
  *   4. the internal functions that pipelines' SQL calls;
@@ -318,6 +318,68 @@ CREATE AGGREGATE windowing.collect(anycompatible) (
     SFUNC = pg_catalog.array_append,
     STYPE = anycompatiblearray,
     COMBINEFUNC = pg_catalog.array_cat,
+    PARALLEL = SAFE
+);
+
+-- Flink's maxBy and minBy: the value of the row with the greatest (least)
+-- key, the first such row on a tie; rows whose key is NULL are ignored.
+-- The state keeps one value and its key; it is internal (its type is the
+-- caller's), so it serializes for parallel queries and pipelines.  The
+-- final, serialize and deserialize functions serve both aggregates.
+CREATE FUNCTION windowing._max_by_trans(internal, anyelement, anycompatible)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_max_by_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing._min_by_trans(internal, anyelement, anycompatible)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_min_by_trans'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing._max_by_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_max_by_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing._min_by_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_min_by_combine'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing._max_min_by_final(internal, anyelement, anycompatible)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'windowing_max_min_by_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION windowing._max_min_by_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'windowing_max_min_by_serialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing._max_min_by_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'windowing_max_min_by_deserialize'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE windowing.max_by(value anyelement, by anycompatible) (
+    SFUNC = windowing._max_by_trans,
+    STYPE = internal,
+    FINALFUNC = windowing._max_min_by_final,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = windowing._max_by_combine,
+    SERIALFUNC = windowing._max_min_by_serialize,
+    DESERIALFUNC = windowing._max_min_by_deserialize,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE windowing.min_by(value anyelement, by anycompatible) (
+    SFUNC = windowing._min_by_trans,
+    STYPE = internal,
+    FINALFUNC = windowing._max_min_by_final,
+    FINALFUNC_EXTRA,
+    COMBINEFUNC = windowing._min_by_combine,
+    SERIALFUNC = windowing._max_min_by_serialize,
+    DESERIALFUNC = windowing._max_min_by_deserialize,
     PARALLEL = SAFE
 );
 
@@ -1535,6 +1597,10 @@ COMMENT ON FUNCTION windowing.describe(windowing.assigner) IS
     'the call that makes a pipeline assigner';
 COMMENT ON AGGREGATE windowing.collect(anycompatible) IS
     'every input of a window as an array, in arrival order';
+COMMENT ON AGGREGATE windowing.max_by(anyelement, anycompatible) IS
+    'the value of the row with the greatest key, the first such row on a tie (Flink''s maxBy)';
+COMMENT ON AGGREGATE windowing.min_by(anyelement, anycompatible) IS
+    'the value of the row with the least key, the first such row on a tie (Flink''s minBy)';
 
 COMMENT ON TABLE windowing.pipeline IS
     'pipelines: definition, cursor and counters, written by the extension''s functions';

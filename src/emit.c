@@ -85,7 +85,10 @@ result_columns(const EmitTarget *t, const char **names, Oid *types)
 /*
  * INSERT (or upsert) of firings into the result table: one firing from
  * parameters, or (batch) many from one array parameter per column;
- * fired_at is now().  types gets the parameters' types.
+ * fired_at is now().  types gets the parameters' types.  The arrays are
+ * unnested in the select list, in step, rather than in ROWS FROM, which
+ * would spread a composite result (a whole row from max_by) over as many
+ * columns as it has fields.
  */
 static SPIPlanPtr
 prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
@@ -99,11 +102,10 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 	appendStringInfo(&sql, "INSERT INTO %s AS r (", t->result_table);
 	for (int i = 0; i <= nargs; i++)
 		appendStringInfo(&sql, "%s%s", quote_identifier(names[i]), i < nargs ? ", " : ") ");
-	appendStringInfoString(&sql, batch ? "SELECT u.*, pg_catalog.now() FROM ROWS FROM (" : "VALUES (");
+	appendStringInfoString(&sql, batch ? "SELECT " : "VALUES (");
 	for (int i = 1; i <= nargs; i++)
-		appendStringInfo(&sql, batch ? "pg_catalog.unnest($%d)%s" : "$%d%s", i,
-						 i < nargs ? ", " : "");
-	appendStringInfoString(&sql, batch ? ") AS u" : ", pg_catalog.now())");
+		appendStringInfo(&sql, batch ? "pg_catalog.unnest($%d), " : "$%d, ", i);
+	appendStringInfoString(&sql, batch ? "pg_catalog.now()" : "pg_catalog.now())");
 	if (batch)
 		for (int i = 0; i < nargs; i++)
 			types[i] = get_array_type(types[i]);
@@ -272,8 +274,8 @@ firings_to_write(const EmitTarget *t, Operator *op)
 
 /*
  * Firings from the one at "from" on, up to BATCH_FIRINGS of them, in one
- * INSERT over arrays, one per column.  Bounded batches keep the function
- * scan's tuplestore in memory, however many windows a step fires.
+ * INSERT over arrays, one per column.  Bounded batches keep the arrays
+ * small, however many windows a step fires.
  */
 #define BATCH_FIRINGS 10000
 
