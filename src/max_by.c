@@ -255,12 +255,17 @@ windowing_max_min_by_serialize(PG_FUNCTION_ARGS)
 {
 	ByState    *st = (ByState *) PG_GETARG_POINTER(0);
 	bool		value_null = !st->found || st->value_null;
-	ByHeader	h = {st->value_type, st->by_type, st->found};
+	ByHeader	h;
 	Size		size;
 	bytea	   *out;
 	char	   *p;
 
 	agg_context(fcinfo, "max_by or min_by serialize function");
+	/* zeroed padding: the bytes are stored, and logged */
+	memset(&h, 0, sizeof(h));
+	h.value_type = st->value_type;
+	h.by_type = st->by_type;
+	h.found = st->found;
 	size = VARHDRSZ + sizeof(ByHeader) +
 		datumEstimateSpace(st->value, value_null, st->value_byval, st->value_len) +
 		datumEstimateSpace(st->by, !st->found, st->by_byval, st->by_len);
