@@ -6,12 +6,31 @@
  */
 ALTER TABLE windowing.pipeline
     ADD COLUMN replay_until pg_snapshot,
-    ADD COLUMN replay_time bigint,
-    ADD COLUMN replay_seq bigint NOT NULL DEFAULT 0,
+    ADD COLUMN replay_done bigint NOT NULL DEFAULT 0,
     ADD COLUMN replay_rows bigint,
     ADD COLUMN replay_started_at timestamptz;
-GRANT UPDATE (replay_until, replay_time, replay_seq, replay_rows, replay_started_at)
+GRANT UPDATE (replay_until, replay_done, replay_rows, replay_started_at)
     ON windowing.pipeline TO PUBLIC;
+
+-- A rebuild's order of replay: the arrival numbers of the rows to replay,
+-- numbered in order of event time, sorted once by rebuild() so that each
+-- step reads its rows through indexes.  Written by the pipeline's owner
+-- (rebuild and steps run as the owner): a row names only a row of a queue
+-- the owner reads, for the owner's own pipeline.
+CREATE TABLE windowing.replay_order (
+    pipeline_id int NOT NULL REFERENCES windowing.pipeline (id) ON DELETE CASCADE,
+    ord         bigint NOT NULL,
+    seq         bigint NOT NULL,
+    PRIMARY KEY (pipeline_id, ord)
+);
+SELECT pg_catalog.pg_extension_config_dump('windowing.replay_order', '');
+ALTER TABLE windowing.replay_order ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON windowing.replay_order
+    USING (EXISTS (SELECT 1 FROM windowing.pipeline p
+                   WHERE p.id OPERATOR(pg_catalog.=) pipeline_id));
+GRANT SELECT, INSERT, DELETE ON windowing.replay_order TO PUBLIC;
+COMMENT ON TABLE windowing.replay_order IS
+    'rows of the queues of pipelines being rebuilt, in the order of their replay';
 
 -- rebuild(name): the pipeline's results made again from the rows its queue
 -- holds, read in order of event time by its next steps (pipeline.c);
@@ -67,8 +86,8 @@ $$;
 -- shown to those who may see the pipeline's stats.
 CREATE VIEW windowing.rebuild_progress AS
 SELECT p.name, p.replay_started_at AS started_at, p.replay_rows AS rows_total,
-       p.rows_consumed AS rows_done,
-       pg_catalog.round(100.0 OPERATOR(pg_catalog.*) p.rows_consumed
+       p.replay_done AS rows_done,
+       pg_catalog.round(100.0 OPERATOR(pg_catalog.*) p.replay_done
                         OPERATOR(pg_catalog./) NULLIF(p.replay_rows, 0), 1) AS percent_done,
        p.windows_fired, p.late_routed OPERATOR(pg_catalog.+) p.late_dropped AS late_rows,
        CASE p.time_type

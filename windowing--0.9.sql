@@ -459,11 +459,11 @@ CREATE TABLE windowing.pipeline (
     -- the hash partitions of its keys (Flink's max parallelism), fixed at
     -- creation: each window's state is stored with its key's group
     key_groups           int NOT NULL DEFAULT 128 CHECK (key_groups BETWEEN 1 AND 32767),
-    -- a rebuild's replay (rebuild()): the rows visible in replay_until, in
-    -- order of event time, read up to (replay_time, replay_seq); NULL: none
+    -- a rebuild's replay (rebuild()): the replay_rows rows visible in
+    -- replay_until, in the order of replay_order, of which replay_done are
+    -- replayed; NULL: none under way
     replay_until         pg_snapshot,
-    replay_time          bigint,
-    replay_seq           bigint NOT NULL DEFAULT 0,
+    replay_done          bigint NOT NULL DEFAULT 0,
     replay_rows          bigint,
     replay_started_at    timestamptz
 );
@@ -547,11 +547,28 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               failures, scan_from, scan_next, scan_next_xid, owner, last_error_at,
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
               last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger",
-              state_hits, state_misses, replay_until, replay_time, replay_seq, replay_rows,
-              replay_started_at)
+              state_hits, state_misses, replay_until, replay_done, replay_rows, replay_started_at)
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
+
+-- A rebuild's order of replay: the arrival numbers of the rows to replay,
+-- numbered in order of event time, sorted once by rebuild() so that each
+-- step reads its rows through indexes.  Written by the pipeline's owner
+-- (rebuild and steps run as the owner): a row names only a row of a queue
+-- the owner reads, for the owner's own pipeline.
+CREATE TABLE windowing.replay_order (
+    pipeline_id int NOT NULL REFERENCES windowing.pipeline (id) ON DELETE CASCADE,
+    ord         bigint NOT NULL,
+    seq         bigint NOT NULL,
+    PRIMARY KEY (pipeline_id, ord)
+);
+SELECT pg_catalog.pg_extension_config_dump('windowing.replay_order', '');
+ALTER TABLE windowing.replay_order ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON windowing.replay_order
+    USING (EXISTS (SELECT 1 FROM windowing.pipeline p
+                   WHERE p.id OPERATOR(pg_catalog.=) pipeline_id));
+GRANT SELECT, INSERT, DELETE ON windowing.replay_order TO PUBLIC;
 GRANT USAGE ON SEQUENCE windowing.pipeline_id_seq TO PUBLIC;
 
 
@@ -1509,8 +1526,8 @@ GRANT SELECT ON windowing.pipelines, windowing.pipeline_stats, windowing.queues 
 -- shown to those who may see the pipeline's stats.
 CREATE VIEW windowing.rebuild_progress AS
 SELECT p.name, p.replay_started_at AS started_at, p.replay_rows AS rows_total,
-       p.rows_consumed AS rows_done,
-       pg_catalog.round(100.0 OPERATOR(pg_catalog.*) p.rows_consumed
+       p.replay_done AS rows_done,
+       pg_catalog.round(100.0 OPERATOR(pg_catalog.*) p.replay_done
                         OPERATOR(pg_catalog./) NULLIF(p.replay_rows, 0), 1) AS percent_done,
        p.windows_fired, p.late_routed OPERATOR(pg_catalog.+) p.late_dropped AS late_rows,
        CASE p.time_type
@@ -1608,6 +1625,8 @@ COMMENT ON TABLE windowing.window_state IS
     'window state of pipelines, per window, as of their last committed step';
 COMMENT ON TABLE windowing.state_log IS
     'window state changes of pipeline steps not yet folded into window_state';
+COMMENT ON TABLE windowing.replay_order IS
+    'rows of the queues of pipelines being rebuilt, in the order of their replay';
 
 COMMENT ON FUNCTION windowing.create_queue(text, text, text) IS
     'create a table for producers to insert into and pipelines to read';

@@ -135,7 +135,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"cleaned_until, definition_stamp OPERATOR(pg_catalog.=) windowing._definition_stamp("
 					"time_column, time_type, key_columns, assigner, aggregates) AS intact, "
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
-					"replay_until::pg_catalog.text, replay_time, replay_seq "
+					"replay_until::pg_catalog.text, replay_done "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -173,9 +173,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	progress->scan_next = int8_value("scan_next", 0);
 	progress->scan_next_xid = text_value("scan_next_xid");
 	progress->replay_until = text_value("replay_until");
-	progress->replay_time = int8_value("replay_time", PG_INT64_MIN);
-	progress->replay_time_null = progress->replay_time == PG_INT64_MIN;
-	progress->replay_seq = int8_value("replay_seq", 0);
+	progress->replay_done = int8_value("replay_done", 0);
 	progress->rows = 0;
 	progress->windows_fired = 0;
 	progress->late_routed = 0;
@@ -215,11 +213,11 @@ int8_arg(int64 value, int64 if_null, char *null_flag)
 void
 catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 {
-	Oid			types[19] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	Oid			types[18] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
 		INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, INT8OID,
-	INT8OID, TEXTOID, INT8OID, INT8OID};
-	Datum		args[19];
-	char		flags[20] = "                   ";
+	INT8OID, TEXTOID, INT8OID};
+	Datum		args[18];
+	char		flags[19] = "                  ";
 
 	args[0] = Int32GetDatum(def->id);
 	args[1] = text_arg(progress->tick_lo, &flags[1]);
@@ -238,9 +236,7 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 	args[14] = Int64GetDatum(progress->state_hits);
 	args[15] = Int64GetDatum(progress->state_misses);
 	args[16] = text_arg(progress->replay_until, &flags[16]);
-	args[17] = int8_arg(progress->replay_time_null ? PG_INT64_MIN : progress->replay_time,
-						PG_INT64_MIN, &flags[17]);
-	args[18] = Int64GetDatum(progress->replay_seq);
+	args[17] = Int64GetDatum(progress->replay_done);
 	if (plans_execute("UPDATE windowing.pipeline SET "
 					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
@@ -252,41 +248,34 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8, "
 					   "state_hits = state_hits OPERATOR(pg_catalog.+) $15, "
 					   "state_misses = state_misses OPERATOR(pg_catalog.+) $16, "
-					   "replay_until = $17::pg_catalog.pg_snapshot, replay_time = $18, replay_seq = $19 "
+					   "replay_until = $17::pg_catalog.pg_snapshot, replay_done = $18 "
 					   "WHERE id OPERATOR(pg_catalog.=) $1",
-					   19, types, args, flags, false, 0) != SPI_OK_UPDATE)
+					   18, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
 }
 
 /*
  * A rebuild begins: the pipeline starts again from nothing consumed, to
- * replay the rows of its queue visible in "snapshot"; returns their number,
- * which the progress view shows.
+ * replay the "rows" rows of its queue visible in "snapshot".
  */
-int64
-catalog_start_replay(const PipelineDef *def, const char *queue, const char *snapshot)
+void
+catalog_start_replay(const PipelineDef *def, const char *snapshot, int64 rows)
 {
-	Oid			types[2] = {INT4OID, TEXTOID};
-	Datum		args[2] = {Int32GetDatum(def->id), CStringGetTextDatum(snapshot)};
-	bool		isnull;
+	Oid			types[3] = {INT4OID, TEXTOID, INT8OID};
+	Datum		args[3] = {Int32GetDatum(def->id), CStringGetTextDatum(snapshot),
+	Int64GetDatum(rows)};
 
-	if (plans_execute(psprintf("WITH s AS (SELECT $2::pg_catalog.pg_snapshot AS snap) "
-							   "UPDATE windowing.pipeline SET "
-							   "tick_lo = NULL, tick_hi = NULL, last_seq = 0, watermark = NULL, "
-							   "max_seen = NULL, rows_consumed = 0, windows_fired = 0, "
-							   "late_routed = 0, late_dropped = 0, last_row_at = NULL, "
-							   "scan_from = 0, scan_next = NULL, scan_next_xid = NULL, "
-							   "cleaned_until = NULL, state_hits = 0, state_misses = 0, "
-							   "replay_until = s.snap, replay_time = NULL, replay_seq = 0, "
-							   "replay_started_at = pg_catalog.now(), "
-							   "replay_rows = (SELECT pg_catalog.count(*) FROM %s q "
-							   "WHERE pg_catalog.pg_visible_in_snapshot(q.windowing_xid, s.snap)) "
-							   "FROM s WHERE id OPERATOR(pg_catalog.=) $1 RETURNING replay_rows",
-							   queue),
-					  2, types, args, NULL, false, 0) != SPI_OK_UPDATE_RETURNING ||
-		SPI_processed != 1)
+	if (plans_execute("UPDATE windowing.pipeline SET "
+					   "tick_lo = NULL, tick_hi = NULL, last_seq = 0, watermark = NULL, "
+					   "max_seen = NULL, rows_consumed = 0, windows_fired = 0, "
+					   "late_routed = 0, late_dropped = 0, last_row_at = NULL, "
+					   "scan_from = 0, scan_next = NULL, scan_next_xid = NULL, "
+					   "cleaned_until = NULL, state_hits = 0, state_misses = 0, "
+					   "replay_until = $2::pg_catalog.pg_snapshot, replay_done = 0, "
+					   "replay_rows = $3, replay_started_at = pg_catalog.now() "
+					   "WHERE id OPERATOR(pg_catalog.=) $1",
+					   3, types, args, NULL, false, 0) != SPI_OK_UPDATE || SPI_processed != 1)
 		elog(ERROR, "could not start the rebuild of pipeline \"%s\"", def->name);
-	return DatumGetInt64(value(0, "replay_rows", &isnull));
 }
 
 /*

@@ -63,9 +63,7 @@ typedef struct PipelineProgress
 	char	   *scan_next_xid;	/* NULL: no candidate */
 	/* a rebuild's replay: the rows visible in replay_until, by event time */
 	char	   *replay_until;	/* NULL: none under way */
-	bool		replay_time_null;	/* replayed up to (replay_time, replay_seq) */
-	int64		replay_time;
-	int64		replay_seq;
+	int64		replay_done;	/* rows of its order replayed */
 	/* the step's own counts: zero when loaded, added to the totals when saved */
 	int64		rows;
 	int64		windows_fired;
@@ -89,8 +87,8 @@ extern void catalog_save_progress(const PipelineDef *def,
 								  const PipelineProgress *progress);
 
 /* The worker's: lists are made in "cxt". */
-extern int64 catalog_start_replay(const PipelineDef *def, const char *queue,
-								  const char *snapshot);
+extern void catalog_start_replay(const PipelineDef *def, const char *snapshot,
+								 int64 rows);
 extern List *catalog_running_pipelines(MemoryContext cxt);
 extern List *catalog_consumed_queues(MemoryContext cxt);
 extern Oid	catalog_owner_if_running(const char *name);

@@ -510,9 +510,7 @@ replay_one(Datum *vals, bool *nulls, void *arg)
 {
 	Step	   *s = arg;
 
-	s->progress.replay_seq = DatumGetInt64(vals[0]);
-	s->progress.replay_time_null = nulls[1];
-	s->progress.replay_time = nulls[1] ? 0 : DatumGetInt64(vals[1]);
+	s->progress.replay_done++;
 	return feed_one(vals, nulls, arg);
 }
 
@@ -521,26 +519,23 @@ replay_one(Datum *vals, bool *nulls, void *arg)
  * committed since are read as ticks after it.
  */
 static void
-replay_done(Step *s)
+replay_finish(Step *s)
 {
 	s->progress.tick_lo = s->progress.replay_until;
 	s->progress.tick_hi = NULL;
 	s->progress.last_seq = s->progress.scan_from = 0;
 	s->progress.scan_next_xid = NULL;
 	s->progress.replay_until = NULL;
-	s->progress.replay_time_null = true;
-	s->progress.replay_seq = 0;
+	s->progress.replay_done = 0;
+	tick_replay_forget(s->def.id);
 }
 
-/*
- * Replays up to max_rows (<= 0: all) rows of a rebuild, in order of event
- * time, through one sort of the queue's rows past the replay's position.
- */
+/* Replays up to max_rows (<= 0: all) rows of a rebuild, in order of event time. */
 static void
 consume_replay(Step *s, int64 max_rows)
 {
 	TickColumns c = tick_columns(s);
-	ReplayReader *r = tick_replay_begin(&c, s->def.time_type, &s->progress, failed_seqs(s));
+	ReplayReader *r = tick_replay_begin(&c, s->def.id, &s->progress, failed_seqs(s));
 
 	for (;;)
 	{
@@ -557,7 +552,7 @@ consume_replay(Step *s, int64 max_rows)
 			break;
 		if (n < (uint64) want)
 		{
-			replay_done(s);
+			replay_finish(s);
 			break;
 		}
 	}
@@ -822,7 +817,7 @@ find_failed_input(Step *s)
 	int			to;
 	int			nseqs;
 	int64	   *seqs = s->progress.replay_until ?
-		tick_replay_seqs(s->def.source, s->def.time_column, s->def.time_type, &s->progress, &nseqs) :
+		tick_replay_seqs(s->def.source, s->def.id, &s->progress, &nseqs) :
 		tick_seqs(s->def.source, &s->progress, &nseqs);
 	ErrorData  *edata;
 	ListCell   *lc;
@@ -1293,6 +1288,7 @@ windowing_rebuild(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Step		s;
+	char	   *snapshot;
 	int64		rows;
 
 	memset(&s, 0, sizeof(s));
@@ -1304,7 +1300,9 @@ windowing_rebuild(PG_FUNCTION_ARGS)
 	empty_table(s.target.result_table);
 	if (s.target.late_table)
 		empty_table(s.target.late_table);
-	rows = catalog_start_replay(&s.def, s.target.source, tick_replay_snapshot());
+	snapshot = tick_replay_snapshot();
+	rows = tick_replay_order(s.def.id, s.def.source, s.def.time_column, snapshot);
+	catalog_start_replay(&s.def, snapshot, rows);
 	end_as_owner(&s);
 	PG_RETURN_INT64(rows);
 }

@@ -541,9 +541,13 @@ tick_seqs(Oid source, const PipelineProgress *p, int *n)
 }
 
 /*
- * A replay of the queue (rebuild): the rows visible in snapshot "until",
- * in order of event time (rows without one first), then of arrival,
- * through a cursor, so that a step sorts them once.
+ * A replay of the queue (rebuild): the rows visible in a snapshot, in order
+ * of event time (rows without one first), then of arrival.  The rebuild
+ * sorts them once, into windowing.replay_order (their arrival numbers,
+ * numbered in that order); steps read them from there, past the rows
+ * already replayed, through its primary key and the queue's index on
+ * arrival numbers, so that a step costs the rows it reads, not a sort of
+ * what is left of the history.
  */
 struct ReplayReader
 {
@@ -553,63 +557,72 @@ struct ReplayReader
 	bool	   *nulls;
 };
 
-/*
- * The replay's rows past its position: visible in $1, after ($2, $3) in
- * order of event time (NULL first) and arrival number.
- */
+/* The replay's rows of pipeline $1 past the $2 first, in its order. */
 static char *
-replay_rows_sql(Oid source, const char *time_column)
+replay_rows_sql(Oid source)
+{
+	const char *q = source_alias(source);
+
+	return psprintf("FROM windowing.replay_order r JOIN %s AS %s "
+					"ON %s.windowing_seq OPERATOR(pg_catalog.=) r.seq "
+					"WHERE r.pipeline_id OPERATOR(pg_catalog.=) $1 "
+					"AND r.ord OPERATOR(pg_catalog.>) $2 ORDER BY r.ord",
+					catalog_relation_name(source, "source table"), q, q);
+}
+
+/*
+ * Orders the rows of the queue visible in "snapshot" for pipeline "id"'s
+ * replay; returns how many there are.
+ */
+int64
+tick_replay_order(int32 id, Oid source, const char *time_column, const char *snapshot)
 {
 	const char *q = source_alias(source);
 	char	   *ts = psprintf("%s.%s", q, quote_identifier(time_column));
+	Oid			types[2] = {INT4OID, TEXTOID};
+	Datum		args[2] = {Int32GetDatum(id), CStringGetTextDatum(snapshot)};
 
-	return psprintf("FROM %s AS %s "
-					"WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, $1) "
-					"AND (($2 IS NULL AND (%s IS NOT NULL OR %s.windowing_seq OPERATOR(pg_catalog.>) $3)) "
-					"OR (%s, %s.windowing_seq) OPERATOR(pg_catalog.>) ($2, $3)) "
-					"ORDER BY %s NULLS FIRST, %s.windowing_seq",
-					catalog_relation_name(source, "source table"), q, q, ts, q, ts, q, ts, q);
+	tick_replay_forget(id);
+	if (SPI_execute_with_args(psprintf("INSERT INTO windowing.replay_order (pipeline_id, ord, seq) "
+									   "SELECT $1, pg_catalog.row_number() OVER (ORDER BY %s NULLS FIRST, "
+									   "%s.windowing_seq), %s.windowing_seq FROM %s AS %s "
+									   "WHERE pg_catalog.pg_visible_in_snapshot(%s.windowing_xid, "
+									   "$2::pg_catalog.pg_snapshot)",
+									   ts, q, q, catalog_relation_name(source, "source table"), q, q),
+							  2, types, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not order the rows of a replay");
+	return SPI_processed;
 }
 
-/* The parameters of replay_rows_sql, and room for a fourth. */
-static void
-replay_params(const PipelineProgress *p, Oid time_type, Oid *types, Datum *values,
-			  char *nulls)
+/* The replay of pipeline "id" is over: its order goes. */
+void
+tick_replay_forget(int32 id)
 {
-	types[0] = PG_SNAPSHOTOID;
-	types[1] = time_type;
-	types[2] = INT8OID;
-	values[0] = snapshot_datum(p->replay_until);
-	values[1] = Int64GetDatum(p->replay_time);
-	values[2] = Int64GetDatum(p->replay_seq);
-	memset(nulls, ' ', 4);
-	nulls[1] = p->replay_time_null ? 'n' : ' ';
+	Oid			type = INT4OID;
+	Datum		arg = Int32GetDatum(id);
+
+	if (SPI_execute_with_args("DELETE FROM windowing.replay_order "
+							  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+							  1, &type, &arg, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete the order of a replay");
 }
 
-/*
- * The replay's rows past its position (p's replay fields), the time column
- * being c's second; rows to skip as for ticks.
- */
+/* The replay's rows past the p->replay_done first; rows to skip as for ticks. */
 ReplayReader *
-tick_replay_begin(const TickColumns *c, Oid time_type, const PipelineProgress *p, List *skip)
+tick_replay_begin(const TickColumns *c, int32 id, const PipelineProgress *p, List *skip)
 {
 	ReplayReader *r = palloc0(sizeof(ReplayReader));
-	Oid			types[4];
-	Datum		values[4];
-	char		nulls[5];
+	Oid			types[3] = {INT4OID, INT8OID, INT8ARRAYOID};
+	Datum		values[3] = {Int32GetDatum(id), Int64GetDatum(p->replay_done)};
 	StringInfoData sql;
 
-	replay_params(p, time_type, types, values, nulls);
-	types[3] = INT8ARRAYOID;
-	nulls[skip != NIL ? 4 : 3] = '\0';
 	if (skip != NIL)
-		values[3] = seq_array(skip);
+		values[2] = seq_array(skip);
 	initStringInfo(&sql);
-	append_select_list(&sql, c, skip != NIL ? 4 : 0);
-	appendStringInfo(&sql, " %s",
-					 replay_rows_sql(c->source, get_attname(c->source, c->columns[1], false)));
-	r->portal = SPI_cursor_open(NULL, prepare_plan(sql.data, skip != NIL ? 4 : 3, types),
-								values, nulls, false);
+	append_select_list(&sql, c, skip != NIL ? 3 : 0);
+	appendStringInfo(&sql, " %s", replay_rows_sql(c->source));
+	r->portal = SPI_cursor_open(NULL, prepare_plan(sql.data, skip != NIL ? 3 : 2, types),
+								values, NULL, false);
 	r->nvalues = c->ncolumns + list_length(c->inputs_sql) + (skip != NIL ? 1 : 0);
 	r->vals = palloc(sizeof(Datum) * r->nvalues);
 	r->nulls = palloc(sizeof(bool) * r->nvalues);
@@ -645,20 +658,16 @@ tick_replay_end(ReplayReader *r)
 	SPI_cursor_close(r->portal);
 }
 
-/* The arrival numbers of the replay's rows past its position, in its order. */
+/* The arrival numbers of the replay's rows past the p->replay_done first, in order. */
 int64 *
-tick_replay_seqs(Oid source, const char *time_column, Oid time_type,
-				 const PipelineProgress *p, int *n)
+tick_replay_seqs(Oid source, int32 id, const PipelineProgress *p, int *n)
 {
-	Oid			types[4];
-	Datum		values[4];
-	char		nulls[5];
+	Oid			types[2] = {INT4OID, INT8OID};
+	Datum		values[2] = {Int32GetDatum(id), Int64GetDatum(p->replay_done)};
 
-	replay_params(p, time_type, types, values, nulls);
-	nulls[3] = '\0';
 	if (SPI_execute_with_args(psprintf("SELECT %s.windowing_seq %s", source_alias(source),
-									   replay_rows_sql(source, time_column)),
-							  3, types, values, nulls, false, 0) != SPI_OK_SELECT)
+									   replay_rows_sql(source)),
+							  2, types, values, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the queue");
 	return seqs_of_result(n);
 }

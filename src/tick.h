@@ -36,12 +36,14 @@ extern uint64 tick_read(TickReader *r, int64 after_seq, int64 want,
 						TickRowFn fn, void *arg);
 extern void tick_reader_end(TickReader *r);
 extern char *tick_replay_snapshot(void);
-extern ReplayReader *tick_replay_begin(const TickColumns *c, Oid time_type,
+extern int64 tick_replay_order(int32 id, Oid source, const char *time_column,
+							   const char *snapshot);
+extern void tick_replay_forget(int32 id);
+extern ReplayReader *tick_replay_begin(const TickColumns *c, int32 id,
 									  const PipelineProgress *p, List *skip);
-extern int64 *tick_replay_seqs(Oid source, const char *time_column, Oid time_type,
-							   const PipelineProgress *p, int *n);
 extern uint64 tick_replay_read(ReplayReader *r, int64 want, TickRowFn fn, void *arg);
 extern void tick_replay_end(ReplayReader *r);
+extern int64 *tick_replay_seqs(Oid source, int32 id, const PipelineProgress *p, int *n);
 extern int64 *tick_seqs(Oid source, const PipelineProgress *p, int *n);
 
 #endif							/* WINDOWING_TICK_H */
