@@ -142,6 +142,23 @@ snapshot_with_committed(const char *snap, uint64 xid)
 }
 
 /*
+ * What is committed now, as snapshot text, with the caller's transaction
+ * (if it has an id) as "own" makes it.
+ */
+static char *
+snapshot_now(char *(*own) (const char *snap, uint64 xid))
+{
+	bool		isnull;
+	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
+													  0, NULL, NULL, &isnull));
+	FullTransactionId xid = GetTopFullTransactionIdIfAny();
+
+	if (!FullTransactionIdIsValid(xid))
+		return now;
+	return own(now, U64FromFullTransactionId(xid));
+}
+
+/*
  * The snapshot of a rebuild's replay: what is committed now, and what the
  * caller's transaction wrote, which commits with the rebuild (a backfill
  * inserts its history and rebuilds in one transaction).
@@ -149,14 +166,7 @@ snapshot_with_committed(const char *snap, uint64 xid)
 char *
 tick_replay_snapshot(void)
 {
-	bool		isnull;
-	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
-													  0, NULL, NULL, &isnull));
-	FullTransactionId own = GetTopFullTransactionIdIfAny();
-
-	if (!FullTransactionIdIsValid(own))
-		return now;
-	return snapshot_with_committed(now, U64FromFullTransactionId(own));
+	return snapshot_now(snapshot_with_committed);
 }
 
 /*
@@ -171,14 +181,7 @@ tick_replay_snapshot(void)
 static char *
 tick_snapshot(void)
 {
-	bool		isnull;
-	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
-													  0, NULL, NULL, &isnull));
-	FullTransactionId own = GetTopFullTransactionIdIfAny();
-
-	if (!FullTransactionIdIsValid(own))
-		return now;
-	return snapshot_with_running(now, U64FromFullTransactionId(own));
+	return snapshot_now(snapshot_with_running);
 }
 
 /*
