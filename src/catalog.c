@@ -14,11 +14,20 @@
  */
 #include "compat.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "catalog.h"
@@ -120,6 +129,59 @@ names_value(const char *column, int *n)
 	return names;
 }
 
+/* A pipeline's definition as its last step found it, and whether it matched its stamp. */
+typedef struct StampCheck
+{
+	int32		id;				/* hash key */
+	char	   *stamp;			/* in TopMemoryContext */
+	char	   *definition;
+	bool		matches;
+} StampCheck;
+
+/*
+ * Does the pipeline's definition still match the stamp it was created
+ * with (_definition_stamp)?  The stamp is an SQL function that costs a
+ * tenth of a one-row step, so each process remembers the answer for the
+ * definition (as text, to see it change) and stamp it was given, and asks
+ * again when either changes.
+ */
+static bool
+stamp_matches(int32 id, const char *stamp, const char *definition)
+{
+	static HTAB *checks = NULL;
+	StampCheck *c;
+	bool		found;
+	Oid			type = INT4OID;
+	Datum		arg = Int32GetDatum(id);
+	bool		isnull;
+
+	if (checks == NULL)
+	{
+		HASHCTL		ctl = {.keysize = sizeof(int32),.entrysize = sizeof(StampCheck)};
+
+		checks = hash_create("windowing definition stamps", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	c = hash_search(checks, &id, HASH_ENTER, &found);
+	if (found && strcmp(c->stamp, stamp) == 0 && strcmp(c->definition, definition) == 0)
+		return c->matches;
+	if (found)
+	{
+		pfree(c->stamp);
+		pfree(c->definition);
+	}
+	c->stamp = c->definition = NULL;
+	if (plans_execute("SELECT definition_stamp OPERATOR(pg_catalog.=) windowing._definition_stamp("
+					   "time_column, time_type, key_columns, assigner, aggregates) "
+					   "FROM windowing.pipeline WHERE id OPERATOR(pg_catalog.=) $1",
+					   1, &type, &arg, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not check the definition of pipeline %d", id);
+	c->matches = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+											&isnull));
+	c->stamp = MemoryContextStrdup(TopMemoryContext, stamp);
+	c->definition = MemoryContextStrdup(TopMemoryContext, definition);
+	return c->matches;
+}
+
 void
 catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *progress)
 {
@@ -132,8 +194,10 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"emit OPERATOR(pg_catalog.=) 'append' AS emit_append, tick_lo::pg_catalog.text, "
 					"tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
 					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced, "
-					"cleaned_until, definition_stamp OPERATOR(pg_catalog.=) windowing._definition_stamp("
-					"time_column, time_type, key_columns, assigner, aggregates) AS intact, "
+					"cleaned_until, definition_stamp, pg_catalog.concat_ws(' ', "
+					"pg_catalog.quote_nullable(time_column), time_type::pg_catalog.oid, "
+					"pg_catalog.quote_literal(key_columns), pg_catalog.quote_literal(assigner), "
+					"pg_catalog.quote_literal(aggregates)) AS definition, "
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
 					"replay_until::pg_catalog.text, replay_done "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
@@ -157,7 +221,6 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->idle_timeout = interval_value("idle_timeout");
 	def->sliced = bool_value("sliced");
 	def->cleaned_until = int8_value("cleaned_until", PG_INT64_MIN);
-	def->intact = bool_value("intact");
 	def->route_errors = bool_value("route_errors");
 	def->trigger = text_value("trigger");
 	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
@@ -180,6 +243,48 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	progress->late_dropped = 0;
 	progress->state_hits = 0;
 	progress->state_misses = 0;
+	/* last: it may run a statement of its own */
+	def->intact = stamp_matches(def->id, text_value("definition_stamp"), text_value("definition"));
+}
+
+/*
+ * The owner of pipeline "name", or InvalidOid if there is none, whoever
+ * asks (so that others get a permission error rather than "does not
+ * exist"): read through the name's unique index, past row security, as of
+ * the current statement or, with "latest", of now.  Each step asks twice,
+ * and through SQL that cost a fifth of a one-row step.
+ */
+Oid
+catalog_pipeline_owner(const char *name, bool latest)
+{
+	Oid			nsp = get_namespace_oid("windowing", false);
+	Relation	rel = table_open(get_relname_relid("pipeline", nsp), AccessShareLock);
+	Snapshot	snapshot = RegisterSnapshot(latest ? GetLatestSnapshot() :
+											ActiveSnapshotSet() ? GetActiveSnapshot() :
+											GetTransactionSnapshot());
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			owner = InvalidOid;
+
+	ScanKeyEntryInitialize(&key, 0, get_attnum(RelationGetRelid(rel), "name"),
+						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
+						   F_TEXTEQ, CStringGetTextDatum(name));
+	scan = systable_beginscan(rel, get_relname_relid("pipeline_name_key", nsp), true,
+							  snapshot, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, get_attnum(RelationGetRelid(rel), "owner"),
+									 RelationGetDescr(rel), &isnull);
+
+		owner = isnull ? InvalidOid : DatumGetObjectId(d);
+	}
+	systable_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	table_close(rel, AccessShareLock);
+	return owner;
 }
 
 /* The type of the pipeline's time column. */

@@ -81,6 +81,7 @@ typedef struct PipelineProgress
 extern void catalog_load_pipeline(const char *name, PipelineDef *def,
 								  PipelineProgress *progress);
 extern Oid	catalog_time_type(const char *name);
+extern Oid	catalog_pipeline_owner(const char *name, bool latest);
 
 /* Writes the progress of a step, in the step's transaction, counting it. */
 extern void catalog_save_progress(const PipelineDef *def,

@@ -113,18 +113,11 @@ typedef struct FailedRow
 static Oid
 check_owner(const char *name, bool latest)
 {
-	Oid			argtype = TEXTOID;
-	Datum		arg = CStringGetTextDatum(name);
-	bool		isnull = true;
-	Oid			owner = InvalidOid;
+	Oid			owner;
 
 	version_check();
-	if (plans_execute("SELECT windowing._pipeline_owner($1)::pg_catalog.oid",
-					   1, &argtype, &arg, NULL, !latest, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-		owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-												 1, &isnull));
-	if (isnull)
+	owner = catalog_pipeline_owner(name, latest);
+	if (!OidIsValid(owner))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("pipeline \"%s\" does not exist", name)));
