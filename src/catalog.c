@@ -393,7 +393,7 @@ column_list(const char *sql, const char *what, bool oids, MemoryContext cxt)
 	List	   *result = NIL;
 	MemoryContext old;
 
-	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+	if (plans_execute(sql, 0, NULL, NULL, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the %s", what);
 	old = MemoryContextSwitchTo(cxt);
 	for (uint64 i = 0; i < SPI_processed; i++)

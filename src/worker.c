@@ -70,6 +70,13 @@
 
 #define QUIET_PERIOD_MS		10000
 /*
+ * How often at most the worker looks at the sizes of the queues it
+ * consumed: a queue grows past windowing.queue_truncate_size over many
+ * steps, and the look costs a transaction and a query per queue, which a
+ * trickle of one-row commits would pay at every step.
+ */
+#define RECLAIM_CHECK_MS	1000
+/*
  * Rows per step, and windowing.worker_step_time: a backlog is consumed in
  * steps of at most this size and time, so that a step stays short (a DROP
  * DATABASE waits only five seconds for the worker to notice it, and the
@@ -397,6 +404,7 @@ windowing_worker_main(Datum main_arg)
 	TimestampTz last_busy = 0;	/* when a pipeline was last seen running */
 	/* a worker before may have consumed rows and died before emptying them */
 	bool		reclaim_pending = true;
+	TimestampTz reclaim_checked = 0;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -437,8 +445,13 @@ windowing_worker_main(Datum main_arg)
 		 * next rounds while one could not be: else a queue whose lock was
 		 * taken when its last rows were consumed would stay full.
 		 */
-		if (consumed || reclaim_pending)
+		reclaim_pending = reclaim_pending || consumed;
+		if (reclaim_pending &&
+			TimestampDifferenceExceeds(reclaim_checked, GetCurrentTimestamp(), RECLAIM_CHECK_MS))
+		{
+			reclaim_checked = GetCurrentTimestamp();
 			reclaim_pending = !reclaim_queues();
+		}
 		pgstat_report_stat(false);
 		if (!consumed)
 			wait_for_work();
