@@ -53,6 +53,16 @@ _PG_init(void)
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("windowing.worker_round_interval",
+							"Shortest time between the starts of two rounds of a pipeline worker's steps.",
+							"Rows committed meanwhile wait for the next round, so a trickle of "
+							"small commits is read in fewer, bigger steps, at the cost of up to "
+							"this much latency; 0 steps as soon as rows are committed.",
+							&worker_round_interval,
+							0, 0, 60 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("windowing.step_memory",
 							"Memory a pipeline step may allocate beyond the window state it loads.",
 							"A step that reaches it commits what it has read and the next "

@@ -88,6 +88,7 @@
 
 int			worker_poll_interval = 100;
 int			worker_step_time = 1000;	/* ms */
+int			worker_round_interval = 0;	/* ms */
 
 /* Holds what one round needs; reset at the start of the next. */
 static MemoryContext round_cxt = NULL;
@@ -390,6 +391,25 @@ reclaim_queues(void)
 	return all;
 }
 
+/*
+ * Waits out windowing.worker_round_interval since the last round began,
+ * whatever wakes the worker meanwhile: the commits of that time are read
+ * together in the next round.
+ */
+static void
+pace_rounds(TimestampTz *last_round)
+{
+	long		secs;
+	int			usecs;
+	long		wait_ms;
+
+	TimestampDifference(*last_round, GetCurrentTimestamp(), &secs, &usecs);
+	wait_ms = worker_round_interval - (secs * 1000 + usecs / 1000);
+	if (wait_ms > 0)
+		(void) WaitLatch(NULL, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms, PG_WAIT_EXTENSION);
+	*last_round = GetCurrentTimestamp();
+}
+
 static void
 wait_for_work(void)
 {
@@ -405,6 +425,7 @@ windowing_worker_main(Datum main_arg)
 	/* a worker before may have consumed rows and died before emptying them */
 	bool		reclaim_pending = true;
 	TimestampTz reclaim_checked = 0;
+	TimestampTz last_round = 0;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -427,6 +448,8 @@ windowing_worker_main(Datum main_arg)
 		bool		consumed = false;
 
 		MemoryContextReset(round_cxt);
+		if (worker_round_interval > 0)
+			pace_rounds(&last_round);
 		pipelines = running_pipelines();
 		if (pipelines != NIL)
 			last_busy = GetCurrentTimestamp();

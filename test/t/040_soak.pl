@@ -14,6 +14,9 @@
 # are an hour old, sent once every pipeline has a watermark, so they are
 # late whatever came before.  The recomputation then needs only the rows.
 #
+# The worker paces its rounds (windowing.worker_round_interval), so that
+# commits are read together, and faults land inside paced rounds too.
+#
 # WINDOWING_SOAK_SECONDS sets how long the producers run (20 by default;
 # 60 for the full soak).  The 22 faults are spread over that time.
 use strict;
@@ -36,6 +39,7 @@ my $node = worker_node('soak', q{
 log_statement = none
 windowing.poll_interval = 20ms
 windowing.queue_truncate_size = 8kB
+windowing.worker_round_interval = 15ms
 });
 
 # A producer's transaction: 10 rows into the queue and the same into truth.
