@@ -143,7 +143,9 @@ typedef struct StampCheck
  * with (_definition_stamp)?  The stamp is an SQL function that costs a
  * tenth of a one-row step, so each process remembers the answer for the
  * definition (as text, to see it change) and stamp it was given, and asks
- * again when either changes.
+ * again when either changes, as catalog_load_pipeline read the row: with
+ * a fresh snapshot, since the step may have waited for the pipeline's lock
+ * while its owner changed.
  */
 static bool
 stamp_matches(int32 id, const char *stamp, const char *definition)
@@ -173,7 +175,7 @@ stamp_matches(int32 id, const char *stamp, const char *definition)
 	if (plans_execute("SELECT definition_stamp OPERATOR(pg_catalog.=) windowing._definition_stamp("
 					   "time_column, time_type, key_columns, assigner, aggregates) "
 					   "FROM windowing.pipeline WHERE id OPERATOR(pg_catalog.=) $1",
-					   1, &type, &arg, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+					   1, &type, &arg, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not check the definition of pipeline %d", id);
 	c->matches = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
 											&isnull));
