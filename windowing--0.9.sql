@@ -634,6 +634,12 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'windowing_check_trigger'
 LANGUAGE C STABLE;
 
+-- Whether a pipeline's trigger clears windows as they fire ('purging ...').
+CREATE FUNCTION windowing._trigger_purges("trigger" text, assigner windowing.assigner, time_type regtype)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_trigger_purges'
+LANGUAGE C STABLE;
+
 -- A column's type as DDL, with its typmod.
 CREATE FUNCTION windowing._column_type(rel regclass, col name) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
@@ -1199,7 +1205,9 @@ BEGIN
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
-        CASE WHEN early THEN "trigger" END)
+        -- 'event time' is the default, stored as NULL
+        CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
+             THEN "trigger" END)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -1357,6 +1365,7 @@ DECLARE
     fixed    text;
     cleaned  numeric;
     early    boolean;
+    purges   boolean;
 BEGIN
     PERFORM windowing._check_owner(name);
     IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
@@ -1382,10 +1391,17 @@ BEGIN
     END IF;
     -- from one early interval to another: the windows' timers carry on
     early := windowing._check_trigger("trigger", p.assigner, p.time_type);
-    IF "trigger" IS NOT NULL AND early <> (p."trigger" IS NOT NULL) THEN
+    purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+    IF "trigger" IS NOT NULL AND early <> windowing._check_trigger(p."trigger", p.assigner, p.time_type) THEN
         RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name
             USING ERRCODE = 'feature_not_supported',
                   DETAIL = 'A trigger that fires early keeps a timer with each window''s state, and its result table has a pane column.',
+                  HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
+    END IF;
+    IF "trigger" IS NOT NULL AND purges <> windowing._trigger_purges(p."trigger", p.assigner, p.time_type) THEN
+        RAISE EXCEPTION 'cannot change pipeline "%" between purging its windows as they fire and keeping their rows', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'The windows'' states hold the rows since their last firing, or all their rows.',
                   HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
     END IF;
     lateness := coalesce(allowed_lateness, p.allowed_lateness);
@@ -1409,7 +1425,7 @@ BEGIN
                             ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
         cleaned_until = p.cleaned_until,
         "trigger" = CASE WHEN alter_pipeline."trigger" IS NULL THEN p."trigger"
-                         WHEN early THEN alter_pipeline."trigger" END
+                         WHEN early OR purges THEN alter_pipeline."trigger" END
     WHERE id = p.id;
     -- as create_pipeline makes them: room for re-fires' updates once windows outlive their firing
     IF p.emit = 'upsert' AND p.allowed_lateness = '0' AND lateness > '0'

@@ -96,5 +96,17 @@ SELECT windowing.process('sales');
 SELECT window_start, revenue FROM sales_results ORDER BY window_start;
 SELECT windowing.drop_pipeline('sales', drop_tables => true);
 
+-- Purging
+SELECT windowing.create_queue('sales_events', 'shop int, ts bigint, amount numeric');
+SELECT windowing.create_pipeline('sales_deltas', 'sales_events', 'ts', '{shop}',
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n, sum(amount) AS amount',
+    allowed_lateness => '5 milliseconds', emit => 'append',
+    trigger => 'purging early every 2 rows');
+INSERT INTO sales_events VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3), (1, 12, 10), (1, 8, 100);
+SELECT windowing.process('sales_deltas');
+SELECT window_start, n, amount, fire_count, pane FROM sales_deltas_results
+ORDER BY window_start, fire_count;
+SELECT windowing.drop_pipeline('sales_deltas', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

@@ -44,8 +44,8 @@ kind_of(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 /* An operator whose entries, firings and late rows live in the current context. */
 Operator *
 op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice,
-		  const WindowTrigger *trigger, int64 trigger_every, KeyOrder key_order,
-		  const void *key_order_arg)
+		  const WindowTrigger *trigger, int64 trigger_every, bool purging,
+		  KeyOrder key_order, const void *key_order_arg)
 {
 	Operator   *op = palloc0(sizeof(Operator));
 
@@ -60,9 +60,11 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->gone_until = PG_INT64_MIN;
 	op->key_order = key_order;
 	op->key_order_arg = key_order_arg;
-	op->kind = kind_of(spec, agg, may_slice && trigger == &trigger_event_time);
+	/* slices are shared by windows: a window cannot purge them alone */
+	op->kind = kind_of(spec, agg, may_slice && trigger == &trigger_event_time && !purging);
 	op->trigger = trigger;
 	op->trigger_every = trigger_every;
+	op->purging = purging;
 	op_init_table(op);
 	if (op->kind->init != NULL)
 		op->kind->init(op);
@@ -72,10 +74,16 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 
 /*
  * A window's stored state: its trigger's state, if the trigger keeps one
- * (its own timer, the rows and whether rows came since the window last
- * fired), then its aggregates' states.
+ * or purges (its own timer, the rows and whether rows came since the
+ * window last fired), then its aggregates' states.
  */
 #define TRIGGER_STATE_BYTES (2 * sizeof(int64) + 1)
+
+static bool
+keeps_trigger_state(const Operator *op)
+{
+	return op->trigger->has_state || op->purging;
+}
 
 bytea *
 op_serialize(Operator *op, WindowEntry *e)
@@ -83,7 +91,7 @@ op_serialize(Operator *op, WindowEntry *e)
 	bytea	   *aggs = agg_serialize(op->agg, e->states);
 	bytea	   *out;
 
-	if (!op->trigger->has_state)
+	if (!keeps_trigger_state(op))
 		return aggs;
 	out = palloc(VARSIZE(aggs) + TRIGGER_STATE_BYTES);
 	SET_VARSIZE(out, VARSIZE(aggs) + TRIGGER_STATE_BYTES);
@@ -102,7 +110,7 @@ load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
 	bytea	   *aggs;
 	int64		time;
 
-	if (!op->trigger->has_state)
+	if (!keeps_trigger_state(op))
 		return state;
 	if (len < TRIGGER_STATE_BYTES)
 		elog(ERROR, "stored window state is too short for its trigger");
@@ -247,5 +255,5 @@ op_by_key(const Operator *op)
 bool
 op_due_by_end(const Operator *op)
 {
-	return op->kind->timed && !op->trigger->has_state;
+	return op->kind->timed && !keeps_trigger_state(op);
 }

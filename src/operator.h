@@ -151,6 +151,7 @@ typedef struct Operator
 	const struct WindowTrigger *trigger;	/* when a window fires */
 	int64		trigger_every;	/* early firing: every so much event time, or
 								 * every so many rows */
+	bool		purging;		/* a window's contents go when it fires */
 	int64		slice;			/* sliced: the slices' length; counting: the
 								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
@@ -173,7 +174,7 @@ typedef struct Operator
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   int64 lateness, bool may_slice,
 						   const struct WindowTrigger *trigger, int64 trigger_every,
-						   KeyOrder key_order, const void *key_order_arg);
+						   bool purging, KeyOrder key_order, const void *key_order_arg);
 extern bytea *op_serialize(Operator *op, WindowEntry *e);
 extern void op_forget_firings(Operator *op);
 extern void op_forget_late(Operator *op);

@@ -236,6 +236,7 @@ load_step(Step *s, const char *name)
 	Watermark  *wm;
 	const WindowTrigger *trigger;
 	int64		trigger_every;
+	bool		purging;
 
 	catalog_load_pipeline(name, def, &s->progress);
 	check_definition(def);
@@ -250,9 +251,9 @@ load_step(Step *s, const char *name)
 	s->agg = agg_prepare(def->source, def->aggregates,
 						 s->spec.kind == WK_COUNT ? INT8OID : def->time_type);
 	sql_pipeline_check_outputs(name, def->result_table, s->agg);
-	trigger = trigger_parse(def->trigger, &s->spec, def->is_ts, &trigger_every);
+	trigger = trigger_parse(def->trigger, &s->spec, def->is_ts, &trigger_every, &purging);
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
-					  def->sliced, trigger, trigger_every, keys_order, &s->keys);
+					  def->sliced, trigger, trigger_every, purging, keys_order, &s->keys);
 	s->op->gone_until = def->cleaned_until;
 	s->op->final_rows = def->append;
 	wm = &s->op->wm;

@@ -363,6 +363,19 @@ windowing_as_timestamptz(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(windowing_check_trigger);
 
+/* The trigger of (trigger, assigner, time_type) arguments, checked. */
+static const WindowTrigger *
+trigger_of_args(FunctionCallInfo fcinfo, bool *purging)
+{
+	WindowSpec	spec;
+	Oid			time_type = PG_GETARG_OID(2);
+	int64		every;
+
+	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(1), time_type);
+	return trigger_parse(text_to_cstring(PG_GETARG_TEXT_PP(0)), &spec,
+						 time_type != INT8OID, &every, purging);
+}
+
 /*
  * _check_trigger(trigger, assigner, time_type): checks a pipeline's
  * trigger; true if it fires early, when its result table says which pane
@@ -371,13 +384,22 @@ PG_FUNCTION_INFO_V1(windowing_check_trigger);
 Datum
 windowing_check_trigger(PG_FUNCTION_ARGS)
 {
-	WindowSpec	spec;
-	Oid			time_type = PG_GETARG_OID(2);
-	int64		every;
+	bool		purging;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_BOOL(false);
-	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(1), time_type);
-	PG_RETURN_BOOL(trigger_parse(text_to_cstring(PG_GETARG_TEXT_PP(0)), &spec,
-								 time_type != INT8OID, &every) != &trigger_event_time);
+	PG_RETURN_BOOL(trigger_of_args(fcinfo, &purging) != &trigger_event_time);
+}
+
+PG_FUNCTION_INFO_V1(windowing_trigger_purges);
+
+/* _trigger_purges(trigger, assigner, time_type): does it clear windows as they fire? */
+Datum
+windowing_trigger_purges(PG_FUNCTION_ARGS)
+{
+	bool		purging = false;
+
+	if (!PG_ARGISNULL(0))
+		(void) trigger_of_args(fcinfo, &purging);
+	PG_RETURN_BOOL(purging);
 }

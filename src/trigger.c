@@ -4,6 +4,10 @@
  *		every so much event time (its ContinuousEventTimeTrigger) or every
  *		so many rows (its CountTrigger, before the firing on time).
  *
+ * Any of them may purge (Flink's PurgingTrigger): a window's contents are
+ * cleared each time it fires, so each firing gives the rows since the one
+ * before, and a firing that would find none gives nothing.
+ *
  * The kinds of window register a window's timer at its last instant when
  * they make it (Flink's triggers register it on every element; the timer
  * heap keeps one per window either way) and ask the trigger at each row
@@ -169,12 +173,12 @@ rows_of(const char *text)
 }
 
 /*
- * A pipeline's trigger from its definition: 'event time' (NULL too),
- * 'early every <interval>' (*every the interval in the pipeline's unit of
- * time) or 'early every <n> rows' (*every n).
+ * When windows fire: 'event time' (NULL too), 'early every <interval>'
+ * (*every the interval in the pipeline's unit of time) or 'early every <n>
+ * rows' (*every n).
  */
-const WindowTrigger *
-trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
+static const WindowTrigger *
+parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 {
 	const char *prefix = "early every ";
 	Interval   *iv;
@@ -186,7 +190,7 @@ trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, int64 *every
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown trigger \"%s\"", text),
-				 errhint("Use 'event time' (the default), 'early every <interval>', for example 'early every 10 seconds', or 'early every <n> rows'.")));
+				 errhint("Use 'event time' (the default), 'early every <interval>', for example 'early every 10 seconds', or 'early every <n> rows', each after 'purging ' to clear windows as they fire.")));
 	if (spec->kind == WK_COUNT)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -208,4 +212,33 @@ trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, int64 *every
 				 errmsg("the trigger's interval must be at least 1 millisecond"),
 				 is_ts ? 0 : errdetail("The time column is bigint, in milliseconds.")));
 	return &trigger_early;
+}
+
+/*
+ * A pipeline's trigger from its definition: 'event time' (NULL too),
+ * 'early every <interval>' (*every the interval in the pipeline's unit of
+ * time) or 'early every <n> rows' (*every n), each of them after
+ * 'purging ' if the windows are cleared at each firing (*purging).
+ */
+const WindowTrigger *
+trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, int64 *every,
+			  bool *purging)
+{
+	const char *purge_prefix = "purging";
+
+	*purging = text != NULL && pg_strncasecmp(text, purge_prefix, strlen(purge_prefix)) == 0 &&
+		(text[strlen(purge_prefix)] == ' ' || text[strlen(purge_prefix)] == '\0');
+	if (!*purging)
+		return parse_firing(text, spec, is_ts, every);
+	text += strlen(purge_prefix);
+	while (*text == ' ')
+		text++;
+	if (spec->kind == WK_SESSION || spec->kind == WK_COUNT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot purge", spec->kind == WK_SESSION ? "session windows" : "count windows"),
+				 spec->kind == WK_SESSION ?
+				 errdetail("A purged session's earlier firings would belong to a window that merging replaces.") :
+				 errdetail("A count window fires once, with its rows, and is gone.")));
+	return parse_firing(*text == '\0' ? NULL : text, spec, is_ts, every);
 }

@@ -49,6 +49,6 @@ extern const WindowTrigger trigger_event_time;
 extern const WindowTrigger trigger_early;
 extern const WindowTrigger trigger_early_rows;
 extern const WindowTrigger *trigger_parse(const char *text, const struct WindowSpec *spec,
-										  bool is_ts, int64 *every);
+										  bool is_ts, int64 *every, bool *purging);
 
 #endif							/* WINDOWING_TRIGGER_H */

@@ -348,12 +348,20 @@ firing_values(Operator *op, Firing *f, AggValue *states)
 			f->values[i] = datumCopy(f->values[i], a->outs[i].byval, a->outs[i].len);
 }
 
+/*
+ * Window e fires: its results so far become a firing.  A purging trigger
+ * fires only a window that had rows since it last fired, and clears it.
+ */
 void
 op_fire(Operator *op, WindowEntry *e, Pane pane)
 {
-	MemoryContext old = MemoryContextSwitchTo(op->firing_cxt);
-	Firing	   *f = palloc(sizeof(Firing));
+	MemoryContext old;
+	Firing	   *f;
 
+	if (op->purging && !e->changed)
+		return;
+	old = MemoryContextSwitchTo(op->firing_cxt);
+	f = palloc(sizeof(Firing));
 	f->win = e->ref;
 	f->fire_count = ++e->fire_count;
 	f->pane = pane;
@@ -374,6 +382,12 @@ op_fire(Operator *op, WindowEntry *e, Pane pane)
 	op->firings_may_refire += f->may_fire_again;
 	f->first = op->kind->fresh_windows && f->fire_count == 1;
 	firing_values(op, f, e->states);
+	if (op->purging)
+	{
+		/* where the window's states live */
+		MemoryContextSwitchTo(op->cxt);
+		agg_init(op->agg, e->states);
+	}
 	e->dirty = true;
 	op->firings = lappend(op->firings, f);
 	op->windows_fired++;
@@ -557,6 +571,7 @@ op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args, bool *argnulls)
 
 	agg_advance(op->agg, e->states, args, argnulls);
 	e->dirty = true;
+	e->changed = true;
 	if (op->trigger->on_element(op, e, &w, ts) != TRIGGER_FIRE)
 		return;
 	if (!op_reached(op, e))
