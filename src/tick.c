@@ -78,6 +78,17 @@ query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool
 	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
 }
 
+/* xmin and xmax of snapshot text "xmin:xmax:xip,..."; returns its xip. */
+static const char *
+snapshot_parts(const char *snap, uint64 *xmin, uint64 *xmax)
+{
+	char	   *end;
+
+	*xmin = strtou64(snap, &end, 10);
+	*xmax = strtou64(end + 1, &end, 10);
+	return end + 1;
+}
+
 /*
  * Snapshot text "xmin:xmax:xip,..." with transaction "xid" added to the
  * running ones, if the snapshot would count it as committed.
@@ -86,9 +97,9 @@ static char *
 snapshot_with_running(const char *snap, uint64 xid)
 {
 	char	   *end;
-	uint64		xmin = strtou64(snap, &end, 10);
-	uint64		xmax = strtou64(end + 1, &end, 10);
-	const char *xip = end + 1;
+	uint64		xmin;
+	uint64		xmax;
+	const char *xip = snapshot_parts(snap, &xmin, &xmax);
 	StringInfoData out;
 	bool		added = false;
 
@@ -125,10 +136,9 @@ snapshot_with_running(const char *snap, uint64 xid)
 static char *
 snapshot_with_committed(const char *snap, uint64 xid)
 {
-	char	   *end;
-	uint64		xmin = strtou64(snap, &end, 10);
-	uint64		xmax = strtou64(end + 1, &end, 10);
-	const char *xip = end + 1;
+	uint64		xmin;
+	uint64		xmax;
+	const char *xip = snapshot_parts(snap, &xmin, &xmax);
 	StringInfoData out;
 
 	if (xid < xmax)
