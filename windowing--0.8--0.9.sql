@@ -438,8 +438,10 @@ BEGIN
                   HINT = 'Create a new pipeline beside it, or drop it and create it again.';
     END IF;
     -- from one early interval to another: the windows' timers carry on
-    early := windowing._check_trigger("trigger", p.assigner, p.time_type);
-    purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+    IF "trigger" IS NOT NULL THEN
+        early := windowing._check_trigger("trigger", p.assigner, p.time_type);
+        purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+    END IF;
     IF "trigger" IS NOT NULL AND early <> windowing._check_trigger(p."trigger", p.assigner, p.time_type) THEN
         RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name
             USING ERRCODE = 'feature_not_supported',
@@ -482,3 +484,13 @@ BEGIN
     END IF;
 END
 $$;
+
+/* Global windows: windowing.global(), fired by a trigger alone. */
+-- Flink's GlobalWindows: one window per key for all of time, fired by its
+-- trigger alone (a count of rows, or every so much event time), its
+-- contents cleared by purging; the watermark reaches its end at flush().
+CREATE FUNCTION windowing.global()
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('global', NULL, NULL, NULL, NULL, NULL, NULL, NULL)::windowing.assigner;
+COMMENT ON FUNCTION windowing.global() IS
+    'pipeline assigner of one window per key for all of time, fired by its trigger';

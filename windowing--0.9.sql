@@ -293,6 +293,13 @@ CREATE FUNCTION windowing.counting(size bigint, slide bigint DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ROW('counting', NULL, NULL, NULL, NULL, NULL, size, coalesce(slide, size))::windowing.assigner;
 
+-- Flink's GlobalWindows: one window per key for all of time, fired by its
+-- trigger alone (a count of rows, or every so much event time), its
+-- contents cleared by purging; the watermark reaches its end at flush().
+CREATE FUNCTION windowing.global()
+RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN ROW('global', NULL, NULL, NULL, NULL, NULL, NULL, NULL)::windowing.assigner;
+
 -- The call that makes an assigner, as a pipeline's definition would be
 -- written: windowing.pipelines shows it.  Optional arguments appear only
 -- when they differ from their defaults.  Intervals are written in the
@@ -1390,8 +1397,10 @@ BEGIN
                   HINT = 'Create a new pipeline beside it, or drop it and create it again.';
     END IF;
     -- from one early interval to another: the windows' timers carry on
-    early := windowing._check_trigger("trigger", p.assigner, p.time_type);
-    purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+    IF "trigger" IS NOT NULL THEN
+        early := windowing._check_trigger("trigger", p.assigner, p.time_type);
+        purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+    END IF;
     IF "trigger" IS NOT NULL AND early <> windowing._check_trigger(p."trigger", p.assigner, p.time_type) THEN
         RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name
             USING ERRCODE = 'feature_not_supported',
@@ -1626,6 +1635,8 @@ COMMENT ON FUNCTION windowing.session_dynamic(name) IS
     'pipeline assigner of session windows with each row''s gap read from a column';
 COMMENT ON FUNCTION windowing.counting(bigint, bigint) IS
     'pipeline assigner of count windows: per key, every slide rows, the last size rows';
+COMMENT ON FUNCTION windowing.global() IS
+    'pipeline assigner of one window per key for all of time, fired by its trigger';
 COMMENT ON FUNCTION windowing.describe(windowing.assigner) IS
     'the call that makes a pipeline assigner';
 COMMENT ON AGGREGATE windowing.collect(anycompatible) IS

@@ -77,6 +77,27 @@ SELECT windowing.flush('ph');
 SELECT window_start, n, s, fire_count FROM ph_results WHERE NOT is_final
 ORDER BY window_start, fire_count;
 
+-- Global windows (Flink's GlobalWindows): one window per key for all of
+-- time, fired by its trigger alone.  Every 3 rows of a key, purging: key 0
+-- has rows 2, 4, 6 (fired together), then 8 and 10, fired at flush() (the
+-- watermark reaches a global window's end then only); key 1 likewise.
+CREATE TABLE pg_glob (k int, ts bigint, v int);
+INSERT INTO pg_glob SELECT i % 2, i, i FROM generate_series(1, 10) i;
+SELECT NULL::void FROM windowing.create_pipeline('pgl', 'pg_glob', 'ts', '{k}', windowing.global(),
+    'count(*) AS n, sum(v) AS s', emit => 'append', trigger => 'purging early every 3 rows',
+    retention => 'keep');
+SELECT windowing.describe(assigner) FROM windowing.pipeline WHERE name = 'pgl';
+SELECT windowing.process('pgl', 4);
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'pgl' \gset
+SELECT windowing.process('pgl');
+SELECT key, results FROM windowing.open_windows('pgl') ORDER BY key::text;
+SELECT windowing.flush('pgl');
+SELECT k, window_start, window_end, n, s, fire_count, pane, is_final FROM pgl_results
+ORDER BY k, fire_count;
+-- a global window needs a trigger that fires it
+SELECT NULL::void FROM windowing.create_pipeline('bad', 'pg_glob', 'ts', '{k}', windowing.global(),
+    retention => 'keep');
+
 -- What cannot purge, and what cannot change.
 SELECT pg_temp.pipeline('bad', 'purging event time', assigner => windowing.session('5 milliseconds'));
 SELECT pg_temp.pipeline('bad', 'purging event time', assigner => windowing.counting(2));

@@ -300,6 +300,12 @@ spec_windows(const WindowSpec *s, int64 ts, WmWindow *out)
 				cal_cumulate(&s->grid, &s->outer, &s->zone, ts, out) :
 				wm_cumulate(ts, s->slide, s->size, s->phase, out);
 			break;
+		case WK_GLOBAL:
+			/* the widest valid window: the watermark reaches its end only at flush() */
+			out[0].start = s->is_timestamp ? MIN_TIMESTAMP : PG_INT64_MIN;
+			out[0].end = s->is_timestamp ? END_TIMESTAMP - 1 : PG_INT64_MAX;
+			n = ts < out[0].end ? 1 : 0;
+			break;
 		case WK_SESSION:
 		case WK_COUNT:
 			elog(ERROR, "session and count windows are assigned by the operator");
@@ -450,6 +456,8 @@ spec_from_assigner(WindowSpec *s, HeapTupleHeader a, Oid time_type)
 				 assigner_span(a, "size", "size", is_timestamp, cal, true),
 				 assigner_span(a, "slide", "slide", is_timestamp, cal, true),
 				 assigner_span(a, "offset", "offset", is_timestamp, cal, false), tz);
+	else if (strcmp(kind, "global") == 0)
+		init_spec(s, WK_GLOBAL, is_timestamp, NULL);
 	else if (strcmp(kind, "cumulating") == 0)
 		spec_cumulate(s, is_timestamp,
 					  assigner_span(a, "slide", "step", is_timestamp, cal, true),
@@ -459,5 +467,5 @@ spec_from_assigner(WindowSpec *s, HeapTupleHeader a, Oid time_type)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown window assigner \"%s\"", kind),
-				 errhint("Use windowing.tumbling(), hopping(), cumulating(), session(), session_dynamic() or counting().")));
+				 errhint("Use windowing.tumbling(), hopping(), cumulating(), session(), session_dynamic(), counting() or global().")));
 }

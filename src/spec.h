@@ -20,7 +20,9 @@ typedef enum WindowKind
 	WK_HOP,
 	WK_CUMULATE,
 	WK_SESSION,					/* pipelines only: merging is the operator's */
-	WK_COUNT					/* pipelines only: windows of rows per key */
+	WK_COUNT,					/* pipelines only: windows of rows per key */
+	WK_GLOBAL					/* pipelines only: one window per key, for all
+								 * time, fired by its trigger alone */
 } WindowKind;
 
 /* A length as SQL gives it: microseconds plus calendar months, or a bigint. */

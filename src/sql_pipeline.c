@@ -372,7 +372,7 @@ trigger_of_args(FunctionCallInfo fcinfo, bool *purging)
 	int64		every;
 
 	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(1), time_type);
-	return trigger_parse(text_to_cstring(PG_GETARG_TEXT_PP(0)), &spec,
+	return trigger_parse(PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)), &spec,
 						 time_type != INT8OID, &every, purging);
 }
 
@@ -386,8 +386,7 @@ windowing_check_trigger(PG_FUNCTION_ARGS)
 {
 	bool		purging;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_BOOL(false);
+	/* no trigger is 'event time', which some windows refuse */
 	PG_RETURN_BOOL(trigger_of_args(fcinfo, &purging) != &trigger_event_time);
 }
 

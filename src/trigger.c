@@ -185,7 +185,15 @@ parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 
 	*every = 0;
 	if (text == NULL || pg_strcasecmp(text, "event time") == 0)
+	{
+		if (spec->kind == WK_GLOBAL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("global windows need a trigger that fires them"),
+					 errdetail("A global window never ends: the watermark fires it at flush() alone."),
+					 errhint("Give one, for example trigger => 'purging early every 100 rows'.")));
 		return &trigger_event_time;
+	}
 	if (pg_strncasecmp(text, prefix, strlen(prefix)) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
