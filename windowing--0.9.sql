@@ -293,6 +293,47 @@ CREATE FUNCTION windowing.counting(size bigint, slide bigint DEFAULT NULL)
 RETURNS windowing.assigner LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ROW('counting', NULL, NULL, NULL, NULL, NULL, size, coalesce(slide, size))::windowing.assigner;
 
+-- Flink's WindowStagger for tumbling windows: 'aligned' leaves them as
+-- they are; 'random' shifts them by a random part of their size, 'natural'
+-- by the clock now modulo their size (Flink's: the processing time of the
+-- first row).  The shift is drawn once, here, and kept in the assigner's
+-- offset, so results stay deterministic and the same in every step.
+CREATE FUNCTION windowing.stagger(assigner windowing.assigner, how text)
+RETURNS windowing.assigner LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    size_ms numeric;
+    shift   numeric;
+BEGIN
+    IF (assigner).kind IS DISTINCT FROM 'tumbling' THEN
+        RAISE EXCEPTION 'only tumbling windows can be staggered'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'Flink staggers tumbling windows: their starts move, all by the same shift.';
+    END IF;
+    IF extract(month FROM (assigner).size) <> 0 OR extract(year FROM (assigner).size) <> 0
+       OR (assigner).tz IS NOT NULL THEN
+        RAISE EXCEPTION 'calendar windows cannot be staggered'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Stagger windows of a fixed size, without a time zone.';
+    END IF;
+    -- whole milliseconds, which bigint (millisecond) time columns take too
+    size_ms := extract(epoch FROM (assigner).size) * 1000;
+    shift := CASE lower(how)
+                 WHEN 'aligned' THEN 0
+                 WHEN 'random' THEN floor(random() * size_ms)
+                 WHEN 'natural' THEN mod(floor(extract(epoch FROM now()) * 1000), size_ms)
+             END;
+    IF shift IS NULL THEN
+        RAISE EXCEPTION 'unknown stagger "%"', how
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Use ''aligned'', ''random'' or ''natural''.';
+    END IF;
+    assigner."offset" := make_interval(secs => mod(extract(epoch FROM (assigner)."offset") * 1000 + shift,
+                                                   size_ms) / 1000);
+    RETURN assigner;
+END
+$$;
+
 -- Flink's GlobalWindows: one window per key for all of time, fired by its
 -- trigger alone (a count of rows, or every so much event time), its
 -- contents cleared by purging; the watermark reaches its end at flush().
@@ -1635,6 +1676,8 @@ COMMENT ON FUNCTION windowing.session_dynamic(name) IS
     'pipeline assigner of session windows with each row''s gap read from a column';
 COMMENT ON FUNCTION windowing.counting(bigint, bigint) IS
     'pipeline assigner of count windows: per key, every slide rows, the last size rows';
+COMMENT ON FUNCTION windowing.stagger(windowing.assigner, text) IS
+    'shift tumbling windows by a random or clock-drawn part of their size, drawn once (Flink''s WindowStagger)';
 COMMENT ON FUNCTION windowing.global() IS
     'pipeline assigner of one window per key for all of time, fired by its trigger';
 COMMENT ON FUNCTION windowing.describe(windowing.assigner) IS
