@@ -661,7 +661,9 @@ agg_prepare(Oid source, const char *aggregates, Oid window_type)
 		setup_output(&p, &a->outs[a->nout], lfirst_node(TargetEntry, lc));
 		a->nout++;
 	}
-	setup_params(a, window_type);
+	/* plain aggregates need no evaluation of their own, step after step */
+	if (a->derived)
+		setup_params(a, window_type);
 	a->context = makeNode(AggState);
 	a->context->curaggcontext = CreateStandaloneExprContext();
 	return a;
@@ -1157,13 +1159,14 @@ void
 agg_results(Aggregator *a, AggValue *states, int64 start, int64 end,
 			Datum *out, bool *outnull)
 {
-	ParamExternData *prm = a->bounds->params;
+	ParamExternData *prm;
 
 	if (!a->derived)
 	{
 		agg_final(a, states, out, outnull);
 		return;
 	}
+	prm = a->bounds->params;
 	prm[0].value = Int64GetDatum(start);
 	prm[1].value = Int64GetDatum(end);
 	prm[2].value = Int64GetDatum(end - 1);

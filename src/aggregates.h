@@ -74,7 +74,8 @@ typedef struct Aggregator
 	int			nout;			/* result columns */
 	AggOutput  *outs;
 	bool		derived;		/* some column is not one plain aggregate */
-	ParamListInfo bounds;		/* a derived column's parameters: the
+	/* derived columns only: */
+	ParamListInfo bounds;		/* their parameters: the
 								 * window's bounds, then every aggregate's
 								 * result */
 	ExprContext *econtext;		/* where derived columns are evaluated */
