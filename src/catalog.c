@@ -433,6 +433,21 @@ catalog_consumed_queues(MemoryContext cxt)
 					   "queues", true, cxt);
 }
 
+/* Are queue "source"'s rows deleted once read (retention 'consume')? */
+bool
+catalog_queue_consumes(Oid source)
+{
+	Oid			argtype = OIDOID;
+	Datum		arg = ObjectIdGetDatum(source);
+	bool		isnull;
+
+	if (plans_execute("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
+					   "IS NOT DISTINCT FROM 'consume'",
+					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the retention of a queue");
+	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
 /* The pipeline's owner if it is running, else InvalidOid. */
 Oid
 catalog_owner_if_running(const char *name)

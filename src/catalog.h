@@ -100,6 +100,7 @@ extern void catalog_clear_failures(const char *name);
 /* The reclaim of a queue's: the list of names is made in "cxt". */
 extern bool catalog_queue_readers(Oid source, MemoryContext cxt, List **readers);
 extern bool catalog_queue_consumed(Oid source, const char *qualified);
+extern bool catalog_queue_consumes(Oid source);
 extern char *catalog_relation_name(Oid relid, const char *what);
 
 #endif							/* WINDOWING_CATALOG_H */

@@ -1238,23 +1238,12 @@ windowing_lock_pipeline(PG_FUNCTION_ARGS)
 static void
 check_rebuild(Step *s)
 {
-	Oid			argtype = OIDOID;
-	Datum		arg = ObjectIdGetDatum(s->def.source);
-	bool		isnull;
-	bool		gone;
-
 	if (s->def.time_column == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot rebuild pipeline \"%s\": it runs on processing time", s->def.name),
 				 errdetail("Its rows took the clock of the steps that read them, which a rebuild cannot give them again.")));
-	if (plans_execute("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
-					   "IS NOT DISTINCT FROM 'consume'",
-					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the retention of a queue");
-	gone = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) &&
-		s->progress.tick_lo != NULL;
-	if (gone)
+	if (s->progress.tick_lo != NULL && catalog_queue_consumes(s->def.source))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot rebuild pipeline \"%s\": its queue \"%s\" does not keep the rows it consumed",

@@ -111,18 +111,11 @@ lock_queue(const char *qualified)
 static bool
 consumed_queue(Oid source)
 {
-	Oid			argtype = OIDOID;
-	Datum		arg = ObjectIdGetDatum(source);
-	bool		isnull;
 	bool		consumed;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (plans_execute("SELECT windowing._queue_retention($1::pg_catalog.regclass) "
-					   "IS NOT DISTINCT FROM 'consume'",
-					   1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the retention of a queue");
-	consumed = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	consumed = catalog_queue_consumes(source);
 	SPI_finish();
 	return consumed;
 }
