@@ -55,6 +55,19 @@ SELECT windowing.process('pageviews');
 SELECT page, window_start, views, fire_count, is_final, pane FROM pageviews_results;
 SELECT windowing.drop_pipeline('pageviews', drop_tables => true);
 
+TRUNCATE views;
+SELECT windowing.create_pipeline('pageviews_live', 'views', 'ts', '{page}',
+    windowing.tumbling('1 hour'), 'count(*) AS views',
+    trigger => 'early every 10 seconds of processing time', retention => 'consume');
+INSERT INTO views VALUES ('/', '2026-01-02 12:00:10+00'), ('/', '2026-01-02 12:01:30+00');
+SET windowing.clock = '2026-01-02 12:01:35+00';
+SELECT windowing.process('pageviews_live');
+SET windowing.clock = '2026-01-02 12:01:40+00';
+SELECT windowing.process('pageviews_live');
+RESET windowing.clock;
+SELECT page, window_start, views, fire_count, is_final, pane FROM pageviews_live_results;
+SELECT windowing.drop_pipeline('pageviews_live', drop_tables => true);
+
 SELECT windowing.create_queue('visits', 'page text, ts bigint');
 SELECT windowing.create_pipeline('pages', 'visits', 'ts', '{}',
     windowing.session('10 milliseconds'),

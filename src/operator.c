@@ -74,10 +74,18 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 
 /*
  * A window's stored state: its trigger's state, if the trigger keeps one
- * or purges (its own timer, the rows and whether rows came since the
- * window last fired), then its aggregates' states.
+ * or purges (its own timer, the rows, and a byte of flags: whether rows
+ * came since the window last fired, whether the timer is on the clock),
+ * then its aggregates' states.
  */
 #define TRIGGER_STATE_BYTES (2 * sizeof(int64) + 1)
+#define CLOCK_TIMER 2
+
+static bool
+on_clock(const Operator *op)
+{
+	return op->trigger->on_processing_time != NULL;
+}
 
 static bool
 keeps_trigger_state(const Operator *op)
@@ -97,7 +105,7 @@ op_serialize(Operator *op, WindowEntry *e)
 	SET_VARSIZE(out, VARSIZE(aggs) + TRIGGER_STATE_BYTES);
 	memcpy(VARDATA(out), &e->trigger_time, sizeof(int64));
 	memcpy(VARDATA(out) + sizeof(int64), &e->trigger_rows, sizeof(int64));
-	VARDATA(out)[2 * sizeof(int64)] = e->changed;
+	VARDATA(out)[2 * sizeof(int64)] = e->changed | (on_clock(op) ? CLOCK_TIMER : 0);
 	memcpy(VARDATA(out) + TRIGGER_STATE_BYTES, VARDATA(aggs), VARSIZE(aggs) - VARHDRSZ);
 	return out;
 }
@@ -109,16 +117,21 @@ load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
 	Size		len = VARSIZE_ANY_EXHDR(state);
 	bytea	   *aggs;
 	int64		time;
+	char		flags;
 
 	if (!keeps_trigger_state(op))
 		return state;
 	if (len < TRIGGER_STATE_BYTES)
 		elog(ERROR, "stored window state is too short for its trigger");
 	memcpy(&time, VARDATA_ANY(state), sizeof(int64));
+	flags = VARDATA_ANY(state)[2 * sizeof(int64)];
+	/* a timer set under a trigger of the other clock (alter_pipeline) goes */
+	if (((flags & CLOCK_TIMER) != 0) != on_clock(op))
+		time = WMK_NONE;
 	op_set_trigger_timer(op, e, time);
 	memcpy(&e->trigger_rows, VARDATA_ANY(state) + sizeof(int64), sizeof(int64));
 	e->dirty = false;
-	e->changed = VARDATA_ANY(state)[2 * sizeof(int64)] != 0;
+	e->changed = (flags & ~CLOCK_TIMER) != 0;
 	aggs = palloc(VARHDRSZ + len - TRIGGER_STATE_BYTES);
 	SET_VARSIZE(aggs, VARHDRSZ + len - TRIGGER_STATE_BYTES);
 	memcpy(VARDATA(aggs), VARDATA_ANY(state) + TRIGGER_STATE_BYTES, len - TRIGGER_STATE_BYTES);
@@ -244,7 +257,8 @@ op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 bool
 op_by_key(const Operator *op)
 {
-	return op->kind->by_key;
+	/* timers on the clock come due whatever the rows and the watermark */
+	return op->kind->by_key && op->trigger->on_processing_time == NULL;
 }
 
 /*

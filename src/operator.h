@@ -152,6 +152,7 @@ typedef struct Operator
 	int64		trigger_every;	/* early firing: every so much event time, or
 								 * every so many rows */
 	bool		purging;		/* a window's contents go when it fires */
+	int64		clock;			/* the step's clock (op_run_clock) */
 	int64		slice;			/* sliced: the slices' length; counting: the
 								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
@@ -185,6 +186,7 @@ extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   int64 gap, bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
+extern void op_run_clock(Operator *op, int64 now);
 extern void op_compact(Operator *op);
 extern WindowEntry *op_next_window(Operator *op, wintab_iterator *it);
 extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),

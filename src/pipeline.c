@@ -677,6 +677,8 @@ step_body(Step *s, const StepRequest *req)
 				 errhint("Run process() until windowing.rebuild_progress no longer lists it.")));
 	s->state = state_load(s->op, s->def.id, s->def.key_groups, s->progress.steps, true);
 	s->loaded = MemoryContextMemAllocated(s->cxt, true);
+	/* timers on the clock that passed since the last step, before its rows */
+	op_run_clock(s->op, s->now);
 	tick_was_open = s->progress.tick_hi != NULL;
 	if (req->consume_rows)
 	{

@@ -154,6 +154,55 @@ const WindowTrigger trigger_early_rows = {
 	.has_state = true,
 };
 
+/*
+ * Early firing by the clock of the steps (Flink's
+ * ContinuousProcessingTimeTrigger, before the window's end): a window's
+ * first row since it last fired sets a timer at the next multiple of the
+ * interval of the clock, counted from 1970-01-01 as Flink counts it, and
+ * the window fires when a step's clock passes it; then on time and late
+ * as with EventTimeTrigger.  As with early firing by event time, a window
+ * without rows since it last fired sets no timer, where Flink's would fire
+ * again with the same result.
+ */
+static TriggerResult
+clock_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
+{
+	const int64 unix_shift = (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	int64		since_1970 = op->clock + unix_shift;
+	int64		r = since_1970 % op->trigger_every;
+
+	if (wmk_window_fires(w->end - 1, op->wm.value))
+		return TRIGGER_FIRE;
+	e->changed = true;
+	if (e->trigger_time == WMK_NONE)
+		op_set_trigger_timer(op, e, op->clock - (r < 0 ? r + op->trigger_every : r) +
+							 op->trigger_every);
+	return TRIGGER_CONTINUE;
+}
+
+/* On time, the early timer still waiting has nothing left to add. */
+static TriggerResult
+clock_on_event_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
+{
+	op_set_trigger_timer(op, e, WMK_NONE);
+	return event_time_on_event_time(op, e, w, time);
+}
+
+static TriggerResult
+clock_on_processing_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
+{
+	return e->changed ? TRIGGER_FIRE : TRIGGER_CONTINUE;
+}
+
+const WindowTrigger trigger_early_clock = {
+	.name = "early by the clock",
+	.on_element = clock_on_element,
+	.on_event_time = clock_on_event_time,
+	.on_processing_time = clock_on_processing_time,
+	.on_merge = early_on_merge,
+	.has_state = true,
+};
+
 /* The number of "<n> rows", or -1 if the text is not that. */
 static int64
 rows_of(const char *text)
@@ -173,15 +222,38 @@ rows_of(const char *text)
 }
 
 /*
+ * The interval of "<interval>" or of "<interval> of processing time" in
+ * *span; true for the latter, whose timers are on the clock.
+ */
+static bool
+clock_interval(const char *text, char **span)
+{
+	const char *suffix = " of processing time";
+	size_t		len = strlen(text);
+	size_t		slen = strlen(suffix);
+
+	if (len <= slen || pg_strcasecmp(text + len - slen, suffix) != 0)
+	{
+		*span = pstrdup(text);
+		return false;
+	}
+	*span = pnstrdup(text, len - slen);
+	return true;
+}
+
+/*
  * When windows fire: 'event time' (NULL too), 'early every <interval>'
- * (*every the interval in the pipeline's unit of time) or 'early every <n>
- * rows' (*every n).
+ * (*every the interval in the pipeline's unit of time), 'early every
+ * <interval> of processing time' (*every in microseconds of the clock) or
+ * 'early every <n> rows' (*every n).
  */
 static const WindowTrigger *
 parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 {
 	const char *prefix = "early every ";
 	Interval   *iv;
+	char	   *span;
+	bool		on_clock;
 
 	*every = 0;
 	if (text == NULL || pg_strcasecmp(text, "event time") == 0)
@@ -198,7 +270,7 @@ parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown trigger \"%s\"", text),
-				 errhint("Use 'event time' (the default), 'early every <interval>', for example 'early every 10 seconds', or 'early every <n> rows', each after 'purging ' to clear windows as they fire.")));
+				 errhint("Use 'event time' (the default), 'early every <interval>', for example 'early every 10 seconds', 'early every <interval> of processing time' or 'early every <n> rows', each after 'purging ' to clear windows as they fire.")));
 	if (spec->kind == WK_COUNT)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -206,11 +278,13 @@ parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 				 errdetail("A count window fires when its last row arrives.")));
 	if ((*every = rows_of(text + strlen(prefix))) > 0)
 		return &trigger_early_rows;
-	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in,
-											   CStringGetDatum(text + strlen(prefix)),
+	on_clock = clock_interval(text + strlen(prefix), &span);
+	iv = DatumGetIntervalP(DirectFunctionCall3(interval_in, CStringGetDatum(span),
 											   ObjectIdGetDatum(InvalidOid),
 											   Int32GetDatum(-1)));
 	*every = spec_interval_span(iv, "the trigger's interval", false).usecs;
+	/* the clock counts microseconds, whatever the time column's unit */
+	is_ts |= on_clock;
 	if (!is_ts)
 		*every /= 1000;
 	if (*every <= 0)
@@ -219,7 +293,7 @@ parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 				 is_ts ? errmsg("the trigger's interval must be positive") :
 				 errmsg("the trigger's interval must be at least 1 millisecond"),
 				 is_ts ? 0 : errdetail("The time column is bigint, in milliseconds.")));
-	return &trigger_early;
+	return on_clock ? &trigger_early_clock : &trigger_early;
 }
 
 /*

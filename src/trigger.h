@@ -38,6 +38,13 @@ typedef struct WindowTrigger
 	TriggerResult (*on_event_time) (struct Operator *op, struct WindowEntry *e,
 									const WmWindow *w, int64 time);
 
+	/*
+	 * The clock of the steps reached "time", the trigger's own timer of
+	 * entry e (onProcessingTime); NULL if its own timers are on event time.
+	 */
+	TriggerResult (*on_processing_time) (struct Operator *op, struct WindowEntry *e,
+										 const WmWindow *w, int64 time);
+
 	/* Session window "from" merged into "into" (onMerge); NULL: nothing to do. */
 	void		(*on_merge) (struct Operator *op, struct WindowEntry *into,
 							 const struct WindowEntry *from);
@@ -48,6 +55,7 @@ typedef struct WindowTrigger
 extern const WindowTrigger trigger_event_time;
 extern const WindowTrigger trigger_early;
 extern const WindowTrigger trigger_early_rows;
+extern const WindowTrigger trigger_early_clock;
 extern const WindowTrigger *trigger_parse(const char *text, const struct WindowSpec *spec,
 										  bool is_ts, int64 *every, bool *purging);
 

@@ -464,7 +464,8 @@ next_timer(Operator *op, bool *early)
 		f = pairingheap_container(WindowEntry, fire_node, pairingheap_first(op->fire_timers));
 	if (f != NULL && !wmk_window_fires(f->k.end - 1, w))
 		f = NULL;
-	if (!pairingheap_is_empty(op->trigger_timers))
+	/* a trigger's own timers on the clock wait for it, not the watermark */
+	if (op->trigger->on_processing_time == NULL && !pairingheap_is_empty(op->trigger_timers))
 		t = pairingheap_container(WindowEntry, trigger_node, pairingheap_first(op->trigger_timers));
 	if (t != NULL && t->trigger_time > w)
 		t = NULL;
@@ -511,6 +512,31 @@ op_run_timers(Operator *op)
 }
 
 /*
+ * The clock of the step is "now": the trigger's own timers on the clock
+ * that it passed run, in order of time, then in the order windows fire.
+ */
+void
+op_run_clock(Operator *op, int64 now)
+{
+	op->clock = now;
+	if (op->trigger->on_processing_time == NULL)
+		return;
+	while (!pairingheap_is_empty(op->trigger_timers))
+	{
+		WindowEntry *e = pairingheap_container(WindowEntry, trigger_node,
+											   pairingheap_first(op->trigger_timers));
+		WmWindow	win = {e->k.start, e->k.end};
+		int64		time = e->trigger_time;
+
+		if (time > now)
+			break;
+		op_set_trigger_timer(op, e, WMK_NONE);
+		if (op->trigger->on_processing_time(op, e, &win, time) == TRIGGER_FIRE)
+			op_fire(op, e, PANE_EARLY);
+	}
+}
+
+/*
  * The watermark moved on from "before": the windows kept outside whose
  * timers it reached come in, as they were under the old watermark, and
  * what it passed runs.
@@ -553,7 +579,7 @@ op_due(const Operator *op, const WindowEntry *e)
 		due = e->k.end - 1;
 	if (e->in_cleanup_heap)
 		due = Min(due, cleanup_time(op, e));
-	if (e->in_trigger_heap)
+	if (e->in_trigger_heap && op->trigger->on_processing_time == NULL)
 		due = Min(due, e->trigger_time);
 	return due;
 }
