@@ -68,6 +68,18 @@ RESET windowing.clock;
 SELECT page, window_start, views, fire_count, is_final, pane FROM pageviews_live_results;
 SELECT windowing.drop_pipeline('pageviews_live', drop_tables => true);
 
+CREATE TABLE readings (sensor int, ts bigint, done_until bigint, value float8);
+SELECT windowing.create_pipeline('per_sensor', 'readings', 'ts', '{sensor}',
+    windowing.tumbling('10 milliseconds'), 'count(*) AS n, avg(value) AS mean',
+    retention => 'consume', watermark_column => 'done_until');
+INSERT INTO readings VALUES (1, 3, NULL, 0.5), (1, 14, NULL, 0.7);
+-- the producer has sent everything up to 9: [0, 10) can fire
+INSERT INTO readings VALUES (NULL, NULL, 9, NULL);
+SELECT windowing.process('per_sensor');
+SELECT sensor, window_start, window_end, n, mean FROM per_sensor_results;
+SELECT windowing.drop_pipeline('per_sensor', drop_tables => true);
+DROP TABLE readings;
+
 SELECT windowing.create_queue('visits', 'page text, ts bigint');
 SELECT windowing.create_pipeline('pages', 'visits', 'ts', '{}',
     windowing.session('10 milliseconds'),

@@ -201,7 +201,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"pg_catalog.quote_literal(key_columns), pg_catalog.quote_literal(assigner), "
 					"pg_catalog.quote_literal(aggregates)) AS definition, "
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
-					"replay_until::pg_catalog.text, replay_done "
+					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -225,6 +225,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->cleaned_until = int8_value("cleaned_until", PG_INT64_MIN);
 	def->route_errors = bool_value("route_errors");
 	def->trigger = text_value("trigger");
+	def->watermark_column = text_value("watermark_column");
 	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
 
 	progress->tick_lo = text_value("tick_lo");

@@ -248,6 +248,9 @@ load_step(Step *s, const char *name)
 	if (s->spec.gap_column)
 		sql_pipeline_check_column(name, def->source, s->spec.gap_column, "gap column",
 							  INTERVALOID, InvalidOid);
+	if (def->watermark_column)
+		sql_pipeline_check_column(name, def->source, def->watermark_column, "watermark column",
+								  def->time_type, InvalidOid);
 	s->agg = agg_prepare(def->source, def->aggregates,
 						 s->spec.kind == WK_COUNT ? INT8OID : def->time_type);
 	sql_pipeline_check_outputs(name, def->result_table, s->agg);
@@ -335,15 +338,17 @@ static void
 feed_row(Step *s, Datum *vals, bool *nulls)
 {
 	int			nkeys = s->keys.n;
-	int			args = 2 + nkeys + (s->spec.gap_column ? 1 : 0);
+	int			mark = 2 + nkeys + (s->spec.gap_column ? 1 : 0);
+	int			args = mark + (s->def.watermark_column ? 1 : 0);
 	int64		seq = DatumGetInt64(vals[0]);
 	/* processing time has no time column: rows get the step's clock */
 	bool		ts_null = s->def.time_column ? nulls[1] : false;
 	int64		ts = s->def.time_column ? DatumGetInt64(vals[1]) : s->now;
+	bool		marks = s->def.watermark_column && !nulls[mark];
 
 	if (s->failed != NIL && DatumGetBool(vals[args + s->agg->nargs]))
 		route_failed(s, seq, ts_null, ts);
-	else
+	else if (!(marks && ts_null))	/* without a time, a row only marks */
 	{
 		s->row_seq = seq;
 		op_row(s->op, seq, ts_null, ts,
@@ -352,6 +357,9 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 			   keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf),
 			   vals + args, nulls + args);
 	}
+	/* the row's watermark comes after the row, as Flink's punctuated ones */
+	if (marks)
+		op_advance_watermark(s->op, DatumGetInt64(vals[mark]));
 	s->progress.last_seq = seq;
 }
 
@@ -396,7 +404,7 @@ static TickColumns
 tick_columns(Step *s)
 {
 	TickColumns c;
-	AttrNumber *cols = palloc(sizeof(AttrNumber) * (3 + s->keys.n));
+	AttrNumber *cols = palloc(sizeof(AttrNumber) * (4 + s->keys.n));
 	int			n = 0;
 
 	cols[n++] = get_attnum(s->def.source, "windowing_seq");
@@ -406,6 +414,8 @@ tick_columns(Step *s)
 		cols[n++] = get_attnum(s->def.source, s->keys.names[i]);
 	if (s->spec.gap_column)
 		cols[n++] = get_attnum(s->def.source, s->spec.gap_column);
+	if (s->def.watermark_column)
+		cols[n++] = get_attnum(s->def.source, s->def.watermark_column);
 	c.source = s->def.source;
 	c.columns = cols;
 	c.ncolumns = n;
@@ -1245,6 +1255,12 @@ check_rebuild(Step *s)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot rebuild pipeline \"%s\": it runs on processing time", s->def.name),
 				 errdetail("Its rows took the clock of the steps that read them, which a rebuild cannot give them again.")));
+	if (s->def.watermark_column)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot rebuild pipeline \"%s\": its watermark comes from column \"%s\"",
+						s->def.name, s->def.watermark_column),
+				 errdetail("A rebuild replays rows in order of event time, and a watermark column's values hold in order of arrival.")));
 	if (s->progress.tick_lo != NULL && catalog_queue_consumes(s->def.source))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

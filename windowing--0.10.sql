@@ -1,5 +1,5 @@
 /*
- * windowing--0.9.sql: the whole extension at version 0.9, in one script.
+ * windowing--0.10.sql: the whole extension at version 0.10, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
@@ -513,7 +513,10 @@ CREATE TABLE windowing.pipeline (
     replay_until         pg_snapshot,
     replay_done          bigint NOT NULL DEFAULT 0,
     replay_rows          bigint,
-    replay_started_at    timestamptz
+    replay_started_at    timestamptz,
+    -- a column of the source whose values are watermarks (punctuated
+    -- watermarks); NULL: the watermark follows the rows' event times
+    watermark_column     name
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -588,7 +591,7 @@ CREATE POLICY own_tables ON windowing.pipeline AS RESTRICTIVE FOR INSERT
 GRANT SELECT, DELETE ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner, aggregates,
               max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
-              idle_timeout, on_error, "trigger")
+              idle_timeout, on_error, "trigger", watermark_column)
     ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
@@ -1054,6 +1057,43 @@ BEGIN
 END
 $$;
 
+-- Checks a watermark column (punctuated watermarks): a column of the
+-- source of the time column's type, for windows of event time that a
+-- watermark fires, which takes the place of max_out_of_orderness.
+CREATE FUNCTION windowing._check_watermark_column(source regclass, time_column name, ttype text,
+    assigner windowing.assigner, watermark_column name, max_out_of_orderness interval)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    wtype text := windowing._column_type(source, watermark_column);
+BEGIN
+    IF watermark_column IS NULL THEN
+        RETURN;
+    ELSIF time_column IS NULL OR (assigner).kind = 'counting' THEN
+        RAISE EXCEPTION 'a watermark column needs windows of event time'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = CASE WHEN time_column IS NULL
+                                THEN 'A pipeline on processing time takes its watermark from the clock.'
+                                ELSE 'Count windows fire by their rows, not by a watermark.' END;
+    ELSIF wtype IS NULL THEN
+        RAISE EXCEPTION 'column "%" of % does not exist', watermark_column, source
+            USING ERRCODE = 'undefined_column';
+    ELSIF wtype <> ttype THEN
+        RAISE EXCEPTION 'watermark column "%" is %, not % as the time column is', watermark_column, wtype, ttype
+            USING ERRCODE = 'datatype_mismatch';
+    ELSIF watermark_column = time_column THEN
+        RAISE EXCEPTION 'the watermark column must not be the time column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Leave watermark_column unset for a watermark that follows the event times.';
+    ELSIF max_out_of_orderness IS NOT NULL AND max_out_of_orderness <> '0' THEN
+        RAISE EXCEPTION 'max_out_of_orderness has no use with a watermark column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The watermark column''s values are the watermark, as the producer sets it.';
+    END IF;
+END
+$$;
+
 -- create_pipeline: checks a definition, prepares the queue, makes the
 -- result and late tables.  It refuses upsert keys that the result table's
 -- unique key would compare otherwise than the pipeline does, and a name
@@ -1075,7 +1115,8 @@ CREATE FUNCTION windowing.create_pipeline(
     idle_timeout         interval DEFAULT NULL,
     retention            text     DEFAULT NULL,
     on_error             text     DEFAULT 'stop',
-    "trigger"            text     DEFAULT NULL)
+    "trigger"            text     DEFAULT NULL,
+    watermark_column     name     DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1165,6 +1206,8 @@ BEGIN
     early := windowing._check_trigger("trigger", assigner, ttype::regtype);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
+    PERFORM windowing._check_watermark_column(source, time_column, ttype, assigner,
+                                              watermark_column, max_out_of_orderness);
     late_win := CASE ttype WHEN 'bigint' THEN 'windowing.bigint_window'
                            WHEN 'timestamp without time zone' THEN 'windowing.timestamp_window'
                            ELSE 'windowing.time_window' END;
@@ -1247,15 +1290,17 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error, "trigger")
+        emit, state, idle_timeout, on_error, "trigger", watermark_column)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
-        assigner, aggregates, max_out_of_orderness, allowed_lateness,
+        assigner, aggregates,
+        -- a watermark column's values are the watermark, without a delay
+        CASE WHEN watermark_column IS NULL THEN max_out_of_orderness END, allowed_lateness,
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
         -- 'event time' is the default, stored as NULL
         CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
-             THEN "trigger" END)
+             THEN "trigger" END, watermark_column)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -1517,7 +1562,7 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        max_out_of_orderness, allowed_lateness, result_table, late_table, emit,
        'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at,
        windowing.describe(assigner) AS assigner_text,
-       coalesce("trigger", 'event time') AS "trigger"
+       coalesce("trigger", 'event time') AS "trigger", watermark_column
 FROM windowing.pipeline;
 
 -- The view runs as the extension's owner and so shows every pipeline;
@@ -1704,7 +1749,7 @@ COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
     'make a table a queue, or change whether its rows are deleted once read';
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text, text) IS
+                                              text, text, text, name) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
     'drop a pipeline, and optionally its result and late tables';

@@ -1,0 +1,277 @@
+-- windowing 0.9 -> 0.10
+/*
+ * Punctuated watermarks: a column of a pipeline's queue whose values are
+ * its watermark (create_pipeline's watermark_column).  Early firing by the
+ * clock needs no change to the catalog.
+ */
+ALTER TABLE windowing.pipeline ADD COLUMN watermark_column name;
+GRANT INSERT (watermark_column) ON windowing.pipeline TO PUBLIC;
+
+-- Checks a watermark column (punctuated watermarks): a column of the
+-- source of the time column's type, for windows of event time that a
+-- watermark fires, which takes the place of max_out_of_orderness.
+CREATE FUNCTION windowing._check_watermark_column(source regclass, time_column name, ttype text,
+    assigner windowing.assigner, watermark_column name, max_out_of_orderness interval)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    wtype text := windowing._column_type(source, watermark_column);
+BEGIN
+    IF watermark_column IS NULL THEN
+        RETURN;
+    ELSIF time_column IS NULL OR (assigner).kind = 'counting' THEN
+        RAISE EXCEPTION 'a watermark column needs windows of event time'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = CASE WHEN time_column IS NULL
+                                THEN 'A pipeline on processing time takes its watermark from the clock.'
+                                ELSE 'Count windows fire by their rows, not by a watermark.' END;
+    ELSIF wtype IS NULL THEN
+        RAISE EXCEPTION 'column "%" of % does not exist', watermark_column, source
+            USING ERRCODE = 'undefined_column';
+    ELSIF wtype <> ttype THEN
+        RAISE EXCEPTION 'watermark column "%" is %, not % as the time column is', watermark_column, wtype, ttype
+            USING ERRCODE = 'datatype_mismatch';
+    ELSIF watermark_column = time_column THEN
+        RAISE EXCEPTION 'the watermark column must not be the time column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Leave watermark_column unset for a watermark that follows the event times.';
+    ELSIF max_out_of_orderness IS NOT NULL AND max_out_of_orderness <> '0' THEN
+        RAISE EXCEPTION 'max_out_of_orderness has no use with a watermark column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The watermark column''s values are the watermark, as the producer sets it.';
+    END IF;
+END
+$$;
+
+DROP FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
+                                        interval, interval, name, name, text, boolean, interval,
+                                        text, text, text);
+
+-- create_pipeline: checks a definition, prepares the queue, makes the
+-- result and late tables.  It refuses upsert keys that the result table's
+-- unique key would compare otherwise than the pipeline does, and a name
+-- too long for the names of its tables (which PostgreSQL would silently
+-- truncate).
+CREATE FUNCTION windowing.create_pipeline(
+    name                 text,
+    source               regclass,
+    time_column          name,
+    key_columns          name[]   DEFAULT '{}',
+    assigner             windowing.assigner DEFAULT NULL,
+    aggregates           text     DEFAULT 'count(*)',
+    max_out_of_orderness interval DEFAULT '0',
+    allowed_lateness     interval DEFAULT '0',
+    result_table         name     DEFAULT NULL,
+    late_table           name     DEFAULT NULL,
+    emit                 text     DEFAULT 'upsert',
+    start                boolean  DEFAULT true,
+    idle_timeout         interval DEFAULT NULL,
+    retention            text     DEFAULT NULL,
+    on_error             text     DEFAULT 'stop',
+    "trigger"            text     DEFAULT NULL,
+    watermark_column     name     DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    new_id    int;
+    nsp       text := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                       WHERE c.oid = source);
+    kept      text := windowing._queue_retention(source);
+    ttype     text;
+    wtype     text;
+    res_name  text := coalesce(result_table, name || '_results');
+    late_name text := coalesce(late_table, name || '_late');
+    res_rel   regclass;
+    late_rel  regclass;
+    -- the type of the windows a late row missed
+    late_win  text;
+    cols      text := '';
+    keys      text := '';
+    -- the result table's columns, as format_type() names their types
+    agg_names name[] := '{}';
+    agg_types text[] := '{}';
+    key_types text[] := '{}';
+    res_cols  name[];
+    k         name;
+    a         record;
+    early     boolean;
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF source IS NULL OR key_columns IS NULL OR aggregates IS NULL
+       OR allowed_lateness IS NULL OR emit IS NULL OR start IS NULL THEN
+        RAISE EXCEPTION 'only time_column, max_out_of_orderness, result_table, late_table and idle_timeout may be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF assigner IS NULL THEN
+        RAISE EXCEPTION 'a pipeline needs an assigner'
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Pass assigner => windowing.tumbling(''1 minute''), windowing.hopping(...) or windowing.cumulating(...).';
+    END IF;
+    IF emit NOT IN ('upsert', 'append') THEN
+        RAISE EXCEPTION 'emit must be ''upsert'' or ''append''' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF on_error IS NULL OR on_error NOT IN ('stop', 'route') THEN
+        RAISE EXCEPTION 'on_error must be ''stop'' or ''route''' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF on_error = 'route' AND late_table = '' THEN
+        RAISE EXCEPTION 'a pipeline with on_error ''route'' needs a late table'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'Rows whose aggregate inputs fail are routed to the late table.',
+                  HINT = 'Leave late_table unset, or name a table for it.';
+    END IF;
+    IF windowing._pipeline_owner(name) IS NOT NULL THEN
+        RAISE EXCEPTION 'pipeline "%" already exists', name USING ERRCODE = 'duplicate_object';
+    END IF;
+    -- PostgreSQL would cut the tables' names to fit, and nobody would find them
+    IF (result_table IS NULL AND (name || '_results')::name::text <> name || '_results')
+       OR (late_table IS NULL AND (name || '_late')::name::text <> name || '_late') THEN
+        RAISE EXCEPTION 'pipeline name "%" is too long to name its tables', name
+            USING ERRCODE = 'name_too_long',
+                  DETAIL = format('"%s_results" and "%s_late" must fit in %s bytes.', name, name,
+                                  current_setting('max_identifier_length')),
+                  HINT = 'Pass result_table and late_table, or use a shorter name.';
+    END IF;
+    IF (SELECT relkind FROM pg_class WHERE oid = source) NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF NOT has_table_privilege(source, 'SELECT') THEN
+        RAISE EXCEPTION 'permission denied for table %', source
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'A pipeline reads its source with the rights of its owner.';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    IF emit = 'upsert' THEN
+        PERFORM windowing._check_upsert_keys(source, key_columns);
+    END IF;
+    FOR a IN SELECT * FROM windowing._describe(source, time_column, key_columns, assigner, aggregates) LOOP
+        cols := cols || format('%I %s, ', a.column_name, a.column_type);
+        agg_names := agg_names || a.column_name::name;
+        agg_types := agg_types || format_type(a.column_type::regtype, -1);
+    END LOOP;
+    -- no time column: processing time, the clock of the step reading a row
+    ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
+    -- a trigger that fires early makes results say which pane each row is
+    early := windowing._check_trigger("trigger", assigner, ttype::regtype);
+    -- count windows are numbered by rows
+    wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
+    PERFORM windowing._check_watermark_column(source, time_column, ttype, assigner,
+                                              watermark_column, max_out_of_orderness);
+    late_win := CASE ttype WHEN 'bigint' THEN 'windowing.bigint_window'
+                           WHEN 'timestamp without time zone' THEN 'windowing.timestamp_window'
+                           ELSE 'windowing.time_window' END;
+    -- the clock is an instant, and a timestamp column's zone is unknown
+    IF idle_timeout IS NOT NULL AND ttype = 'timestamp without time zone' THEN
+        RAISE EXCEPTION 'idle_timeout needs a timestamptz or bigint time column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The watermark would follow the clock, which is no local time.';
+    END IF;
+    FOREACH k IN ARRAY key_columns LOOP
+        keys := keys || format('%I %s, ', k, windowing._column_type(source, k));
+        key_types := key_types || windowing._column_type(source, k);
+    END LOOP;
+
+    -- a table becomes a queue by its owner's explicit choice only
+    IF kept IS NULL AND retention IS NULL THEN
+        RAISE EXCEPTION 'table % is not a queue', source
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'A queue''s rows are either consumed (deleted once every pipeline on it has read them) or kept.',
+                  HINT = 'Pass retention => ''keep'' to leave its rows alone or retention => ''consume'' to have them deleted once read, or create a queue with windowing.create_queue().';
+    ELSIF kept IS NULL THEN
+        PERFORM windowing._make_queue(source, retention);
+        IF retention = 'consume' THEN
+            RAISE NOTICE 'rows of table % will be deleted once every pipeline on it has read them', source;
+        END IF;
+    ELSIF retention IS DISTINCT FROM kept AND retention IS NOT NULL THEN
+        RAISE EXCEPTION 'queue % already has retention ''%''', source, kept
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Change it with windowing.alter_queue().';
+    END IF;
+
+    -- a table named by result_table or late_table may exist already
+    IF result_table IS NOT NULL THEN
+        res_rel := to_regclass(format('%I.%I', nsp, result_table));
+    END IF;
+    IF late_table <> '' THEN
+        late_rel := to_regclass(format('%I.%I', nsp, late_table));
+    END IF;
+    IF res_rel IS NULL THEN
+        EXECUTE format('CREATE TABLE %I.%I (%s window_start %s NOT NULL, window_end %s NOT NULL, '
+                       'window_time %s NOT NULL, %s fire_count int NOT NULL, is_final boolean NOT NULL, '
+                       '%sfired_at timestamptz NOT NULL%s)%s',
+                       nsp, res_name, keys, wtype, wtype, wtype, cols,
+                       CASE WHEN early THEN 'pane text NOT NULL, ' ELSE '' END,
+                       -- in the order windows fire, so the index grows at its right edge
+                       CASE WHEN emit = 'upsert' THEN
+                           format(', UNIQUE NULLS NOT DISTINCT (window_end, %s window_start)',
+                                  (SELECT string_agg(format('%I, ', c), '') FROM unnest(key_columns) c))
+                       ELSE '' END,
+                       -- re-fires update rows in place: room on the page for the
+                       -- new version makes the update HOT, pruned without vacuum
+                       CASE WHEN emit = 'upsert' AND (allowed_lateness <> '0' OR early) THEN
+                           ' WITH (fillfactor = 50)'
+                       ELSE '' END);
+    ELSE
+        res_cols := key_columns || '{window_start, window_end, window_time}'::name[] || agg_names
+                    || CASE WHEN early THEN '{fire_count, is_final, pane, fired_at}'
+                            ELSE '{fire_count, is_final, fired_at}' END::name[];
+        PERFORM windowing._check_existing_table(res_rel, name, 'result table', res_cols,
+            key_types || array_fill(format_type(wtype::regtype, -1), ARRAY[3]) || agg_types
+            || CASE WHEN early THEN '{integer, boolean, text, timestamp with time zone}'
+                    ELSE '{integer, boolean, timestamp with time zone}' END::text[], res_cols);
+        IF emit = 'upsert' THEN
+            PERFORM windowing._check_upsert_index(res_rel, key_columns);
+        END IF;
+    END IF;
+    IF late_name <> '' AND late_rel IS NULL THEN
+        EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
+                       'event_time %s, watermark %s, reason text NOT NULL, missed_windows %s[], '
+                       'row_data jsonb NOT NULL, error jsonb)',
+                       nsp, late_name, ttype, ttype, late_win);
+    ELSIF late_name <> '' THEN
+        -- a step leaves routed_at to its default
+        PERFORM windowing._check_existing_table(late_rel, name, 'late table',
+            '{routed_at, event_time, watermark, reason, missed_windows, row_data, error}',
+            ARRAY['timestamp with time zone', format_type(ttype::regtype, -1), format_type(ttype::regtype, -1),
+                  'text', format_type((late_win || '[]')::regtype, -1), 'jsonb', 'jsonb'],
+            '{event_time, watermark, reason, missed_windows, row_data, error}');
+    END IF;
+
+    INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+        assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
+        emit, state, idle_timeout, on_error, "trigger", watermark_column)
+    VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
+        assigner, aggregates,
+        -- a watermark column's values are the watermark, without a delay
+        CASE WHEN watermark_column IS NULL THEN max_out_of_orderness END, allowed_lateness,
+        format('%I.%I', nsp, res_name)::regclass,
+        CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
+        emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
+        -- 'event time' is the default, stored as NULL
+        CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
+             THEN "trigger" END, watermark_column)
+    RETURNING id INTO new_id;
+    IF start THEN
+        PERFORM windowing._wake_workers();
+    END IF;
+    RETURN new_id;
+END
+$$;
+
+COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
+                                              interval, interval, name, name, text, boolean, interval,
+                                              text, text, text, name) IS
+    'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
+
+CREATE OR REPLACE VIEW windowing.pipelines AS
+SELECT name, owner, state, source, time_column, key_columns, assigner, aggregates,
+       max_out_of_orderness, allowed_lateness, result_table, late_table, emit,
+       'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at,
+       windowing.describe(assigner) AS assigner_text,
+       coalesce("trigger", 'event time') AS "trigger", watermark_column
+FROM windowing.pipeline;
