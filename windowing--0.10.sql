@@ -685,6 +685,13 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'windowing_check_trigger'
 LANGUAGE C STABLE;
 
+-- Checks the column a trigger reads (a delta trigger's input), if any.
+CREATE FUNCTION windowing._check_trigger_input(source regclass, "trigger" text,
+                                               assigner windowing.assigner, time_type regtype)
+RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_check_trigger_input'
+LANGUAGE C STABLE;
+
 -- Whether a pipeline's trigger clears windows as they fire ('purging ...').
 CREATE FUNCTION windowing._trigger_purges("trigger" text, assigner windowing.assigner, time_type regtype)
 RETURNS boolean
@@ -1204,6 +1211,7 @@ BEGIN
     ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
     -- a trigger that fires early makes results say which pane each row is
     early := windowing._check_trigger("trigger", assigner, ttype::regtype);
+    PERFORM windowing._check_trigger_input(source, "trigger", assigner, ttype::regtype);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     PERFORM windowing._check_watermark_column(source, time_column, ttype, assigner,
@@ -1486,6 +1494,7 @@ BEGIN
     IF "trigger" IS NOT NULL THEN
         early := windowing._check_trigger("trigger", p.assigner, p.time_type);
         purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+        PERFORM windowing._check_trigger_input(p.source, "trigger", p.assigner, p.time_type);
     END IF;
     IF "trigger" IS NOT NULL AND early <> windowing._check_trigger(p."trigger", p.assigner, p.time_type) THEN
         RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name

@@ -1,11 +1,20 @@
 -- windowing 0.9 -> 0.10
 /*
  * Punctuated watermarks: a column of a pipeline's queue whose values are
- * its watermark (create_pipeline's watermark_column).  Early firing by the
- * clock needs no change to the catalog.
+ * its watermark (create_pipeline's watermark_column).  Triggers that fire
+ * when a column moves by more than a threshold, whose column
+ * create_pipeline and alter_pipeline check.  Early firing by the clock
+ * needs no change to the catalog.
  */
 ALTER TABLE windowing.pipeline ADD COLUMN watermark_column name;
 GRANT INSERT (watermark_column) ON windowing.pipeline TO PUBLIC;
+
+-- Checks the column a trigger reads (a delta trigger's input), if any.
+CREATE FUNCTION windowing._check_trigger_input(source regclass, "trigger" text,
+                                               assigner windowing.assigner, time_type regtype)
+RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_check_trigger_input'
+LANGUAGE C STABLE;
 
 -- Checks a watermark column (punctuated watermarks): a column of the
 -- source of the time column's type, for windows of event time that a
@@ -158,6 +167,7 @@ BEGIN
     ttype := coalesce(windowing._column_type(source, time_column), 'timestamp with time zone');
     -- a trigger that fires early makes results say which pane each row is
     early := windowing._check_trigger("trigger", assigner, ttype::regtype);
+    PERFORM windowing._check_trigger_input(source, "trigger", assigner, ttype::regtype);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     PERFORM windowing._check_watermark_column(source, time_column, ttype, assigner,
@@ -267,6 +277,100 @@ COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], wind
                                               interval, interval, name, name, text, boolean, interval,
                                               text, text, text, name) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
+
+CREATE OR REPLACE FUNCTION windowing.alter_pipeline(
+    name                 text,
+    max_out_of_orderness interval DEFAULT NULL,
+    allowed_lateness     interval DEFAULT NULL,
+    idle_timeout         interval DEFAULT NULL,
+    no_idle_timeout      boolean  DEFAULT false,
+    time_column          name     DEFAULT NULL,
+    key_columns          name[]   DEFAULT NULL,
+    assigner             windowing.assigner DEFAULT NULL,
+    aggregates           text     DEFAULT NULL,
+    emit                 text     DEFAULT NULL,
+    "trigger"            text     DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p        windowing.pipeline;
+    lateness interval;
+    fixed    text;
+    cleaned  numeric;
+    early    boolean;
+    purges   boolean;
+BEGIN
+    PERFORM windowing._check_owner(name);
+    IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
+        RAISE EXCEPTION 'no_idle_timeout must be true or false, and false when idle_timeout is given'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    PERFORM windowing._lock_pipeline(name);
+    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = alter_pipeline.name;
+    fixed := CASE WHEN time_column <> p.time_column OR (time_column IS NOT NULL AND p.time_column IS NULL)
+                  THEN 'time column'
+                  WHEN key_columns <> p.key_columns THEN 'key columns'
+                  WHEN assigner <> p.assigner THEN 'assigner'
+                  WHEN aggregates <> p.aggregates THEN 'aggregates'
+                  WHEN emit <> p.emit THEN 'emit mode' END;
+    IF fixed IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot change the % of pipeline "%"', fixed, name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Its window state and result table are made for the time column, key columns, assigner, aggregates and emit mode it was created with.',
+                  HINT = 'Create a new pipeline beside it, or drop it and create it again.';
+    END IF;
+    -- from one early interval to another: the windows' timers carry on
+    IF "trigger" IS NOT NULL THEN
+        early := windowing._check_trigger("trigger", p.assigner, p.time_type);
+        purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+        PERFORM windowing._check_trigger_input(p.source, "trigger", p.assigner, p.time_type);
+    END IF;
+    IF "trigger" IS NOT NULL AND early <> windowing._check_trigger(p."trigger", p.assigner, p.time_type) THEN
+        RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A trigger that fires early keeps a timer with each window''s state, and its result table has a pane column.',
+                  HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
+    END IF;
+    IF "trigger" IS NOT NULL AND purges <> windowing._trigger_purges(p."trigger", p.assigner, p.time_type) THEN
+        RAISE EXCEPTION 'cannot change pipeline "%" between purging its windows as they fire and keeping their rows', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'The windows'' states hold the rows since their last firing, or all their rows.',
+                  HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
+    END IF;
+    lateness := coalesce(allowed_lateness, p.allowed_lateness);
+    IF lateness < p.allowed_lateness THEN
+        RAISE EXCEPTION 'cannot lower the allowed lateness of pipeline "%"', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = format('Windows fired and kept alive for %s more would end without their final result.',
+                                  p.allowed_lateness),
+                  HINT = 'Create a new pipeline beside it with the lower lateness, then drop this one.';
+    END IF;
+    -- the windows cleaned up by now: their last instant plus the old lateness is at the watermark
+    IF lateness > p.allowed_lateness AND p.watermark IS NOT NULL THEN
+        cleaned := p.watermark - trunc(extract(epoch FROM p.allowed_lateness) * 1000000
+                   / CASE WHEN p.time_type = 'bigint'::regtype THEN 1000 ELSE 1 END);
+        p.cleaned_until := greatest(p.cleaned_until, greatest(cleaned, -9223372036854775808)::bigint);
+    END IF;
+    UPDATE windowing.pipeline
+    SET max_out_of_orderness = coalesce(alter_pipeline.max_out_of_orderness, p.max_out_of_orderness),
+        allowed_lateness = lateness,
+        idle_timeout = CASE WHEN no_idle_timeout THEN NULL
+                            ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
+        cleaned_until = p.cleaned_until,
+        "trigger" = CASE WHEN alter_pipeline."trigger" IS NULL THEN p."trigger"
+                         WHEN early OR purges THEN alter_pipeline."trigger" END
+    WHERE id = p.id;
+    -- as create_pipeline makes them: room for re-fires' updates once windows outlive their firing
+    IF p.emit = 'upsert' AND p.allowed_lateness = '0' AND lateness > '0'
+       AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
+        EXECUTE format('ALTER TABLE %s SET (fillfactor = 50)', p.result_table);
+    END IF;
+END
+$$;
 
 CREATE OR REPLACE VIEW windowing.pipelines AS
 SELECT name, owner, state, source, time_column, key_columns, assigner, aggregates,

@@ -68,6 +68,16 @@ RESET windowing.clock;
 SELECT page, window_start, views, fire_count, is_final, pane FROM pageviews_live_results;
 SELECT windowing.drop_pipeline('pageviews_live', drop_tables => true);
 
+SELECT windowing.create_queue('quotes', 'symbol text, ts bigint, price numeric');
+SELECT windowing.create_pipeline('price_moves', 'quotes', 'ts', '{symbol}',
+    windowing.tumbling('1 minute'), 'count(*) AS n, min(price) AS low, max(price) AS high',
+    trigger => 'early when price moves more than 0.5', emit => 'append');
+INSERT INTO quotes VALUES ('X', 1000, 10.0), ('X', 2000, 10.3), ('X', 3000, 10.7), ('X', 4000, 10.9);
+SELECT windowing.process('price_moves');
+SELECT symbol, n, low, high, fire_count, pane FROM price_moves_results;
+SELECT windowing.drop_pipeline('price_moves', drop_tables => true);
+DROP TABLE quotes;
+
 CREATE TABLE readings (sensor int, ts bigint, done_until bigint, value float8);
 SELECT windowing.create_pipeline('per_sensor', 'readings', 'ts', '{sensor}',
     windowing.tumbling('10 milliseconds'), 'count(*) AS n, avg(value) AS mean',

@@ -44,8 +44,7 @@ kind_of(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 /* An operator whose entries, firings and late rows live in the current context. */
 Operator *
 op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice,
-		  const WindowTrigger *trigger, int64 trigger_every, bool purging,
-		  KeyOrder key_order, const void *key_order_arg)
+		  const TriggerDef *trigger, KeyOrder key_order, const void *key_order_arg)
 {
 	Operator   *op = palloc0(sizeof(Operator));
 
@@ -61,10 +60,12 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->key_order = key_order;
 	op->key_order_arg = key_order_arg;
 	/* slices are shared by windows: a window cannot purge them alone */
-	op->kind = kind_of(spec, agg, may_slice && trigger == &trigger_event_time && !purging);
-	op->trigger = trigger;
-	op->trigger_every = trigger_every;
-	op->purging = purging;
+	op->kind = kind_of(spec, agg,
+					   may_slice && trigger->trigger == &trigger_event_time && !trigger->purging);
+	op->trigger = trigger->trigger;
+	op->trigger_every = trigger->every;
+	op->purging = trigger->purging;
+	op->trigger_threshold = trigger->threshold;
 	op_init_table(op);
 	if (op->kind->init != NULL)
 		op->kind->init(op);
@@ -74,12 +75,15 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 
 /*
  * A window's stored state: its trigger's state, if the trigger keeps one
- * or purges (its own timer, the rows, and a byte of flags: whether rows
- * came since the window last fired, whether the timer is on the clock),
+ * or purges (its own timer, the rows or the input it last fired on, and a
+ * byte of flags: whether rows came since the window last fired, whether
+ * the timer is on the clock, whether it has such an input),
  * then its aggregates' states.
  */
 #define TRIGGER_STATE_BYTES (2 * sizeof(int64) + 1)
+#define CHANGED 1
 #define CLOCK_TIMER 2
+#define PRIMED 4
 
 static bool
 on_clock(const Operator *op)
@@ -105,7 +109,8 @@ op_serialize(Operator *op, WindowEntry *e)
 	SET_VARSIZE(out, VARSIZE(aggs) + TRIGGER_STATE_BYTES);
 	memcpy(VARDATA(out), &e->trigger_time, sizeof(int64));
 	memcpy(VARDATA(out) + sizeof(int64), &e->trigger_rows, sizeof(int64));
-	VARDATA(out)[2 * sizeof(int64)] = e->changed | (on_clock(op) ? CLOCK_TIMER : 0);
+	VARDATA(out)[2 * sizeof(int64)] = (e->changed ? CHANGED : 0) |
+		(on_clock(op) ? CLOCK_TIMER : 0) | (e->trigger_primed ? PRIMED : 0);
 	memcpy(VARDATA(out) + TRIGGER_STATE_BYTES, VARDATA(aggs), VARSIZE(aggs) - VARHDRSZ);
 	return out;
 }
@@ -131,7 +136,14 @@ load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
 	op_set_trigger_timer(op, e, time);
 	memcpy(&e->trigger_rows, VARDATA_ANY(state) + sizeof(int64), sizeof(int64));
 	e->dirty = false;
-	e->changed = (flags & ~CLOCK_TIMER) != 0;
+	e->changed = (flags & CHANGED) != 0;
+	e->trigger_primed = (flags & PRIMED) != 0;
+	/* a delta trigger's input, left by it for another trigger (alter_pipeline) */
+	if (e->trigger_primed && op->trigger != &trigger_early_delta)
+	{
+		e->trigger_primed = false;
+		e->trigger_rows = 0;
+	}
 	aggs = palloc(VARHDRSZ + len - TRIGGER_STATE_BYTES);
 	SET_VARSIZE(aggs, VARHDRSZ + len - TRIGGER_STATE_BYTES);
 	memcpy(VARDATA(aggs), VARDATA_ANY(state) + TRIGGER_STATE_BYTES, len - TRIGGER_STATE_BYTES);

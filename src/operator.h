@@ -16,6 +16,8 @@
 #include "spec.h"
 #include "watermark.h"
 
+struct TriggerDef;
+
 /* A window of one key; "key" is the key columns in binary form. */
 typedef struct WindowKey
 {
@@ -50,8 +52,13 @@ typedef struct WindowEntry
 	bool		in_cleanup_heap;
 	bool		in_trigger_heap;
 	bool		changed;		/* rows since it last fired (early firing) */
+	bool		trigger_primed;	/* trigger_last holds an input (delta) */
 	int64		trigger_time;	/* its trigger's own next timer, or WMK_NONE */
-	int64		trigger_rows;	/* rows since it last fired (early by rows) */
+	union
+	{
+		int64		trigger_rows;	/* rows since it last fired (early by rows) */
+		double		trigger_last;	/* the input it last fired on (delta) */
+	};
 	WindowRef  *ref;
 	bytea	   *saved;			/* states as last stored, if not dirty */
 	pairingheap_node fire_node;
@@ -152,7 +159,10 @@ typedef struct Operator
 	int64		trigger_every;	/* early firing: every so much event time, or
 								 * every so many rows */
 	bool		purging;		/* a window's contents go when it fires */
+	double		trigger_threshold;	/* delta: by how much its input moves */
 	int64		clock;			/* the step's clock (op_run_clock) */
+	double		trigger_input;	/* the row's input to a delta trigger */
+	bool		trigger_input_null;
 	int64		slice;			/* sliced: the slices' length; counting: the
 								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
@@ -174,8 +184,8 @@ typedef struct Operator
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   int64 lateness, bool may_slice,
-						   const struct WindowTrigger *trigger, int64 trigger_every,
-						   bool purging, KeyOrder key_order, const void *key_order_arg);
+						   const struct TriggerDef *trigger,
+						   KeyOrder key_order, const void *key_order_arg);
 extern bytea *op_serialize(Operator *op, WindowEntry *e);
 extern void op_forget_firings(Operator *op);
 extern void op_forget_late(Operator *op);

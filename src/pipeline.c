@@ -66,6 +66,8 @@ typedef struct Step
 	StringInfoData keybuf;		/* the key of the row being read */
 	WindowSpec	spec;
 	Aggregator *agg;
+	TriggerDef	trigger;		/* when its windows fire */
+	Oid			trigger_input;	/* the type of a delta trigger's input */
 	EmitTarget	target;
 	Operator   *op;
 	StepState  *state;			/* where its window state came from */
@@ -234,9 +236,6 @@ load_step(Step *s, const char *name)
 {
 	PipelineDef *def = &s->def;
 	Watermark  *wm;
-	const WindowTrigger *trigger;
-	int64		trigger_every;
-	bool		purging;
 
 	catalog_load_pipeline(name, def, &s->progress);
 	check_definition(def);
@@ -254,9 +253,10 @@ load_step(Step *s, const char *name)
 	s->agg = agg_prepare(def->source, def->aggregates,
 						 s->spec.kind == WK_COUNT ? INT8OID : def->time_type);
 	sql_pipeline_check_outputs(name, def->result_table, s->agg);
-	trigger = trigger_parse(def->trigger, &s->spec, def->is_ts, &trigger_every, &purging);
+	trigger_parse(def->trigger, &s->spec, def->is_ts, &s->trigger);
+	s->trigger_input = trigger_check_input(&s->trigger, def->source, name);
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
-					  def->sliced, trigger, trigger_every, purging, keys_order, &s->keys);
+					  def->sliced, &s->trigger, keys_order, &s->keys);
 	s->op->gone_until = def->cleaned_until;
 	s->op->final_rows = def->append;
 	wm = &s->op->wm;
@@ -271,7 +271,7 @@ load_step(Step *s, const char *name)
 		s->target.late_table = catalog_relation_name(def->late_table, "late table");
 	s->target.late_errors = def->route_errors;
 	s->target.append = def->append;
-	s->target.panes = trigger != &trigger_event_time;
+	s->target.panes = s->trigger.trigger != &trigger_event_time;
 	s->target.time_type = def->time_type;
 	s->target.window_type = s->spec.kind == WK_COUNT ? INT8OID : def->time_type;
 	s->target.keys = &s->keys;
@@ -339,7 +339,8 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 {
 	int			nkeys = s->keys.n;
 	int			mark = 2 + nkeys + (s->spec.gap_column ? 1 : 0);
-	int			args = mark + (s->def.watermark_column ? 1 : 0);
+	int			input = mark + (s->def.watermark_column ? 1 : 0);
+	int			args = input + (s->trigger.column ? 1 : 0);
 	int64		seq = DatumGetInt64(vals[0]);
 	/* processing time has no time column: rows get the step's clock */
 	bool		ts_null = s->def.time_column ? nulls[1] : false;
@@ -351,6 +352,9 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 	else if (!(marks && ts_null))	/* without a time, a row only marks */
 	{
 		s->row_seq = seq;
+		s->op->trigger_input_null = s->trigger.column == NULL || nulls[input];
+		if (!s->op->trigger_input_null)
+			s->op->trigger_input = trigger_input_value(s->trigger_input, vals[input]);
 		op_row(s->op, seq, ts_null, ts,
 			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
 			   s->spec.gap,
@@ -404,7 +408,7 @@ static TickColumns
 tick_columns(Step *s)
 {
 	TickColumns c;
-	AttrNumber *cols = palloc(sizeof(AttrNumber) * (4 + s->keys.n));
+	AttrNumber *cols = palloc(sizeof(AttrNumber) * (5 + s->keys.n));
 	int			n = 0;
 
 	cols[n++] = get_attnum(s->def.source, "windowing_seq");
@@ -416,6 +420,8 @@ tick_columns(Step *s)
 		cols[n++] = get_attnum(s->def.source, s->spec.gap_column);
 	if (s->def.watermark_column)
 		cols[n++] = get_attnum(s->def.source, s->def.watermark_column);
+	if (s->trigger.column)
+		cols[n++] = get_attnum(s->def.source, s->trigger.column);
 	c.source = s->def.source;
 	c.columns = cols;
 	c.ncolumns = n;

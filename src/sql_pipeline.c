@@ -364,16 +364,15 @@ windowing_as_timestamptz(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(windowing_check_trigger);
 
 /* The trigger of (trigger, assigner, time_type) arguments, checked. */
-static const WindowTrigger *
-trigger_of_args(FunctionCallInfo fcinfo, bool *purging)
+static void
+trigger_of_args(FunctionCallInfo fcinfo, int first, TriggerDef *def)
 {
 	WindowSpec	spec;
-	Oid			time_type = PG_GETARG_OID(2);
-	int64		every;
+	Oid			time_type = PG_GETARG_OID(first + 2);
 
-	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(1), time_type);
-	return trigger_parse(PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0)), &spec,
-						 time_type != INT8OID, &every, purging);
+	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(first + 1), time_type);
+	trigger_parse(PG_ARGISNULL(first) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(first)), &spec,
+				  time_type != INT8OID, def);
 }
 
 /*
@@ -384,10 +383,11 @@ trigger_of_args(FunctionCallInfo fcinfo, bool *purging)
 Datum
 windowing_check_trigger(PG_FUNCTION_ARGS)
 {
-	bool		purging;
+	TriggerDef	def;
 
 	/* no trigger is 'event time', which some windows refuse */
-	PG_RETURN_BOOL(trigger_of_args(fcinfo, &purging) != &trigger_event_time);
+	trigger_of_args(fcinfo, 0, &def);
+	PG_RETURN_BOOL(def.trigger != &trigger_event_time);
 }
 
 PG_FUNCTION_INFO_V1(windowing_trigger_purges);
@@ -396,9 +396,26 @@ PG_FUNCTION_INFO_V1(windowing_trigger_purges);
 Datum
 windowing_trigger_purges(PG_FUNCTION_ARGS)
 {
-	bool		purging = false;
+	TriggerDef	def;
 
-	if (!PG_ARGISNULL(0))
-		(void) trigger_of_args(fcinfo, &purging);
-	PG_RETURN_BOOL(purging);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_BOOL(false);
+	trigger_of_args(fcinfo, 0, &def);
+	PG_RETURN_BOOL(def.purging);
+}
+
+PG_FUNCTION_INFO_V1(windowing_check_trigger_input);
+
+/*
+ * _check_trigger_input(source, trigger, assigner, time_type): checks the
+ * column a trigger reads (a delta trigger's), if it reads one.
+ */
+Datum
+windowing_check_trigger_input(PG_FUNCTION_ARGS)
+{
+	TriggerDef	def;
+
+	trigger_of_args(fcinfo, 1, &def);
+	(void) trigger_check_input(&def, PG_GETARG_OID(0), NULL);
+	PG_RETURN_VOID();
 }

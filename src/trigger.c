@@ -1,8 +1,11 @@
 /*
  * trigger.c
  *		When windows fire: Flink's EventTimeTrigger, and early firing
- *		every so much event time (its ContinuousEventTimeTrigger) or every
- *		so many rows (its CountTrigger, before the firing on time).
+ *		every so much event time (its ContinuousEventTimeTrigger), every
+ *		so many rows (its CountTrigger), every so much time of the clock
+ *		(its ContinuousProcessingTimeTrigger), or when a column of the rows
+ *		moves by more than a threshold (its DeltaTrigger), each before the
+ *		firing on time.
  *
  * Any of them may purge (Flink's PurgingTrigger): a window's contents are
  * cleared each time it fires, so each firing gives the rows since the one
@@ -17,8 +20,15 @@
  */
 #include "compat.h"
 
+#include <math.h>
+
+#include "catalog/pg_type.h"
 #include "common/int.h"
+#include "nodes/value.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/timestamp.h"
 
 #include "operator.h"
@@ -203,6 +213,152 @@ const WindowTrigger trigger_early_clock = {
 	.has_state = true,
 };
 
+/*
+ * Flink's DeltaTrigger, before the window's end: the window keeps the
+ * input (a numeric column) of the row it last fired on, its first row's
+ * to begin with, and fires early at a row whose input differs from it by
+ * more than the threshold, which becomes the one kept; then on time and
+ * late as with EventTimeTrigger (Flink's fires by the delta alone).  Rows
+ * whose input is NULL or NaN count for the window, not for the trigger.
+ */
+static TriggerResult
+delta_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
+{
+	double		in = op->trigger_input;
+
+	if (wmk_window_fires(w->end - 1, op->wm.value))
+		return TRIGGER_FIRE;
+	e->changed = true;
+	if (op->trigger_input_null || isnan(in))
+		return TRIGGER_CONTINUE;
+	if (e->trigger_primed && !(fabs(in - e->trigger_last) > op->trigger_threshold))
+		return TRIGGER_CONTINUE;
+	e->trigger_last = in;
+	if (!e->trigger_primed)
+	{
+		e->trigger_primed = true;
+		return TRIGGER_CONTINUE;
+	}
+	return TRIGGER_FIRE;
+}
+
+const WindowTrigger trigger_early_delta = {
+	.name = "early by delta",
+	.on_element = delta_on_element,
+	.on_event_time = event_time_on_event_time,
+	.has_state = true,
+};
+
+/* The column named at the start of a trigger's text, as SQL names one. */
+static char *
+input_column(const char *text, size_t len)
+{
+	List	   *names = stringToQualifiedNameList(pnstrdup(text, len));
+
+	if (list_length(names) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a delta trigger's input must be one column of the queue")));
+	return strVal(linitial(names));
+}
+
+/*
+ * "<column> moves more than <threshold>": the delta trigger's input and
+ * threshold.  Session windows refuse it, as Flink's DeltaTrigger cannot
+ * merge: which row would a merged session have last fired on?
+ */
+static const WindowTrigger *
+parse_delta(const char *text, const WindowSpec *spec, TriggerDef *def)
+{
+	const char *sep = " moves more than ";
+	const char *at = NULL;
+
+	for (const char *p = text; *p != '\0' && at == NULL; p++)
+		if (pg_strncasecmp(p, sep, strlen(sep)) == 0)
+			at = p;
+	if (at == NULL || at == text)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown trigger \"early when %s\"", text),
+				 errhint("Write 'early when <column> moves more than <threshold>', for example 'early when price moves more than 0.5'.")));
+	def->column = input_column(text, at - text);
+	def->threshold = DatumGetFloat8(DirectFunctionCall1(float8in,
+														CStringGetDatum(at + strlen(sep))));
+	if (isnan(def->threshold) || isinf(def->threshold) || def->threshold < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a delta trigger's threshold must be a finite number, 0 or more")));
+	if (spec->kind == WK_SESSION || spec->kind == WK_COUNT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot fire by delta", spec->kind == WK_SESSION ? "session windows" : "count windows"),
+				 spec->kind == WK_SESSION ?
+				 errdetail("A merged session has no one row it last fired on (Flink's DeltaTrigger cannot merge).") :
+				 errdetail("A count window fires when its last row arrives.")));
+	return &trigger_early_delta;
+}
+
+/* Can a delta trigger read a column of this type? */
+static bool
+numeric_input(Oid type)
+{
+	return type == INT2OID || type == INT4OID || type == INT8OID ||
+		type == FLOAT4OID || type == FLOAT8OID || type == NUMERICOID;
+}
+
+/*
+ * Checks a trigger's input column in the source: for a pipeline's step
+ * (pipeline not NULL), or for a definition being made.  Returns its type,
+ * or InvalidOid if the trigger has none.
+ */
+Oid
+trigger_check_input(const TriggerDef *def, Oid source, const char *pipeline)
+{
+	AttrNumber	att;
+	Oid			type;
+
+	if (def->column == NULL)
+		return InvalidOid;
+	att = get_attnum(source, def->column);
+	type = att == InvalidAttrNumber ? InvalidOid : get_atttype(source, att);
+	if (!OidIsValid(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 pipeline ?
+				 errmsg("trigger input \"%s\" of pipeline \"%s\" no longer exists in table \"%s\"",
+						def->column, pipeline, get_rel_name(source)) :
+				 errmsg("column \"%s\" of the trigger does not exist in table \"%s\"",
+						def->column, get_rel_name(source))));
+	if (!numeric_input(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("a delta trigger's input must be a number, and \"%s\" is %s",
+						def->column, format_type_be(type)),
+				 errhint("Use a column of type smallint, integer, bigint, real, double precision or numeric.")));
+	return type;
+}
+
+/* A delta trigger's input, of a type trigger_check_input accepted. */
+double
+trigger_input_value(Oid type, Datum value)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		case INT8OID:
+			return (double) DatumGetInt64(value);
+		case FLOAT4OID:
+			return DatumGetFloat4(value);
+		case FLOAT8OID:
+			return DatumGetFloat8(value);
+		default:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, value));
+	}
+}
+
 /* The number of "<n> rows", or -1 if the text is not that. */
 static int64
 rows_of(const char *text)
@@ -243,19 +399,20 @@ clock_interval(const char *text, char **span)
 
 /*
  * When windows fire: 'event time' (NULL too), 'early every <interval>'
- * (*every the interval in the pipeline's unit of time), 'early every
- * <interval> of processing time' (*every in microseconds of the clock) or
- * 'early every <n> rows' (*every n).
+ * (every: the interval in the pipeline's unit of time), 'early every
+ * <interval> of processing time' (every: in microseconds of the clock),
+ * 'early every <n> rows' (every: n) or 'early when <column> moves more
+ * than <threshold>'.
  */
 static const WindowTrigger *
-parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
+parse_firing(const char *text, const WindowSpec *spec, bool is_ts, TriggerDef *def)
 {
 	const char *prefix = "early every ";
+	int64	   *every = &def->every;
 	Interval   *iv;
 	char	   *span;
 	bool		on_clock;
 
-	*every = 0;
 	if (text == NULL || pg_strcasecmp(text, "event time") == 0)
 	{
 		if (spec->kind == WK_GLOBAL)
@@ -266,11 +423,13 @@ parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 					 errhint("Give one, for example trigger => 'purging early every 100 rows'.")));
 		return &trigger_event_time;
 	}
+	if (pg_strncasecmp(text, "early when ", strlen("early when ")) == 0)
+		return parse_delta(text + strlen("early when "), spec, def);
 	if (pg_strncasecmp(text, prefix, strlen(prefix)) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown trigger \"%s\"", text),
-				 errhint("Use 'event time' (the default), 'early every <interval>', for example 'early every 10 seconds', 'early every <interval> of processing time' or 'early every <n> rows', each after 'purging ' to clear windows as they fire.")));
+				 errhint("Use 'event time' (the default), 'early every <interval>', for example 'early every 10 seconds', 'early every <interval> of processing time', 'early every <n> rows' or 'early when <column> moves more than <threshold>', each after 'purging ' to clear windows as they fire.")));
 	if (spec->kind == WK_COUNT)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -297,21 +456,22 @@ parse_firing(const char *text, const WindowSpec *spec, bool is_ts, int64 *every)
 }
 
 /*
- * A pipeline's trigger from its definition: 'event time' (NULL too),
- * 'early every <interval>' (*every the interval in the pipeline's unit of
- * time) or 'early every <n> rows' (*every n), each of them after
- * 'purging ' if the windows are cleared at each firing (*purging).
+ * A pipeline's trigger from its definition (parse_firing), after 'purging '
+ * if the windows are cleared at each firing.
  */
-const WindowTrigger *
-trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, int64 *every,
-			  bool *purging)
+void
+trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, TriggerDef *def)
 {
 	const char *purge_prefix = "purging";
 
-	*purging = text != NULL && pg_strncasecmp(text, purge_prefix, strlen(purge_prefix)) == 0 &&
+	memset(def, 0, sizeof(TriggerDef));
+	def->purging = text != NULL && pg_strncasecmp(text, purge_prefix, strlen(purge_prefix)) == 0 &&
 		(text[strlen(purge_prefix)] == ' ' || text[strlen(purge_prefix)] == '\0');
-	if (!*purging)
-		return parse_firing(text, spec, is_ts, every);
+	if (!def->purging)
+	{
+		def->trigger = parse_firing(text, spec, is_ts, def);
+		return;
+	}
 	text += strlen(purge_prefix);
 	while (*text == ' ')
 		text++;
@@ -322,5 +482,5 @@ trigger_parse(const char *text, const WindowSpec *spec, bool is_ts, int64 *every
 				 spec->kind == WK_SESSION ?
 				 errdetail("A purged session's earlier firings would belong to a window that merging replaces.") :
 				 errdetail("A count window fires once, with its rows, and is gone.")));
-	return parse_firing(*text == '\0' ? NULL : text, spec, is_ts, every);
+	def->trigger = parse_firing(*text == '\0' ? NULL : text, spec, is_ts, def);
 }

@@ -52,11 +52,24 @@ typedef struct WindowTrigger
 								 * with the window */
 } WindowTrigger;
 
+/* A pipeline's trigger as its definition gives it (trigger_parse). */
+typedef struct TriggerDef
+{
+	const WindowTrigger *trigger;
+	int64		every;			/* early firing: every so much time, or rows */
+	bool		purging;		/* windows are cleared as they fire */
+	char	   *column;			/* a delta trigger's input column, else NULL */
+	double		threshold;		/* by how much that input must move */
+} TriggerDef;
+
 extern const WindowTrigger trigger_event_time;
 extern const WindowTrigger trigger_early;
 extern const WindowTrigger trigger_early_rows;
 extern const WindowTrigger trigger_early_clock;
-extern const WindowTrigger *trigger_parse(const char *text, const struct WindowSpec *spec,
-										  bool is_ts, int64 *every, bool *purging);
+extern const WindowTrigger trigger_early_delta;
+extern void trigger_parse(const char *text, const struct WindowSpec *spec, bool is_ts,
+						  TriggerDef *def);
+extern Oid	trigger_check_input(const TriggerDef *def, Oid source, const char *pipeline);
+extern double trigger_input_value(Oid type, Datum value);
 
 #endif							/* WINDOWING_TRIGGER_H */

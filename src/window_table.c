@@ -291,6 +291,7 @@ op_entry(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 		e->in_trigger_heap = false;
 		e->trigger_time = WMK_NONE;
 		e->trigger_rows = 0;
+		e->trigger_primed = false;
 		e->changed = false;
 		e->in_cleanup_heap = op->kind->timed;
 		if (e->in_cleanup_heap)
