@@ -1,13 +1,19 @@
 -- windowing 0.9 -> 0.10
 /*
- * Punctuated watermarks: a column of a pipeline's queue whose values are
- * its watermark (create_pipeline's watermark_column).  Triggers that fire
- * when a column moves by more than a threshold, whose column
- * create_pipeline and alter_pipeline check.  Early firing by the clock
- * needs no change to the catalog.
+ * Watermarks from elsewhere than the event times: a column of the queue
+ * whose values are the watermark (watermark_column, punctuated
+ * watermarks), or the pipeline whose results the queue is (watermark_from,
+ * as Flink passes watermarks downstream).  Triggers that fire when a
+ * column moves by more than a threshold, whose column create_pipeline and
+ * alter_pipeline check.  Early firing by the clock needs no change to the
+ * catalog.
  */
-ALTER TABLE windowing.pipeline ADD COLUMN watermark_column name;
-GRANT INSERT (watermark_column) ON windowing.pipeline TO PUBLIC;
+ALTER TABLE windowing.pipeline
+    ADD COLUMN watermark_column name,
+    ADD COLUMN watermark_from int,
+    ADD COLUMN tick_watermark bigint;
+GRANT INSERT (watermark_column, watermark_from) ON windowing.pipeline TO PUBLIC;
+GRANT UPDATE (tick_watermark) ON windowing.pipeline TO PUBLIC;
 
 -- Checks the column a trigger reads (a delta trigger's input), if any.
 CREATE FUNCTION windowing._check_trigger_input(source regclass, "trigger" text,
@@ -16,42 +22,85 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'windowing_check_trigger_input'
 LANGUAGE C STABLE;
 
--- Checks a watermark column (punctuated watermarks): a column of the
--- source of the time column's type, for windows of event time that a
--- watermark fires, which takes the place of max_out_of_orderness.
-CREATE FUNCTION windowing._check_watermark_column(source regclass, time_column name, ttype text,
-    assigner windowing.assigner, watermark_column name, max_out_of_orderness interval)
-RETURNS void
+-- Checks where a pipeline's watermark comes from, if not from its rows'
+-- event times: a column of the source of the time column's type
+-- (punctuated watermarks), or the pipeline whose append-mode result table
+-- is the source (watermark_from, as Flink passes a watermark downstream),
+-- read by its window_time or window_end, which the upstream watermark
+-- bounds.  Either takes the place of max_out_of_orderness.  Returns the
+-- upstream pipeline's id.
+CREATE FUNCTION windowing._check_watermark(source regclass, time_column name, ttype text,
+    assigner windowing.assigner, watermark_column name, watermark_from text,
+    max_out_of_orderness interval)
+RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     wtype text := windowing._column_type(source, watermark_column);
+    up    record;
 BEGIN
-    IF watermark_column IS NULL THEN
-        RETURN;
+    IF watermark_column IS NULL AND watermark_from IS NULL THEN
+        RETURN NULL;
+    ELSIF watermark_column IS NOT NULL AND watermark_from IS NOT NULL THEN
+        RAISE EXCEPTION 'a pipeline takes its watermark from a column or from another pipeline, not both'
+            USING ERRCODE = 'invalid_parameter_value';
     ELSIF time_column IS NULL OR (assigner).kind = 'counting' THEN
-        RAISE EXCEPTION 'a watermark column needs windows of event time'
+        RAISE EXCEPTION 'a watermark from % needs windows of event time',
+                        CASE WHEN watermark_column IS NULL THEN 'another pipeline' ELSE 'a column' END
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = CASE WHEN time_column IS NULL
                                 THEN 'A pipeline on processing time takes its watermark from the clock.'
                                 ELSE 'Count windows fire by their rows, not by a watermark.' END;
-    ELSIF wtype IS NULL THEN
-        RAISE EXCEPTION 'column "%" of % does not exist', watermark_column, source
-            USING ERRCODE = 'undefined_column';
-    ELSIF wtype <> ttype THEN
-        RAISE EXCEPTION 'watermark column "%" is %, not % as the time column is', watermark_column, wtype, ttype
-            USING ERRCODE = 'datatype_mismatch';
-    ELSIF watermark_column = time_column THEN
-        RAISE EXCEPTION 'the watermark column must not be the time column'
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Leave watermark_column unset for a watermark that follows the event times.';
     ELSIF max_out_of_orderness IS NOT NULL AND max_out_of_orderness <> '0' THEN
-        RAISE EXCEPTION 'max_out_of_orderness has no use with a watermark column'
+        RAISE EXCEPTION 'max_out_of_orderness has no use with a watermark from %',
+                        CASE WHEN watermark_column IS NULL THEN 'another pipeline' ELSE 'a column' END
             USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = 'The watermark column''s values are the watermark, as the producer sets it.';
+                  DETAIL = 'That watermark is the one the pipeline takes, without a delay.';
     END IF;
+    IF watermark_column IS NOT NULL THEN
+        IF wtype IS NULL THEN
+            RAISE EXCEPTION 'column "%" of % does not exist', watermark_column, source
+                USING ERRCODE = 'undefined_column';
+        ELSIF wtype <> ttype THEN
+            RAISE EXCEPTION 'watermark column "%" is %, not % as the time column is', watermark_column, wtype, ttype
+                USING ERRCODE = 'datatype_mismatch';
+        ELSIF watermark_column = time_column THEN
+            RAISE EXCEPTION 'the watermark column must not be the time column'
+                USING ERRCODE = 'invalid_parameter_value',
+                      HINT = 'Leave watermark_column unset for a watermark that follows the event times.';
+        END IF;
+        RETURN NULL;
+    END IF;
+    SELECT p.id, p.result_table, p.emit INTO up FROM windowing.pipeline p
+    WHERE p.name = _check_watermark.watermark_from;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'pipeline "%" does not exist', watermark_from USING ERRCODE = 'undefined_object';
+    ELSIF up.result_table <> source THEN
+        RAISE EXCEPTION 'pipeline "%" does not write into %', watermark_from, source
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Its results go to %s; a pipeline takes the watermark of the pipeline whose results it reads.',
+                                  up.result_table);
+    ELSIF up.emit <> 'append' THEN
+        RAISE EXCEPTION 'pipeline "%" writes its results in upsert mode', watermark_from
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A firing that updates a result row in place does not reach the pipelines reading its table.',
+                  HINT = 'Read the results of a pipeline with emit => ''append''.';
+    ELSIF time_column NOT IN ('window_time', 'window_end') THEN
+        RAISE EXCEPTION 'a pipeline that takes the watermark of "%" must read its window_time or window_end', watermark_from
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The upstream watermark says which windows fired: the rows still to come end after it, whatever their start.';
+    END IF;
+    RETURN up.id;
 END
 $$;
+
+-- The watermark of pipeline "id" and the transaction that last wrote its
+-- row, as of the caller's snapshot, whoever owns it: a pipeline reading
+-- its results takes that watermark (watermarks are public, as in
+-- pipeline_stats).
+CREATE FUNCTION windowing._upstream_watermark(id int, OUT watermark bigint, OUT written xid)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$ SELECT p.watermark, p.xmin FROM windowing.pipeline p WHERE p.id = $1 $$;
 
 DROP FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                         interval, interval, name, name, text, boolean, interval,
@@ -79,7 +128,8 @@ CREATE FUNCTION windowing.create_pipeline(
     retention            text     DEFAULT NULL,
     on_error             text     DEFAULT 'stop',
     "trigger"            text     DEFAULT NULL,
-    watermark_column     name     DEFAULT NULL)
+    watermark_column     name     DEFAULT NULL,
+    watermark_from       text     DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -106,6 +156,7 @@ DECLARE
     k         name;
     a         record;
     early     boolean;
+    upstream  int;
 BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
@@ -170,8 +221,8 @@ BEGIN
     PERFORM windowing._check_trigger_input(source, "trigger", assigner, ttype::regtype);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
-    PERFORM windowing._check_watermark_column(source, time_column, ttype, assigner,
-                                              watermark_column, max_out_of_orderness);
+    upstream := windowing._check_watermark(source, time_column, ttype, assigner,
+                                           watermark_column, watermark_from, max_out_of_orderness);
     late_win := CASE ttype WHEN 'bigint' THEN 'windowing.bigint_window'
                            WHEN 'timestamp without time zone' THEN 'windowing.timestamp_window'
                            ELSE 'windowing.time_window' END;
@@ -254,17 +305,18 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error, "trigger", watermark_column)
+        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates,
-        -- a watermark column's values are the watermark, without a delay
-        CASE WHEN watermark_column IS NULL THEN max_out_of_orderness END, allowed_lateness,
+        -- a watermark taken from elsewhere comes without a delay
+        CASE WHEN watermark_column IS NULL AND upstream IS NULL THEN max_out_of_orderness END,
+        allowed_lateness,
         format('%I.%I', nsp, res_name)::regclass,
         CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END,
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
         -- 'event time' is the default, stored as NULL
         CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
-             THEN "trigger" END, watermark_column)
+             THEN "trigger" END, watermark_column, upstream)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -275,7 +327,7 @@ $$;
 
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text, text, name) IS
+                                              text, text, text, name, text) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 
 CREATE OR REPLACE FUNCTION windowing.alter_pipeline(
@@ -377,5 +429,7 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        max_out_of_orderness, allowed_lateness, result_table, late_table, emit,
        'windowing_' OPERATOR(pg_catalog.||) id AS channel, created_at,
        windowing.describe(assigner) AS assigner_text,
-       coalesce("trigger", 'event time') AS "trigger", watermark_column
-FROM windowing.pipeline;
+       coalesce("trigger", 'event time') AS "trigger", watermark_column,
+       (SELECT u.name FROM windowing.pipeline u WHERE u.id OPERATOR(pg_catalog.=) p.watermark_from)
+           AS watermark_from
+FROM windowing.pipeline p;

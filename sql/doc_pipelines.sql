@@ -68,6 +68,21 @@ RESET windowing.clock;
 SELECT page, window_start, views, fire_count, is_final, pane FROM pageviews_live_results;
 SELECT windowing.drop_pipeline('pageviews_live', drop_tables => true);
 
+CREATE TABLE page_hits (page text, ts timestamptz);
+SELECT windowing.create_pipeline('hits_per_minute', 'page_hits', 'ts', '{page}',
+    windowing.tumbling('1 minute'), emit => 'append', retention => 'consume');
+SELECT windowing.create_pipeline('hits_per_hour', 'hits_per_minute_results', 'window_time', '{page}',
+    windowing.tumbling('1 hour'), 'sum(count) AS hits, count(*) AS busy_minutes',
+    retention => 'consume', watermark_from => 'hits_per_minute');
+INSERT INTO page_hits VALUES ('/', '2026-01-01 10:00:05+00'), ('/', '2026-01-01 10:59:30+00'),
+                             ('/', '2026-01-01 11:00:10+00');
+SELECT windowing.process('hits_per_minute');
+SELECT windowing.process('hits_per_hour');
+SELECT page, window_start, hits, busy_minutes FROM hits_per_hour_results;
+SELECT windowing.drop_pipeline('hits_per_hour', drop_tables => true);
+SELECT windowing.drop_pipeline('hits_per_minute', drop_tables => true);
+DROP TABLE page_hits;
+
 SELECT windowing.create_queue('quotes', 'symbol text, ts bigint, price numeric');
 SELECT windowing.create_pipeline('price_moves', 'quotes', 'ts', '{symbol}',
     windowing.tumbling('1 minute'), 'count(*) AS n, min(price) AS low, max(price) AS high',

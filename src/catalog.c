@@ -201,7 +201,8 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"pg_catalog.quote_literal(key_columns), pg_catalog.quote_literal(assigner), "
 					"pg_catalog.quote_literal(aggregates)) AS definition, "
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
-					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text "
+					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text, "
+					"COALESCE(watermark_from, 0)::pg_catalog.int8 AS watermark_from, tick_watermark "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -226,10 +227,12 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->route_errors = bool_value("route_errors");
 	def->trigger = text_value("trigger");
 	def->watermark_column = text_value("watermark_column");
+	def->watermark_from = (int32) int8_value("watermark_from", 0);
 	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
 
 	progress->tick_lo = text_value("tick_lo");
 	progress->tick_hi = text_value("tick_hi");
+	progress->tick_watermark = int8_value("tick_watermark", WMK_NONE);
 	progress->last_seq = int8_value("last_seq", 0);
 	progress->watermark = int8_value("watermark", WMK_NONE);
 	progress->max_seen = int8_value("max_seen", INT64_MIN);
@@ -321,11 +324,11 @@ int8_arg(int64 value, int64 if_null, char *null_flag)
 void
 catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 {
-	Oid			types[18] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	Oid			types[19] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
 		INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, INT8OID,
-	INT8OID, TEXTOID, INT8OID};
-	Datum		args[18];
-	char		flags[19] = "                  ";
+	INT8OID, TEXTOID, INT8OID, INT8OID};
+	Datum		args[19];
+	char		flags[20] = "                   ";
 
 	args[0] = Int32GetDatum(def->id);
 	args[1] = text_arg(progress->tick_lo, &flags[1]);
@@ -345,6 +348,7 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 	args[15] = Int64GetDatum(progress->state_misses);
 	args[16] = text_arg(progress->replay_until, &flags[16]);
 	args[17] = Int64GetDatum(progress->replay_done);
+	args[18] = int8_arg(progress->tick_watermark, WMK_NONE, &flags[18]);
 	if (plans_execute("UPDATE windowing.pipeline SET "
 					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
@@ -356,9 +360,10 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 					   "scan_from = $12, scan_next = $13, scan_next_xid = $14::pg_catalog.xid8, "
 					   "state_hits = state_hits OPERATOR(pg_catalog.+) $15, "
 					   "state_misses = state_misses OPERATOR(pg_catalog.+) $16, "
-					   "replay_until = $17::pg_catalog.pg_snapshot, replay_done = $18 "
+					   "replay_until = $17::pg_catalog.pg_snapshot, replay_done = $18, "
+					   "tick_watermark = $19 "
 					   "WHERE id OPERATOR(pg_catalog.=) $1",
-					   18, types, args, flags, false, 0) != SPI_OK_UPDATE)
+					   19, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
 }
 

@@ -44,6 +44,9 @@ typedef struct PipelineDef
 	char	   *watermark_column;	/* its values are the watermark; NULL:
 									 * the event times make it */
 	int			key_groups;		/* its keys' hash partitions (keys_group) */
+	int32		watermark_from;	/* the pipeline whose results are its
+								 * source and whose watermark it takes; 0:
+								 * none */
 } PipelineDef;
 
 /*
@@ -55,6 +58,9 @@ typedef struct PipelineProgress
 {
 	char	   *tick_lo;		/* NULL: nothing consumed yet */
 	char	   *tick_hi;		/* NULL: no tick open */
+	int64		tick_watermark;	/* watermark_from's watermark as of tick_hi,
+								 * taken once the tick is read; WMK_NONE:
+								 * none */
 	int64		last_seq;
 	int64		watermark;		/* WMK_NONE: none yet */
 	int64		max_seen;		/* INT64_MIN: no event time consumed */

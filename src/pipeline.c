@@ -510,7 +510,12 @@ consume_tick(Step *s, int64 max_rows)
 	}
 	tick_reader_end(r);
 	if (done)
+	{
+		/* the upstream's results of the windows it fired are all read */
+		if (s->progress.tick_watermark != WMK_NONE)
+			op_advance_watermark(s->op, s->progress.tick_watermark);
 		tick_close(&s->progress);
+	}
 	return done;
 }
 
@@ -588,10 +593,10 @@ consume(Step *s, int64 max_rows)
 		return;
 	}
 	if (!tick_was_open)
-		tick_open(&s->progress, s->def.source);
+		tick_open(&s->progress, s->def.source, s->def.watermark_from);
 	if (consume_tick(s, max_rows) && tick_was_open && max_rows <= 0)
 	{
-		tick_open(&s->progress, s->def.source);
+		tick_open(&s->progress, s->def.source, s->def.watermark_from);
 		(void) consume_tick(s, max_rows);
 	}
 }

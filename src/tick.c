@@ -38,6 +38,7 @@
 #include "queue_helper.h"
 #include "queue_reader.h"
 #include "tick.h"
+#include "watermark.h"
 
 struct TickReader
 {
@@ -156,16 +157,22 @@ snapshot_with_committed(const char *snap, uint64 xid)
  * (if it has an id) as "own" makes it.
  */
 static char *
-snapshot_now(char *(*own) (const char *snap, uint64 xid))
+with_own(char *now, char *(*own) (const char *snap, uint64 xid))
 {
-	bool		isnull;
-	char	   *now = TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
-													  0, NULL, NULL, &isnull));
 	FullTransactionId xid = GetTopFullTransactionIdIfAny();
 
 	if (!FullTransactionIdIsValid(xid))
 		return now;
 	return own(now, U64FromFullTransactionId(xid));
+}
+
+static char *
+snapshot_now(char *(*own) (const char *snap, uint64 xid))
+{
+	bool		isnull;
+
+	return with_own(TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
+													0, NULL, NULL, &isnull)), own);
 }
 
 /*
@@ -192,6 +199,39 @@ static char *
 tick_snapshot(void)
 {
 	return snapshot_now(snapshot_with_running);
+}
+
+/*
+ * tick_snapshot(), and the watermark of pipeline "upstream" (*watermark)
+ * read by the same statement, so that the upstream's results the tick
+ * holds are those of the windows that watermark fired.  WMK_NONE where
+ * this very transaction wrote the upstream's row last (its step ran here,
+ * and the tick leaves this transaction's rows out) or where it has none:
+ * a watermark only moves on, so the next tick takes it.
+ */
+static char *
+tick_snapshot_upstream(int32 upstream, int64 *watermark)
+{
+	Oid			type = INT4OID;
+	Datum		arg = Int32GetDatum(upstream);
+	bool		wm_null;
+	bool		xid_null;
+	bool		isnull;
+	Datum		wm;
+	Datum		written;
+	char	   *now;
+
+	if (plans_execute("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text, u.watermark, u.written "
+					   "FROM windowing._upstream_watermark($1) u",
+					   1, &type, &arg, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the watermark of pipeline %d", upstream);
+	now = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	wm = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &wm_null);
+	written = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &xid_null);
+	*watermark = wm_null || xid_null ||
+		TransactionIdIsCurrentTransactionId(DatumGetTransactionId(written)) ?
+		WMK_NONE : DatumGetInt64(wm);
+	return with_own(now, snapshot_with_running);
 }
 
 /*
@@ -230,7 +270,7 @@ queue_numbered(Oid source)
  * earlier step in the same transaction), with producers started since.
  */
 void
-tick_open(PipelineProgress *p, Oid source)
+tick_open(PipelineProgress *p, Oid source, int32 upstream)
 {
 	bool		isnull;
 
@@ -249,7 +289,8 @@ tick_open(PipelineProgress *p, Oid source)
 									U64FromFullTransactionId(ReadNextFullTransactionId()));
 	}
 	/* a fresh snapshot, not the caller's: everything committed now */
-	p->tick_hi = tick_snapshot();
+	p->tick_watermark = WMK_NONE;
+	p->tick_hi = upstream ? tick_snapshot_upstream(upstream, &p->tick_watermark) : tick_snapshot();
 	p->last_seq = p->scan_from;
 }
 
@@ -260,6 +301,7 @@ tick_close(PipelineProgress *p)
 {
 	p->tick_lo = p->tick_hi;
 	p->tick_hi = NULL;
+	p->tick_watermark = WMK_NONE;
 	p->last_seq = p->scan_from;
 }
 

@@ -28,7 +28,7 @@ typedef struct TickColumns
 	List	   *inputs_sql;		/* the same as SQL text (char *) */
 } TickColumns;
 
-extern void tick_open(PipelineProgress *p, Oid source);
+extern void tick_open(PipelineProgress *p, Oid source, int32 upstream);
 extern void tick_close(PipelineProgress *p);
 extern TickReader *tick_reader_begin(const TickColumns *c, const PipelineProgress *p,
 									 List *skip, int64 max_rows);
