@@ -521,7 +521,10 @@ CREATE TABLE windowing.pipeline (
     -- takes (as Flink passes watermarks downstream), by id; and that
     -- watermark as the open tick saw it, to take when the tick is read
     watermark_from       int,
-    tick_watermark       bigint
+    tick_watermark       bigint,
+    -- which rows of a window its aggregates see when it fires (Flink's
+    -- evictors): NULL for all of them, else the evictor as given
+    evictor              text
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -596,7 +599,7 @@ CREATE POLICY own_tables ON windowing.pipeline AS RESTRICTIVE FOR INSERT
 GRANT SELECT, DELETE ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner, aggregates,
               max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
-              idle_timeout, on_error, "trigger", watermark_column, watermark_from)
+              idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor)
     ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
@@ -689,6 +692,14 @@ LANGUAGE C;
 CREATE FUNCTION windowing._check_trigger("trigger" text, assigner windowing.assigner, time_type regtype)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'windowing_check_trigger'
+LANGUAGE C STABLE;
+
+-- Checks an evictor for a pipeline's definition, with the columns it reads.
+CREATE FUNCTION windowing._check_evictor(evictor text, source regclass, time_column name,
+                                         assigner windowing.assigner, time_type regtype,
+                                         aggregates text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_check_evictor'
 LANGUAGE C STABLE;
 
 -- Checks the column a trigger reads (a delta trigger's input), if any.
@@ -1173,7 +1184,8 @@ CREATE FUNCTION windowing.create_pipeline(
     on_error             text     DEFAULT 'stop',
     "trigger"            text     DEFAULT NULL,
     watermark_column     name     DEFAULT NULL,
-    watermark_from       text     DEFAULT NULL)
+    watermark_from       text     DEFAULT NULL,
+    evictor              text     DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1263,6 +1275,7 @@ BEGIN
     -- a trigger that fires early makes results say which pane each row is
     early := windowing._check_trigger("trigger", assigner, ttype::regtype);
     PERFORM windowing._check_trigger_input(source, "trigger", assigner, ttype::regtype);
+    PERFORM windowing._check_evictor(evictor, source, time_column, assigner, ttype::regtype, aggregates);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     upstream := windowing._check_watermark(source, time_column, ttype, assigner,
@@ -1349,7 +1362,7 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from)
+        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates,
         -- a watermark taken from elsewhere comes without a delay
@@ -1360,7 +1373,7 @@ BEGIN
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
         -- 'event time' is the default, stored as NULL
         CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
-             THEN "trigger" END, watermark_column, upstream)
+             THEN "trigger" END, watermark_column, upstream, evictor)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -1625,7 +1638,7 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        windowing.describe(assigner) AS assigner_text,
        coalesce("trigger", 'event time') AS "trigger", watermark_column,
        (SELECT u.name FROM windowing.pipeline u WHERE u.id OPERATOR(pg_catalog.=) p.watermark_from)
-           AS watermark_from
+           AS watermark_from, evictor
 FROM windowing.pipeline p;
 
 -- The view runs as the extension's owner and so shows every pipeline;
@@ -1812,7 +1825,7 @@ COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
     'make a table a queue, or change whether its rows are deleted once read';
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text, text, name, text) IS
+                                              text, text, text, name, text, text) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
     'drop a pipeline, and optionally its result and late tables';

@@ -5,15 +5,24 @@
  * watermarks), or the pipeline whose results the queue is (watermark_from,
  * as Flink passes watermarks downstream).  Triggers that fire when a
  * column moves by more than a threshold, whose column create_pipeline and
- * alter_pipeline check.  Early firing by the clock needs no change to the
- * catalog.
+ * alter_pipeline check.  Evictors (create_pipeline's evictor).  Early
+ * firing by the clock needs no change to the catalog.
  */
 ALTER TABLE windowing.pipeline
     ADD COLUMN watermark_column name,
     ADD COLUMN watermark_from int,
-    ADD COLUMN tick_watermark bigint;
-GRANT INSERT (watermark_column, watermark_from) ON windowing.pipeline TO PUBLIC;
+    ADD COLUMN tick_watermark bigint,
+    ADD COLUMN evictor text;
+GRANT INSERT (watermark_column, watermark_from, evictor) ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (tick_watermark) ON windowing.pipeline TO PUBLIC;
+
+-- Checks an evictor for a pipeline's definition, with the columns it reads.
+CREATE FUNCTION windowing._check_evictor(evictor text, source regclass, time_column name,
+                                         assigner windowing.assigner, time_type regtype,
+                                         aggregates text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_check_evictor'
+LANGUAGE C STABLE;
 
 -- Checks the column a trigger reads (a delta trigger's input), if any.
 CREATE FUNCTION windowing._check_trigger_input(source regclass, "trigger" text,
@@ -129,7 +138,8 @@ CREATE FUNCTION windowing.create_pipeline(
     on_error             text     DEFAULT 'stop',
     "trigger"            text     DEFAULT NULL,
     watermark_column     name     DEFAULT NULL,
-    watermark_from       text     DEFAULT NULL)
+    watermark_from       text     DEFAULT NULL,
+    evictor              text     DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -219,6 +229,7 @@ BEGIN
     -- a trigger that fires early makes results say which pane each row is
     early := windowing._check_trigger("trigger", assigner, ttype::regtype);
     PERFORM windowing._check_trigger_input(source, "trigger", assigner, ttype::regtype);
+    PERFORM windowing._check_evictor(evictor, source, time_column, assigner, ttype::regtype, aggregates);
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     upstream := windowing._check_watermark(source, time_column, ttype, assigner,
@@ -305,7 +316,7 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from)
+        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates,
         -- a watermark taken from elsewhere comes without a delay
@@ -316,7 +327,7 @@ BEGIN
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
         -- 'event time' is the default, stored as NULL
         CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
-             THEN "trigger" END, watermark_column, upstream)
+             THEN "trigger" END, watermark_column, upstream, evictor)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -327,7 +338,7 @@ $$;
 
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text, text, name, text) IS
+                                              text, text, text, name, text, text) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 
 CREATE OR REPLACE FUNCTION windowing.alter_pipeline(
@@ -431,5 +442,5 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        windowing.describe(assigner) AS assigner_text,
        coalesce("trigger", 'event time') AS "trigger", watermark_column,
        (SELECT u.name FROM windowing.pipeline u WHERE u.id OPERATOR(pg_catalog.=) p.watermark_from)
-           AS watermark_from
+           AS watermark_from, evictor
 FROM windowing.pipeline p;

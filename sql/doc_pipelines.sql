@@ -83,6 +83,17 @@ SELECT windowing.drop_pipeline('hits_per_hour', drop_tables => true);
 SELECT windowing.drop_pipeline('hits_per_minute', drop_tables => true);
 DROP TABLE page_hits;
 
+SELECT windowing.create_queue('trades', 'symbol text, ts bigint, price numeric');
+SELECT windowing.create_pipeline('last_trades', 'trades', 'ts', '{symbol}',
+    windowing.tumbling('1 minute'), 'count(*) AS n, avg(price) AS mean',
+    evictor => 'count 3');
+INSERT INTO trades VALUES ('X', 1000, 10), ('X', 2000, 11), ('X', 3000, 12), ('X', 4000, 13),
+                          ('X', 60000, 20);
+SELECT windowing.process('last_trades');
+SELECT symbol, window_start, n, mean FROM last_trades_results;
+SELECT windowing.drop_pipeline('last_trades', drop_tables => true);
+DROP TABLE trades;
+
 SELECT windowing.create_queue('quotes', 'symbol text, ts bigint, price numeric');
 SELECT windowing.create_pipeline('price_moves', 'quotes', 'ts', '{symbol}',
     windowing.tumbling('1 minute'), 'count(*) AS n, min(price) AS low, max(price) AS high',

@@ -54,6 +54,8 @@
 #include "utils/syscache.h"
 
 #include "aggregates.h"
+#include "evictor.h"
+#include "trigger.h"
 
 /*
  * An aggregate whose state cannot be kept as it is keeps its rows instead:
@@ -103,6 +105,29 @@ typedef struct KeptState
 } KeptState;
 
 #define KEPT_ROWS(st) ((char *) (st) + sizeof(KeptState))
+
+/*
+ * A pipeline with an evictor keeps a window's rows as one more kept state
+ * after the aggregates' (states[naggs]): every input of every aggregate,
+ * then the row's event time, the evictor's input, and its arrival number
+ * last, so that merged windows keep arrival order.  When the evictor drops
+ * rows the aggregates run again over those left (agg_evict).
+ */
+struct AggEvictor
+{
+	AggDef		def;			/* its kept rows */
+	EvictorDef	rule;
+	int			ts_col;			/* -1: processing time, no event time */
+	int			input_col;		/* the delta evictor's input, or -1 */
+	Oid			input_type;
+};
+
+/* The definition of state i: an aggregate's, or the evictor's rows. */
+static AggDef *
+state_def(Aggregator *a, int i)
+{
+	return i < a->naggs ? &a->aggs[i] : &a->evict->def;
+}
 
 #define AGG_ERROR(...) \
 	ereport(ERROR, \
@@ -466,6 +491,64 @@ setup_kept_rows(Aggregator *a, AggDef *d, Aggref *ref, Oid source, List *dpconte
 	d->kept = kr;
 }
 
+/* Column "column" of the source as an input. */
+static Expr *
+column_var(Oid source, const char *column, Oid *type)
+{
+	AttrNumber	att = get_attnum(source, column);
+	int32		typmod;
+	Oid			collation;
+
+	if (att == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of the evictor does not exist in table \"%s\"",
+						column, get_rel_name(source))));
+	get_atttypetypmodcoll(source, att, type, &typmod, &collation);
+	return (Expr *) makeVar(1, att, *type, typmod, collation, 0);
+}
+
+/* The evictor's kept rows: after every aggregate's inputs, its own. */
+static void
+setup_evictor(Aggregator *a, const EvictorDef *rule, Oid source, const char *time_column,
+			  List *dpcontext)
+{
+	AggEvictor *ev = palloc0(sizeof(AggEvictor));
+	KeptRows   *kr = palloc0(sizeof(KeptRows));
+	Oid			type;
+	ListCell   *lc;
+	int			i = 0;
+
+	ev->rule = *rule;
+	ev->ts_col = ev->input_col = -1;
+	if (time_column)
+	{
+		ev->ts_col = a->nargs;
+		add_input(a, column_var(source, time_column, &type), dpcontext);
+	}
+	if (rule->column)
+	{
+		ev->input_col = a->nargs;
+		add_input(a, column_var(source, rule->column, &ev->input_type), dpcontext);
+		trigger_check_numeric(ev->input_type, rule->column, "a delta evictor's input");
+	}
+	add_input(a, arrival_number(source), dpcontext);
+	kr->ncols = a->nargs;
+	kr->by_arrival = true;
+	kr->typlen = palloc(sizeof(int16) * kr->ncols);
+	kr->typbyval = palloc(sizeof(bool) * kr->ncols);
+	kr->row = palloc(sizeof(Datum) * kr->ncols);
+	foreach(lc, a->arg_exprs)
+	{
+		get_typlenbyval(exprType(lfirst(lc)), &kr->typlen[i], &kr->typbyval[i]);
+		i++;
+	}
+	ev->def.name = "the evictor";
+	ev->def.kept = kr;
+	a->evict = ev;
+	a->nstates = a->naggs + 1;
+}
+
 /*
  * An aggregate's inputs are its arguments (and ORDER BY expressions), then
  * the arrival number of a row it keeps, then its FILTER condition, all
@@ -645,7 +728,8 @@ setup_params(Aggregator *a, Oid window_type)
  * the current memory context.
  */
 Aggregator *
-agg_prepare(Oid source, const char *aggregates, Oid window_type)
+agg_prepare(Oid source, const char *aggregates, Oid window_type, const EvictorDef *evictor,
+			const char *time_column)
 {
 	Query	   *q = analyse(source, aggregates, window_type);
 	Aggregator *a = palloc0(sizeof(Aggregator));
@@ -664,6 +748,9 @@ agg_prepare(Oid source, const char *aggregates, Oid window_type)
 	/* plain aggregates need no evaluation of their own, step after step */
 	if (a->derived)
 		setup_params(a, window_type);
+	a->nstates = a->naggs;
+	if (evictor != NULL && evictor->kind != EVICT_NONE)
+		setup_evictor(a, evictor, source, time_column, p.dpcontext);
 	a->context = makeNode(AggState);
 	a->context->curaggcontext = CreateStandaloneExprContext();
 	return a;
@@ -690,9 +777,9 @@ init_one(AggDef *d, AggValue *v)
 void
 agg_init(Aggregator *a, AggValue *states)
 {
-	for (int i = 0; i < a->naggs; i++)
+	for (int i = 0; i < a->nstates; i++)
 	{
-		if (a->aggs[i].kept)
+		if (state_def(a, i)->kept)
 			states[i] = (AggValue) {(Datum) 0, true, true};
 		else
 			init_one(&a->aggs[i], &states[i]);
@@ -1121,9 +1208,9 @@ void
 agg_advance(Aggregator *a, AggValue *states, Datum *args, bool *argnulls)
 {
 	a->advancing = true;
-	for (int i = 0; i < a->naggs; i++)
+	for (int i = 0; i < a->nstates; i++)
 	{
-		AggDef	   *d = &a->aggs[i];
+		AggDef	   *d = state_def(a, i);
 		Datum	   *in = args + d->firstarg;
 		bool	   *innulls = argnulls + d->firstarg;
 
@@ -1248,10 +1335,10 @@ combine_one(Aggregator *a, AggDef *d, AggValue *into, AggValue *from)
 void
 agg_combine(Aggregator *a, AggValue *into, AggValue *from)
 {
-	for (int i = 0; i < a->naggs; i++)
+	for (int i = 0; i < a->nstates; i++)
 	{
-		if (a->aggs[i].kept)
-			kept_combine(a, &a->aggs[i], &into[i], &from[i]);
+		if (state_def(a, i)->kept)
+			kept_combine(a, state_def(a, i), &into[i], &from[i]);
 		else
 			combine_one(a, &a->aggs[i], &into[i], &from[i]);
 	}
@@ -1290,14 +1377,14 @@ stored_as_varlena(AggDef *d)
 bytea *
 agg_serialize(Aggregator *a, AggValue *states)
 {
-	Datum	   *vals = palloc(sizeof(Datum) * a->naggs);
+	Datum	   *vals = palloc(sizeof(Datum) * a->nstates);
 	Size		size = VARHDRSZ;
 	bytea	   *out;
 	char	   *p;
 
-	for (int i = 0; i < a->naggs; i++)
+	for (int i = 0; i < a->nstates; i++)
 	{
-		AggDef	   *d = &a->aggs[i];
+		AggDef	   *d = state_def(a, i);
 
 		if (d->kept)
 			kept_set(a, d, &states[i], true);
@@ -1311,9 +1398,9 @@ agg_serialize(Aggregator *a, AggValue *states)
 	out = palloc(size);
 	SET_VARSIZE(out, size);
 	p = VARDATA(out);
-	for (int i = 0; i < a->naggs; i++)
+	for (int i = 0; i < a->nstates; i++)
 	{
-		AggDef	   *d = &a->aggs[i];
+		AggDef	   *d = state_def(a, i);
 
 		*p++ = (char) (states[i].empty ? 1 : 0);
 		datumSerialize(vals[i], states[i].isnull,
@@ -1329,9 +1416,9 @@ agg_deserialize(Aggregator *a, bytea *data, AggValue *states)
 	char	   *p = VARDATA_ANY(data);
 	MemoryContext old = MemoryContextSwitchTo(a->statecxt);
 
-	for (int i = 0; i < a->naggs; i++)
+	for (int i = 0; i < a->nstates; i++)
 	{
-		AggDef	   *d = &a->aggs[i];
+		AggDef	   *d = state_def(a, i);
 		Datum		v;
 
 		states[i].empty = *p++ != 0;
@@ -1343,4 +1430,59 @@ agg_deserialize(Aggregator *a, bytea *data, AggValue *states)
 		states[i].value = v;
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The evictor of a window that fires, before its aggregates' results are
+ * taken (after false) or after (after true), as its rule says: the rows
+ * it drops leave the window, and the aggregates run again over the rest,
+ * in arrival order.
+ */
+void
+agg_evict(Aggregator *a, AggValue *states, bool after)
+{
+	AggEvictor *ev = a->evict;
+	KeptRows   *kr;
+	MemoryContext tmp;
+	MemoryContext old;
+	RowSet		rs;
+	EvictorRows er;
+	int64	   *ts;
+	double	   *input;
+	bool	   *input_null;
+	bool	   *keep;
+
+	if (ev == NULL || ev->rule.after != after || states[a->naggs].isnull)
+		return;
+	kr = ev->def.kept;
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "windowing evictor", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(tmp);
+	read_rows(kr, (KeptState *) DatumGetPointer(states[a->naggs].value), &rs);
+	sort_rows(&rs);
+	ts = palloc(sizeof(int64) * Max(rs.n, 1));
+	input = palloc(sizeof(double) * Max(rs.n, 1));
+	input_null = palloc(sizeof(bool) * Max(rs.n, 1));
+	keep = palloc(sizeof(bool) * Max(rs.n, 1));
+	for (int i = 0; i < rs.n; i++)
+	{
+		int			r = rs.order[i] * kr->ncols;
+
+		ts[i] = ev->ts_col >= 0 ? DatumGetInt64(rs.vals[r + ev->ts_col]) : 0;
+		input_null[i] = ev->input_col < 0 || rs.nulls[r + ev->input_col];
+		input[i] = input_null[i] ? 0 : trigger_input_value(ev->input_type, rs.vals[r + ev->input_col]);
+		input_null[i] |= isnan(input[i]);
+	}
+	er = (EvictorRows) {rs.n, ts, input, input_null};
+	if (evictor_keep(&ev->rule, &er, keep) < rs.n)
+	{
+		MemoryContextSwitchTo(a->statecxt);
+		agg_init(a, states);
+		MemoryContextSwitchTo(tmp);
+		for (int i = 0; i < rs.n; i++)
+			if (keep[i])
+				agg_advance(a, states, &rs.vals[rs.order[i] * kr->ncols],
+							&rs.nulls[rs.order[i] * kr->ncols]);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
 }

@@ -11,6 +11,8 @@
 #include "nodes/execnodes.h"
 
 typedef struct KeptRows KeptRows;
+typedef struct AggEvictor AggEvictor;
+struct EvictorDef;
 
 /* One aggregate of a pipeline's select list. */
 typedef struct AggDef
@@ -71,6 +73,9 @@ typedef struct Aggregator
 {
 	int			naggs;
 	AggDef	   *aggs;
+	int			nstates;		/* a window's states: naggs, and its rows
+								 * if an evictor needs them (states[naggs]) */
+	AggEvictor *evict;			/* the evictor, or NULL */
 	int			nout;			/* result columns */
 	AggOutput  *outs;
 	bool		derived;		/* some column is not one plain aggregate */
@@ -89,7 +94,9 @@ typedef struct Aggregator
 	bool		advancing;		/* in agg_advance: an error there is the row's */
 } Aggregator;
 
-extern Aggregator *agg_prepare(Oid source, const char *aggregates, Oid window_type);
+extern Aggregator *agg_prepare(Oid source, const char *aggregates, Oid window_type,
+							   const struct EvictorDef *evictor, const char *time_column);
+extern void agg_evict(Aggregator *a, AggValue *states, bool after);
 extern void agg_bind_context(Aggregator *a, MemoryContext statecxt);
 extern void agg_init(Aggregator *a, AggValue *states);
 extern void agg_advance(Aggregator *a, AggValue *states, Datum *args,

@@ -202,7 +202,8 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"pg_catalog.quote_literal(aggregates)) AS definition, "
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
 					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text, "
-					"COALESCE(watermark_from, 0)::pg_catalog.int8 AS watermark_from, tick_watermark "
+					"COALESCE(watermark_from, 0)::pg_catalog.int8 AS watermark_from, tick_watermark, "
+					"evictor "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -227,6 +228,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->route_errors = bool_value("route_errors");
 	def->trigger = text_value("trigger");
 	def->watermark_column = text_value("watermark_column");
+	def->evictor = text_value("evictor");
 	def->watermark_from = (int32) int8_value("watermark_from", 0);
 	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
 

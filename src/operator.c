@@ -27,7 +27,7 @@
 /*
  * The kind of window that keeps a pipeline's windows.  Windows kept as
  * slices exist only as they fire, with no state of their own for a trigger
- * that fires early.
+ * that fires early, nor rows of their own for an evictor.
  */
 static const OpKind *
 kind_of(const WindowSpec *spec, Aggregator *agg, bool may_slice)
@@ -61,7 +61,8 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->key_order_arg = key_order_arg;
 	/* slices are shared by windows: a window cannot purge them alone */
 	op->kind = kind_of(spec, agg,
-					   may_slice && trigger->trigger == &trigger_event_time && !trigger->purging);
+					   may_slice && trigger->trigger == &trigger_event_time && !trigger->purging &&
+					   agg->evict == NULL);
 	op->trigger = trigger->trigger;
 	op->trigger_every = trigger->every;
 	op->purging = trigger->purging;

@@ -39,6 +39,7 @@
 
 #include "catalog.h"
 #include "emit.h"
+#include "evictor.h"
 #include "owner.h"
 #include "pipeline.h"
 #include "plans.h"
@@ -236,6 +237,7 @@ load_step(Step *s, const char *name)
 {
 	PipelineDef *def = &s->def;
 	Watermark  *wm;
+	EvictorDef	evictor;
 
 	catalog_load_pipeline(name, def, &s->progress);
 	check_definition(def);
@@ -250,8 +252,10 @@ load_step(Step *s, const char *name)
 	if (def->watermark_column)
 		sql_pipeline_check_column(name, def->source, def->watermark_column, "watermark column",
 								  def->time_type, InvalidOid);
+	evictor_parse(def->evictor, def->is_ts, &evictor);
 	s->agg = agg_prepare(def->source, def->aggregates,
-						 s->spec.kind == WK_COUNT ? INT8OID : def->time_type);
+						 s->spec.kind == WK_COUNT ? INT8OID : def->time_type, &evictor,
+						 def->time_column);
 	sql_pipeline_check_outputs(name, def->result_table, s->agg);
 	trigger_parse(def->trigger, &s->spec, def->is_ts, &s->trigger);
 	s->trigger_input = trigger_check_input(&s->trigger, def->source, name);

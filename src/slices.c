@@ -356,9 +356,9 @@ swag_reset(Operator *op, KeyEntries *sk, int64 from)
 	if (sw == NULL)
 	{
 		sw = MemoryContextAllocZero(op->cxt, sizeof(Swag));
-		sw->back = MemoryContextAlloc(op->cxt, sizeof(AggValue) * op->agg->naggs);
+		sw->back = MemoryContextAlloc(op->cxt, sizeof(AggValue) * op->agg->nstates);
 		sw->row_size = MAXALIGN(offsetof(FrontRow, states) +
-								sizeof(AggValue) * op->agg->naggs);
+								sizeof(AggValue) * op->agg->nstates);
 		sk->swag = sw;
 	}
 	if (sw->front != NULL)

@@ -23,6 +23,7 @@
 #include "utils/timestamp.h"
 
 #include "aggregates.h"
+#include "evictor.h"
 #include "spec.h"
 #include "sql_pipeline.h"
 #include "trigger.h"
@@ -255,7 +256,7 @@ windowing_describe(PG_FUNCTION_ARGS)
 	check_keys(source, PG_GETARG_ARRAYTYPE_P(2));
 	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(3), time_type);
 	agg = agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(4)),
-					  spec.kind == WK_COUNT ? INT8OID : time_type);
+					  spec.kind == WK_COUNT ? INT8OID : time_type, NULL, NULL);
 	if (spec.kind == WK_SESSION)
 		check_session(source, &spec, agg);
 	if (spec.kind == WK_COUNT && spec.rows > spec.rows_slide)
@@ -402,6 +403,39 @@ windowing_trigger_purges(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(false);
 	trigger_of_args(fcinfo, 0, &def);
 	PG_RETURN_BOOL(def.purging);
+}
+
+PG_FUNCTION_INFO_V1(windowing_check_evictor);
+
+/*
+ * _check_evictor(evictor, source, time_column, assigner, time_type, aggregates):
+ * checks a pipeline's evictor, with the columns it reads.
+ */
+Datum
+windowing_check_evictor(PG_FUNCTION_ARGS)
+{
+	Oid			source = PG_GETARG_OID(1);
+	char	   *time_column = PG_ARGISNULL(2) ? NULL : NameStr(*PG_GETARG_NAME(2));
+	Oid			time_type = PG_GETARG_OID(4);
+	WindowSpec	spec;
+	EvictorDef	ev;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_VOID();
+	evictor_parse(text_to_cstring(PG_GETARG_TEXT_PP(0)), time_type != INT8OID, &ev);
+	spec_from_assigner(&spec, PG_GETARG_HEAPTUPLEHEADER(3), time_type);
+	if (spec.kind == WK_COUNT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("count windows cannot have an evictor"),
+				 errdetail("A count window holds its last rows already.")));
+	if (ev.kind == EVICT_TIME && time_column == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a time evictor needs a time column"),
+				 errdetail("On processing time, rows keep no time of their own.")));
+	(void) agg_prepare(source, text_to_cstring(PG_GETARG_TEXT_PP(5)), time_type, &ev, time_column);
+	PG_RETURN_VOID();
 }
 
 PG_FUNCTION_INFO_V1(windowing_check_trigger_input);

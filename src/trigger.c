@@ -298,12 +298,19 @@ parse_delta(const char *text, const WindowSpec *spec, TriggerDef *def)
 	return &trigger_early_delta;
 }
 
-/* Can a delta trigger read a column of this type? */
-static bool
-numeric_input(Oid type)
+/*
+ * Checks that "what" (a delta trigger's or evictor's input), column
+ * "column" of type "type", is a number trigger_input_value can read.
+ */
+void
+trigger_check_numeric(Oid type, const char *column, const char *what)
 {
-	return type == INT2OID || type == INT4OID || type == INT8OID ||
-		type == FLOAT4OID || type == FLOAT8OID || type == NUMERICOID;
+	if (type != INT2OID && type != INT4OID && type != INT8OID &&
+		type != FLOAT4OID && type != FLOAT8OID && type != NUMERICOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s must be a number, and \"%s\" is %s", what, column, format_type_be(type)),
+				 errhint("Use a column of type smallint, integer, bigint, real, double precision or numeric.")));
 }
 
 /*
@@ -329,12 +336,7 @@ trigger_check_input(const TriggerDef *def, Oid source, const char *pipeline)
 						def->column, pipeline, get_rel_name(source)) :
 				 errmsg("column \"%s\" of the trigger does not exist in table \"%s\"",
 						def->column, get_rel_name(source))));
-	if (!numeric_input(type))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("a delta trigger's input must be a number, and \"%s\" is %s",
-						def->column, format_type_be(type)),
-				 errhint("Use a column of type smallint, integer, bigint, real, double precision or numeric.")));
+	trigger_check_numeric(type, def->column, "a delta trigger's input");
 	return type;
 }
 

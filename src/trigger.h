@@ -71,5 +71,6 @@ extern void trigger_parse(const char *text, const struct WindowSpec *spec, bool 
 						  TriggerDef *def);
 extern Oid	trigger_check_input(const TriggerDef *def, Oid source, const char *pipeline);
 extern double trigger_input_value(Oid type, Datum value);
+extern void trigger_check_numeric(Oid type, const char *column, const char *what);
 
 #endif							/* WINDOWING_TRIGGER_H */

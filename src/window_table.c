@@ -246,7 +246,7 @@ op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time)
 static WindowEntry *
 new_entry(Operator *op, const WindowKey *k)
 {
-	Size		states = MAXALIGN(sizeof(AggValue) * op->agg->naggs);
+	Size		states = MAXALIGN(sizeof(AggValue) * op->agg->nstates);
 	Size		len = VARSIZE_ANY_EXHDR(k->key);
 	Size		keyspace = MAXALIGN(VARHDRSZ + len);
 	char	   *chunk = palloc(states + keyspace + sizeof(WindowEntry));
@@ -351,7 +351,8 @@ firing_values(Operator *op, Firing *f, AggValue *states)
 
 /*
  * Window e fires: its results so far become a firing.  A purging trigger
- * fires only a window that had rows since it last fired, and clears it.
+ * fires only a window that had rows since it last fired, and clears it;
+ * an evictor drops rows before or after (Flink's evictBefore, evictAfter).
  */
 void
 op_fire(Operator *op, WindowEntry *e, Pane pane)
@@ -382,6 +383,7 @@ op_fire(Operator *op, WindowEntry *e, Pane pane)
 	}
 	op->firings_may_refire += f->may_fire_again;
 	f->first = op->kind->fresh_windows && f->fire_count == 1;
+	agg_evict(op->agg, e->states, false);
 	firing_values(op, f, e->states);
 	if (op->purging)
 	{
@@ -389,6 +391,8 @@ op_fire(Operator *op, WindowEntry *e, Pane pane)
 		MemoryContextSwitchTo(op->cxt);
 		agg_init(op->agg, e->states);
 	}
+	else
+		agg_evict(op->agg, e->states, true);
 	e->dirty = true;
 	op->firings = lappend(op->firings, f);
 	op->windows_fired++;
@@ -695,7 +699,7 @@ op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 
 	w->ref = op_part_ref(op, key, start, end);
 	w->k = w->ref->k;
-	w->states = MemoryContextAlloc(op->firing_cxt, sizeof(AggValue) * op->agg->naggs);
+	w->states = MemoryContextAlloc(op->firing_cxt, sizeof(AggValue) * op->agg->nstates);
 	return w;
 }
 
