@@ -25,8 +25,14 @@
 # (sampled every 0.2 s), how long the worker took to drain the queue after
 # the producers stopped, and checks that every row was counted.
 #
+# TRIGGER gives the latency pipeline a trigger (create_pipeline's
+# trigger, one that does not purge: the check adds up each window's latest
+# firing), so that early firings run beside the firings whose latency is
+# measured.
+#
 #   test/bench/live.sh
 #   RATE=20000 SECONDS_RUN=10 QUEUE_ROWS=2000000 test/bench/live.sh
+#   TRIGGER='early every 100 milliseconds' QUEUE_ROWS=0 test/bench/live.sh
 
 set -euo pipefail
 
@@ -37,6 +43,7 @@ RATE=${RATE:-50000}
 BATCH=${BATCH:-100}
 SECONDS_RUN=${SECONDS_RUN:-20}
 QUEUE_ROWS=${QUEUE_ROWS:-20000000}
+TRIGGER=${TRIGGER:-}
 KEYS=1000
 
 setup_cluster() {
@@ -63,7 +70,7 @@ CREATE TABLE IF NOT EXISTS seen (watermark bigint, at timestamptz);
 TRUNCATE seen;
 SELECT windowing.create_pipeline('lat', 'events', 'ts', '{key}',
 	windowing.tumbling('1 second'), 'count(*) AS n, sum(value) AS total',
-	max_out_of_orderness => '0', retention => 'consume');
+	max_out_of_orderness => '0', retention => 'consume', "trigger" => NULLIF('$TRIGGER', ''));
 SQL
 	[ "$1" = wake ] || sql -c 'DROP TRIGGER windowing_wake ON events'
 	# the worker is up
