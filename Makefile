@@ -56,7 +56,7 @@ REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_w
 	pipeline_transactions pipeline_budget pipeline_between psql_catalog iso_weeks pipeline_stats pipeline_alter timestamp_local pipeline_on_error pipeline_existing pipeline_trigger \
 	pipeline_aggregates max_by pipeline_derived pipeline_rebuild pipeline_purging pipeline_stagger \
 	pipeline_trigger_clock pipeline_watermark_column pipeline_trigger_delta pipeline_downstream \
-	pipeline_evictor \
+	pipeline_evictor pipeline_fire_spread \
 	doc_tour doc_functions doc_pipelines doc_operations
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing

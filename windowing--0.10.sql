@@ -524,7 +524,10 @@ CREATE TABLE windowing.pipeline (
     tick_watermark       bigint,
     -- which rows of a window its aggregates see when it fires (Flink's
     -- evictors): NULL for all of them, else the evictor as given
-    evictor              text
+    evictor              text,
+    -- windows that end together fire over this much event time after
+    -- their end, each key at its own moment; NULL: at their end
+    fire_spread          interval
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -599,7 +602,8 @@ CREATE POLICY own_tables ON windowing.pipeline AS RESTRICTIVE FOR INSERT
 GRANT SELECT, DELETE ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner, aggregates,
               max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
-              idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor)
+              idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor,
+              fire_spread)
     ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
@@ -693,6 +697,33 @@ CREATE FUNCTION windowing._check_trigger("trigger" text, assigner windowing.assi
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'windowing_check_trigger'
 LANGUAGE C STABLE;
+
+-- Checks fire_spread: tumbling windows (whose windows of a key all end
+-- together), fired by the watermark alone (the default trigger).
+CREATE FUNCTION windowing._check_fire_spread(fire_spread interval, assigner windowing.assigner,
+                                             "trigger" text)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF fire_spread IS NULL THEN
+        RETURN;
+    END IF;
+    PERFORM windowing._check_duration(fire_spread, 'fire_spread');
+    IF fire_spread = interval '0' THEN
+        RAISE EXCEPTION 'fire_spread must be positive' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Leave it NULL to fire windows at their end.';
+    ELSIF (assigner).kind IS DISTINCT FROM 'tumbling' THEN
+        RAISE EXCEPTION 'fire_spread needs tumbling windows'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Other windows of a key do not end together, or are kept as slices or sessions.';
+    ELSIF "trigger" IS NOT NULL AND lower("trigger") <> 'event time' THEN
+        RAISE EXCEPTION 'fire_spread needs the default trigger'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'It holds back the firing on time; a trigger that fires early or purges would fire around it.';
+    END IF;
+END
+$$;
 
 -- Checks an evictor for a pipeline's definition, with the columns it reads.
 CREATE FUNCTION windowing._check_evictor(evictor text, source regclass, time_column name,
@@ -1185,7 +1216,8 @@ CREATE FUNCTION windowing.create_pipeline(
     "trigger"            text     DEFAULT NULL,
     watermark_column     name     DEFAULT NULL,
     watermark_from       text     DEFAULT NULL,
-    evictor              text     DEFAULT NULL)
+    evictor              text     DEFAULT NULL,
+    fire_spread          interval DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1276,6 +1308,7 @@ BEGIN
     early := windowing._check_trigger("trigger", assigner, ttype::regtype);
     PERFORM windowing._check_trigger_input(source, "trigger", assigner, ttype::regtype);
     PERFORM windowing._check_evictor(evictor, source, time_column, assigner, ttype::regtype, aggregates);
+    PERFORM windowing._check_fire_spread(fire_spread, assigner, "trigger");
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     upstream := windowing._check_watermark(source, time_column, ttype, assigner,
@@ -1362,7 +1395,8 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor)
+        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor,
+        fire_spread)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates,
         -- a watermark taken from elsewhere comes without a delay
@@ -1373,7 +1407,7 @@ BEGIN
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
         -- 'event time' is the default, stored as NULL
         CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
-             THEN "trigger" END, watermark_column, upstream, evictor)
+             THEN "trigger" END, watermark_column, upstream, evictor, fire_spread)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -1638,7 +1672,7 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        windowing.describe(assigner) AS assigner_text,
        coalesce("trigger", 'event time') AS "trigger", watermark_column,
        (SELECT u.name FROM windowing.pipeline u WHERE u.id OPERATOR(pg_catalog.=) p.watermark_from)
-           AS watermark_from, evictor
+           AS watermark_from, evictor, fire_spread
 FROM windowing.pipeline p;
 
 -- The view runs as the extension's owner and so shows every pipeline;
@@ -1825,7 +1859,7 @@ COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
     'make a table a queue, or change whether its rows are deleted once read';
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text, text, name, text, text) IS
+                                              text, text, text, name, text, text, interval) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
     'drop a pipeline, and optionally its result and late tables';

@@ -5,16 +5,45 @@
  * watermarks), or the pipeline whose results the queue is (watermark_from,
  * as Flink passes watermarks downstream).  Triggers that fire when a
  * column moves by more than a threshold, whose column create_pipeline and
- * alter_pipeline check.  Evictors (create_pipeline's evictor).  Early
- * firing by the clock needs no change to the catalog.
+ * alter_pipeline check.  Evictors (evictor) and firings spread over event
+ * time (fire_spread).  Early firing by the clock needs no change to the
+ * catalog.
  */
 ALTER TABLE windowing.pipeline
     ADD COLUMN watermark_column name,
     ADD COLUMN watermark_from int,
     ADD COLUMN tick_watermark bigint,
-    ADD COLUMN evictor text;
-GRANT INSERT (watermark_column, watermark_from, evictor) ON windowing.pipeline TO PUBLIC;
+    ADD COLUMN evictor text,
+    ADD COLUMN fire_spread interval;
+GRANT INSERT (watermark_column, watermark_from, evictor, fire_spread) ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (tick_watermark) ON windowing.pipeline TO PUBLIC;
+
+-- Checks fire_spread: tumbling windows (whose windows of a key all end
+-- together), fired by the watermark alone (the default trigger).
+CREATE FUNCTION windowing._check_fire_spread(fire_spread interval, assigner windowing.assigner,
+                                             "trigger" text)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF fire_spread IS NULL THEN
+        RETURN;
+    END IF;
+    PERFORM windowing._check_duration(fire_spread, 'fire_spread');
+    IF fire_spread = interval '0' THEN
+        RAISE EXCEPTION 'fire_spread must be positive' USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Leave it NULL to fire windows at their end.';
+    ELSIF (assigner).kind IS DISTINCT FROM 'tumbling' THEN
+        RAISE EXCEPTION 'fire_spread needs tumbling windows'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Other windows of a key do not end together, or are kept as slices or sessions.';
+    ELSIF "trigger" IS NOT NULL AND lower("trigger") <> 'event time' THEN
+        RAISE EXCEPTION 'fire_spread needs the default trigger'
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'It holds back the firing on time; a trigger that fires early or purges would fire around it.';
+    END IF;
+END
+$$;
 
 -- Checks an evictor for a pipeline's definition, with the columns it reads.
 CREATE FUNCTION windowing._check_evictor(evictor text, source regclass, time_column name,
@@ -139,7 +168,8 @@ CREATE FUNCTION windowing.create_pipeline(
     "trigger"            text     DEFAULT NULL,
     watermark_column     name     DEFAULT NULL,
     watermark_from       text     DEFAULT NULL,
-    evictor              text     DEFAULT NULL)
+    evictor              text     DEFAULT NULL,
+    fire_spread          interval DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -230,6 +260,7 @@ BEGIN
     early := windowing._check_trigger("trigger", assigner, ttype::regtype);
     PERFORM windowing._check_trigger_input(source, "trigger", assigner, ttype::regtype);
     PERFORM windowing._check_evictor(evictor, source, time_column, assigner, ttype::regtype, aggregates);
+    PERFORM windowing._check_fire_spread(fire_spread, assigner, "trigger");
     -- count windows are numbered by rows
     wtype := CASE WHEN (assigner).kind = 'counting' THEN 'bigint' ELSE ttype END;
     upstream := windowing._check_watermark(source, time_column, ttype, assigner,
@@ -316,7 +347,8 @@ BEGIN
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
-        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor)
+        emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor,
+        fire_spread)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates,
         -- a watermark taken from elsewhere comes without a delay
@@ -327,7 +359,7 @@ BEGIN
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
         -- 'event time' is the default, stored as NULL
         CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
-             THEN "trigger" END, watermark_column, upstream, evictor)
+             THEN "trigger" END, watermark_column, upstream, evictor, fire_spread)
     RETURNING id INTO new_id;
     IF start THEN
         PERFORM windowing._wake_workers();
@@ -338,7 +370,7 @@ $$;
 
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text, text, name, text, text) IS
+                                              text, text, text, name, text, text, interval) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 
 CREATE OR REPLACE FUNCTION windowing.alter_pipeline(
@@ -442,5 +474,5 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        windowing.describe(assigner) AS assigner_text,
        coalesce("trigger", 'event time') AS "trigger", watermark_column,
        (SELECT u.name FROM windowing.pipeline u WHERE u.id OPERATOR(pg_catalog.=) p.watermark_from)
-           AS watermark_from, evictor
+           AS watermark_from, evictor, fire_spread
 FROM windowing.pipeline p;

@@ -83,6 +83,21 @@ SELECT windowing.drop_pipeline('hits_per_hour', drop_tables => true);
 SELECT windowing.drop_pipeline('hits_per_minute', drop_tables => true);
 DROP TABLE page_hits;
 
+CREATE TABLE meter_readings (meter int, ts timestamptz, kwh numeric);
+SELECT windowing.create_pipeline('hourly_kwh', 'meter_readings', 'ts', '{meter}',
+    windowing.tumbling('1 hour'), 'sum(kwh) AS kwh', max_out_of_orderness => '1 minute',
+    fire_spread => '30 seconds', retention => 'consume');
+INSERT INTO meter_readings SELECT m, '2026-01-01 10:10+00', 1.5 FROM generate_series(1, 20) m;
+SELECT windowing.process('hourly_kwh');
+SELECT windowing.advance_watermark('hourly_kwh', '2026-01-01 10:59:59.999999+00');
+SELECT count(*) FROM hourly_kwh_results;
+SELECT windowing.advance_watermark('hourly_kwh', '2026-01-01 11:00:15+00');
+SELECT count(*) FROM hourly_kwh_results;
+SELECT windowing.advance_watermark('hourly_kwh', '2026-01-01 11:00:30+00');
+SELECT count(*), sum(kwh) FROM hourly_kwh_results;
+SELECT windowing.drop_pipeline('hourly_kwh', drop_tables => true);
+DROP TABLE meter_readings;
+
 SELECT windowing.create_queue('trades', 'symbol text, ts bigint, price numeric');
 SELECT windowing.create_pipeline('last_trades', 'trades', 'ts', '{symbol}',
     windowing.tumbling('1 minute'), 'count(*) AS n, avg(price) AS mean',

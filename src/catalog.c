@@ -203,7 +203,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
 					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text, "
 					"COALESCE(watermark_from, 0)::pg_catalog.int8 AS watermark_from, tick_watermark, "
-					"evictor "
+					"evictor, fire_spread "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -229,6 +229,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->trigger = text_value("trigger");
 	def->watermark_column = text_value("watermark_column");
 	def->evictor = text_value("evictor");
+	def->fire_spread = interval_value("fire_spread");
 	def->watermark_from = (int32) int8_value("watermark_from", 0);
 	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
 

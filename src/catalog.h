@@ -42,6 +42,7 @@ typedef struct PipelineDef
 	bool		route_errors;	/* on_error 'route': failing rows to the late table */
 	char	   *trigger;		/* NULL: the default, 'event time' */
 	char	   *evictor;		/* NULL: none */
+	Interval   *fire_spread;	/* NULL: none */
 	char	   *watermark_column;	/* its values are the watermark; NULL:
 									 * the event times make it */
 	int			key_groups;		/* its keys' hash partitions (keys_group) */

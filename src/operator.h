@@ -132,6 +132,7 @@ typedef struct Operator
 	const WindowSpec *spec;
 	Aggregator *agg;
 	int64		lateness;
+	int64		spread;			/* fire_spread, in the time column's unit */
 	int64		gone_until;		/* windows whose last instant is at or before
 								 * it were cleaned up under a smaller
 								 * lateness (alter_pipeline) */

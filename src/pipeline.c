@@ -262,6 +262,8 @@ load_step(Step *s, const char *name)
 	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
 					  def->sliced, &s->trigger, keys_order, &s->keys);
 	s->op->gone_until = def->cleaned_until;
+	if (def->fire_spread)
+		s->op->spread = duration(def->fire_spread, def->is_ts, "fire_spread");
 	s->op->final_rows = def->append;
 	wm = &s->op->wm;
 	wmk_init(wm, def->max_out_of_orderness ?

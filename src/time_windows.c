@@ -68,11 +68,16 @@ time_init(Operator *op)
 	op->scratch = palloc(sizeof(WmWindow) * op->spec->max_windows);
 }
 
-/* A stored window that the watermark has not reached waits for its timer again. */
+/*
+ * A stored window that has not fired on time waits for its timer again:
+ * one the watermark has not reached, or, with fire_spread (which comes
+ * with the default trigger: a window's firings are on time and late), one
+ * that has not fired at all.
+ */
 static void
 time_load(Operator *op, WindowEntry *e)
 {
-	if (!op_reached(op, e))
+	if (!op_reached(op, e) || (op->spread > 0 && e->fire_count == 0))
 		op_add_fire_timer(op, e);
 }
 

@@ -86,12 +86,42 @@ firing_order(const Operator *op, const WindowEntry *a, const WindowEntry *b)
 	return (a->k.start > b->k.start) - (a->k.start < b->k.start);
 }
 
-/* pairingheap keeps the largest on top: invert for earliest first. */
+/*
+ * The watermark at which a window fires on time: its last instant, or,
+ * with fire_spread, that and its key's share of the spread, the same for
+ * every window of the key (a hash of the key, in [0, spread)), so that
+ * windows ending together are written over the spread of event time that
+ * follows, not all in one step.
+ */
+static int64
+fire_time(const Operator *op, const WindowEntry *e)
+{
+	if (op->spread == 0)
+		return e->k.end - 1;
+	return wmk_add(e->k.end - 1,
+				   (int64) (hash_bytes((const unsigned char *) VARDATA_ANY(e->k.key),
+									   VARSIZE_ANY_EXHDR(e->k.key)) % (uint64) op->spread));
+}
+
+/*
+ * The order of the timer heaps: by time, then as windows fire.  pairingheap
+ * keeps the largest on top: the earliest is the largest.
+ */
+static int
+earliest_first(const Operator *op, const WindowEntry *x, int64 tx, const WindowEntry *y, int64 ty)
+{
+	if (tx != ty)
+		return tx < ty ? 1 : -1;
+	return -firing_order(op, x, y);
+}
+
 static int
 fire_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 {
-	return -firing_order(arg, pairingheap_const_container(WindowEntry, fire_node, a),
-						 pairingheap_const_container(WindowEntry, fire_node, b));
+	const WindowEntry *x = pairingheap_const_container(WindowEntry, fire_node, a);
+	const WindowEntry *y = pairingheap_const_container(WindowEntry, fire_node, b);
+
+	return earliest_first(arg, x, fire_time(arg, x), y, fire_time(arg, y));
 }
 
 /*
@@ -113,29 +143,23 @@ trigger_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg
 	const WindowEntry *x = pairingheap_const_container(WindowEntry, trigger_node, a);
 	const WindowEntry *y = pairingheap_const_container(WindowEntry, trigger_node, b);
 
-	if (x->trigger_time != y->trigger_time)
-		return x->trigger_time < y->trigger_time ? 1 : -1;
-	return -firing_order(arg, x, y);
+	return earliest_first(arg, x, x->trigger_time, y, y->trigger_time);
 }
 
+/* A window lives on until its lateness is over and it has fired on time. */
 static int64
 cleanup_time(const Operator *op, const WindowEntry *e)
 {
-	return wmk_cleanup_time(e->k.end - 1, op->lateness);
+	return Max(wmk_cleanup_time(e->k.end - 1, op->lateness), fire_time(op, e));
 }
 
 static int
 cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 {
-	const Operator *op = arg;
 	const WindowEntry *x = pairingheap_const_container(WindowEntry, cleanup_node, a);
 	const WindowEntry *y = pairingheap_const_container(WindowEntry, cleanup_node, b);
-	int64		cx = cleanup_time(op, x);
-	int64		cy = cleanup_time(op, y);
 
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	return -firing_order(op, x, y);
+	return earliest_first(arg, x, cleanup_time(arg, x), y, cleanup_time(arg, y));
 }
 
 /* The entries of a key, made on first use. */
@@ -467,7 +491,7 @@ next_timer(Operator *op, bool *early)
 
 	if (!pairingheap_is_empty(op->fire_timers))
 		f = pairingheap_container(WindowEntry, fire_node, pairingheap_first(op->fire_timers));
-	if (f != NULL && !wmk_window_fires(f->k.end - 1, w))
+	if (f != NULL && !wmk_window_fires(fire_time(op, f), w))
 		f = NULL;
 	/* a trigger's own timers on the clock wait for it, not the watermark */
 	if (op->trigger->on_processing_time == NULL && !pairingheap_is_empty(op->trigger_timers))
@@ -475,8 +499,8 @@ next_timer(Operator *op, bool *early)
 	if (t != NULL && t->trigger_time > w)
 		t = NULL;
 	*early = t != NULL &&
-		(f == NULL || t->trigger_time < f->k.end - 1 ||
-		 (t->trigger_time == f->k.end - 1 && firing_order(op, t, f) < 0));
+		(f == NULL || t->trigger_time < fire_time(op, f) ||
+		 (t->trigger_time == fire_time(op, f) && firing_order(op, t, f) < 0));
 	return *early ? t : f;
 }
 
@@ -581,7 +605,7 @@ op_due(const Operator *op, const WindowEntry *e)
 	int64		due = WMK_END;
 
 	if (e->in_fire_heap)
-		due = e->k.end - 1;
+		due = fire_time(op, e);
 	if (e->in_cleanup_heap)
 		due = Min(due, cleanup_time(op, e));
 	if (e->in_trigger_heap && op->trigger->on_processing_time == NULL)
@@ -600,6 +624,17 @@ op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args, bool *argnulls)
 {
 	WmWindow	w = {e->k.start, e->k.end};
 
+	/*
+	 * A firing on time that the spread holds back comes before the row, as
+	 * it would have without the spread (a window that had no rows has
+	 * none: the row's late firing stands for it).
+	 */
+	if (op->spread > 0 && e->in_fire_heap && op_reached(op, e) && (e->stored || e->dirty))
+	{
+		pairingheap_remove(op->fire_timers, &e->fire_node);
+		e->in_fire_heap = false;
+		op_fire(op, e, PANE_ON_TIME);
+	}
 	agg_advance(op->agg, e->states, args, argnulls);
 	e->dirty = true;
 	e->changed = true;

@@ -12,7 +12,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Windowing qw(worker_node differences);
+use Windowing qw(worker_node differences worker_pid wait_for_worker);
 use Time::HiRes qw(time);
 
 my $node = worker_node('faults', q{
@@ -34,21 +34,8 @@ SELECT windowing.create_pipeline('sess', 'events', 'ts', '{k}',
     windowing.session('8 milliseconds'), 'count(*) AS n, sum(v) AS total', retention => 'consume');
 });
 
-sub worker_pid
-{
-	return $node->safe_psql('postgres',
-		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
-}
-
-sub wait_for_worker
-{
-	$node->poll_query_until('postgres',
-		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'windowing worker'})
-	  or die 'no worker';
-}
-
 # The worker alone, no process() call, produces results soon after rows commit.
-wait_for_worker();
+wait_for_worker($node);
 my $start = time();
 $node->safe_psql('postgres', q{
 INSERT INTO events VALUES (1, 0, 1), (1, 150, 1);
@@ -80,8 +67,8 @@ my $kills = 0;
 for my $round (1 .. 8)
 {
 	produce(10 + int(rand(10)));
-	wait_for_worker();
-	my $pid = worker_pid();
+	wait_for_worker($node);
+	my $pid = worker_pid($node);
 	next unless $pid;
 	kill 'KILL', $pid;
 	$kills++;

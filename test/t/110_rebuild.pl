@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Windowing qw(worker_node differences);
+use Windowing qw(worker_node differences worker_pid);
 
 my $node = worker_node('rebuild', q{
 windowing.poll_interval = 20ms
@@ -32,12 +32,6 @@ ok($node->poll_query_until('postgres',
 cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM sums_late'), '>', 100000,
 	'read live, most of the history is late');
 
-sub worker_pid
-{
-	return $node->safe_psql('postgres',
-		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
-}
-
 # Rebuilt by the worker, which is killed while it replays; live rows, newer
 # than the history, come in meanwhile.
 is($node->safe_psql('postgres', q{SELECT windowing.rebuild('sums')}), '200000',
@@ -51,7 +45,7 @@ for my $round (1 .. 12)
 	my $done = $node->safe_psql('postgres',
 		q{SELECT rows_done FROM windowing.rebuild_progress WHERE name = 'sums'});
 	$seen_progress++ if $done ne '' && $done > 0 && $done < 200000;
-	my $pid = worker_pid();
+	my $pid = worker_pid($node);
 	next unless $pid;
 	kill 'KILL', $pid;
 	$kills++;

@@ -12,7 +12,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Windowing qw(worker_node differences);
+use Windowing qw(worker_node differences worker_pid wait_for_worker);
 
 my $node = worker_node('downstream', q{
 windowing.poll_interval = 20ms
@@ -29,12 +29,6 @@ SELECT windowing.create_pipeline('hours', 'minutes_results', 'window_time', '{k}
     windowing.tumbling('100 milliseconds'), 'sum(n) AS n, sum(total) AS total, count(*) AS minutes',
     emit => 'append', retention => 'consume', watermark_from => 'minutes');
 });
-
-sub worker_pid
-{
-	return $node->safe_psql('postgres',
-		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
-}
 
 # Producers: batches in their own transactions, out of order within the
 # minutes' out-of-orderness, so that no row is late for them.
@@ -56,10 +50,8 @@ my $kills = 0;
 for my $round (1 .. 8)
 {
 	produce(5 + int(rand(10)));
-	$node->poll_query_until('postgres',
-		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'windowing worker'})
-	  or die 'no worker';
-	my $pid = worker_pid();
+	wait_for_worker($node);
+	my $pid = worker_pid($node);
 	next unless $pid;
 	kill 'KILL', $pid;
 	$kills++;

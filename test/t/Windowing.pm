@@ -5,6 +5,9 @@
 # PostgreSQL::Test::Cluster turns off: without it a SIGKILL of a worker
 # shuts the whole cluster down.
 #
+# worker_pid() is the pid of the database's windowing worker (empty if
+# none runs); wait_for_worker() waits until one does.
+#
 # differences() counts the rows two queries do not share (their symmetric
 # difference as multisets), so that a pipeline's results can be asserted
 # equal to the same windows computed with plain SQL over the committed rows.
@@ -15,7 +18,7 @@ use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 
-our @EXPORT_OK = qw(worker_node differences);
+our @EXPORT_OK = qw(worker_node differences worker_pid wait_for_worker);
 
 sub worker_node
 {
@@ -28,6 +31,21 @@ restart_after_crash = on
 $settings});
 	$node->start;
 	return $node;
+}
+
+sub worker_pid
+{
+	my ($node, $db) = @_;
+	return $node->safe_psql($db // 'postgres',
+		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
+}
+
+sub wait_for_worker
+{
+	my ($node, $db) = @_;
+	$node->poll_query_until($db // 'postgres',
+		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'windowing worker'})
+	  or die 'no worker';
 }
 
 sub differences
