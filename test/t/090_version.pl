@@ -18,7 +18,7 @@ use Windowing qw(worker_node);
 my $node = worker_node('version', q{
 windowing.poll_interval = 20ms
 });
-my $mismatch = qr/ERROR:  windowing's library is version 0\.9 but the database has version 0\.4 of the extension\n.*HINT:  Run ALTER EXTENSION windowing UPDATE\./;
+my $mismatch = qr/ERROR:  windowing's library is version [0-9.]+ but the database has version 0\.4 of the extension\n.*HINT:  Run ALTER EXTENSION windowing UPDATE\./;
 
 my $log_offset = -s $node->logfile;
 $node->safe_psql('postgres', q{
