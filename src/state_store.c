@@ -37,14 +37,34 @@
 
 int			state_store_memory = 64 * 1024;	/* kB */
 
-/* A window and its states' bytes, in one chunk. */
+/*
+ * A window, and its states' bytes after it in the same piece (a
+ * StoredWindow without the pointer to them, which states() gives).
+ */
 typedef struct StoreWin
 {
 	pairingheap_node node;		/* in the store's heap by due time */
 	struct StoreWin *next;		/* its key's next window */
 	struct StoreKeyEnt *owner;
-	StoredWindow w;				/* w.state points at the bytes below */
+	int64		start;
+	int64		end;
+	int64		due;
+	int			fire_count;
+	bool		stored;
+	bool		logged;
 } StoreWin;
+
+#define STATES(sw) ((const bytea *) ((sw) + 1))
+
+/* A stored window as the store's callers see it. */
+static StoredWindow
+stored_window(const StoreWin *sw)
+{
+	StoredWindow w = {sw->start, sw->end, sw->due, sw->fire_count, sw->stored, sw->logged,
+	STATES(sw)};
+
+	return w;
+}
 
 /*
  * A key and its windows.  A partial store keeps keys whose windows all
@@ -55,6 +75,25 @@ typedef struct StoreKeyEnt
 	bytea	   *key;			/* hash key: its own copy */
 	StoreWin   *windows;
 } StoreKeyEnt;
+
+/*
+ * A store's windows and keys are pieces carved from blocks of its own, of
+ * their own size rounded to MAXALIGN: AllocSet would round a count + sum
+ * window's 110 bytes up to a chunk of 128 with a header of 16, and an
+ * integer key's 8 bytes to a chunk of 8 with a header of 16.  A piece that
+ * leaves goes to the list of its size, for the next piece of that size.
+ */
+#define PIECE_SIZES 128			/* listed sizes: up to 1 kB */
+#define PIECE_BLOCK_MIN 1024
+#define PIECE_BLOCK_MAX (64 * 1024)
+
+typedef struct Pieces
+{
+	char	   *next;			/* room left in the current block */
+	Size		left;
+	Size		block;			/* the current block's size */
+	void	   *free[PIECE_SIZES];	/* pieces that left, by size */
+} Pieces;
 
 struct StateStore
 {
@@ -73,6 +112,7 @@ struct StateStore
 	bool		taken;			/* windows taken out, not yet put back */
 	SubTransactionId subxid;	/* the innermost subtransaction that changed it */
 	MemoryContext cxt;
+	Pieces		pieces;			/* in cxt */
 	HTAB	   *keys;
 	pairingheap *due;
 	int64		windows;
@@ -96,11 +136,56 @@ static bool callbacks_registered = false;
 static int
 due_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 {
-	int64		x = pairingheap_const_container(StoreWin, node, a)->w.due;
-	int64		y = pairingheap_const_container(StoreWin, node, b)->w.due;
+	int64		x = pairingheap_const_container(StoreWin, node, a)->due;
+	int64		y = pairingheap_const_container(StoreWin, node, b)->due;
 
 	/* pairingheap keeps the largest on top: the earliest is the largest */
 	return (x < y) - (x > y);
+}
+
+/* A piece of "size" bytes of the store's memory. */
+static void *
+piece_alloc(StateStore *st, Size size)
+{
+	Pieces	   *p = &st->pieces;
+	Size		sz = MAXALIGN(size);
+	Size		c = sz / MAXIMUM_ALIGNOF;
+	void	   *piece;
+
+	if (c >= PIECE_SIZES)
+		return MemoryContextAlloc(st->cxt, sz);
+	if (p->free[c] != NULL)
+	{
+		piece = p->free[c];
+		p->free[c] = *(void **) piece;
+		return piece;
+	}
+	if (p->left < sz)
+	{
+		/* what is left of the block stays unused: less than a piece */
+		p->block = Min(Max(p->block * 2, PIECE_BLOCK_MIN), PIECE_BLOCK_MAX);
+		p->next = MemoryContextAlloc(st->cxt, p->block);
+		p->left = p->block;
+	}
+	piece = p->next;
+	p->next += sz;
+	p->left -= sz;
+	return piece;
+}
+
+/* A piece of "size" bytes leaves, for the next of its size. */
+static void
+piece_free(StateStore *st, void *piece, Size size)
+{
+	Size		c = MAXALIGN(size) / MAXIMUM_ALIGNOF;
+
+	if (c >= PIECE_SIZES)
+	{
+		pfree(piece);
+		return;
+	}
+	*(void **) piece = st->pieces.free[c];
+	st->pieces.free[c] = piece;
 }
 
 /* The store's own memory: its keys, windows and heap. */
@@ -109,6 +194,7 @@ init_contents(StateStore *st)
 {
 	MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
+	memset(&st->pieces, 0, sizeof(Pieces));
 	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
 	st->due = pairingheap_allocate(due_cmp, NULL);
 	st->windows = 0;
@@ -307,10 +393,11 @@ take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 	while (w != NULL)
 	{
 		StoreWin   *next = w->next;
+		StoredWindow sw = stored_window(w);
 
-		fn(key, &w->w, arg);
+		fn(key, &sw, arg);
 		pairingheap_remove(st->due, &w->node);
-		pfree(w);
+		piece_free(st, w, sizeof(StoreWin) + VARSIZE_ANY(STATES(w)));
 		st->windows--;
 		w = next;
 	}
@@ -318,7 +405,7 @@ take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 	if (st->complete)
 	{
 		hash_search(st->keys, &key, HASH_REMOVE, NULL);
-		pfree(key);
+		piece_free(st, key, VARSIZE_ANY(key));
 	}
 }
 
@@ -357,7 +444,7 @@ key_entry(StateStore *st, const bytea *key)
 
 	if (!found)
 	{
-		k->key = MemoryContextAlloc(st->cxt, VARSIZE_ANY(key));
+		k->key = piece_alloc(st, VARSIZE_ANY(key));
 		memcpy(k->key, key, VARSIZE_ANY(key));
 		k->windows = NULL;
 	}
@@ -433,7 +520,7 @@ state_store_take_due(StateStore *st, int64 upto, StoredWindowFn fn, void *arg)
 	{
 		StoreWin   *w = pairingheap_container(StoreWin, node, pairingheap_first(st->due));
 
-		if (w->w.due > upto)
+		if (w->due > upto)
 			break;
 		changing(st);
 		st->taken = true;
@@ -458,7 +545,11 @@ state_store_each(StateStore *st, StoredWindowFn fn, void *arg)
 	hash_seq_init(&seq, st->keys);
 	while ((k = hash_seq_search(&seq)) != NULL)
 		for (StoreWin *w = k->windows; w != NULL; w = w->next)
-			fn(k->key, &w->w, arg);
+		{
+			StoredWindow sw = stored_window(w);
+
+			fn(k->key, &sw, arg);
+		}
 }
 
 /* Takes every window out, unseen: the step puts every window back. */
@@ -478,12 +569,16 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 {
 	Size		len = VARSIZE_ANY(w->state);
 	StoreKeyEnt *k = key_entry(st, key);
-	StoreWin   *sw = MemoryContextAlloc(st->cxt, sizeof(StoreWin) + len);
+	StoreWin   *sw = piece_alloc(st, sizeof(StoreWin) + len);
 
 	changing(st);
-	sw->w = *w;
+	sw->start = w->start;
+	sw->end = w->end;
+	sw->due = w->due;
+	sw->fire_count = w->fire_count;
+	sw->stored = w->stored;
+	sw->logged = w->logged;
 	memcpy(sw + 1, w->state, len);
-	sw->w.state = (const bytea *) (sw + 1);
 	sw->owner = k;
 	sw->next = k->windows;
 	k->windows = sw;
@@ -506,11 +601,14 @@ state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 	while ((k = hash_seq_search(&seq)) != NULL)
 		for (StoreWin *w = k->windows; w != NULL; w = w->next)
 		{
-			if (!w->w.logged)
+			StoredWindow sw;
+
+			if (!w->logged)
 				continue;
-			fn(k->key, &w->w, arg);
-			w->w.logged = false;
-			w->w.stored = true;
+			sw = stored_window(w);
+			fn(k->key, &sw, arg);
+			w->logged = false;
+			w->stored = true;
 		}
 }
 

@@ -74,7 +74,9 @@ SQL
 # The pipeline with $1 open windows, then, in the same session (whose
 # memory holds the state, as the worker's does), $STEPS steps of 1000 rows
 # over random keys of $1, each committed; prints the backend's CPU ms per
-# step and the steps' median elapsed ms.
+# step, the steps' median elapsed ms, and the bytes of memory per window of
+# the state the session holds then (pipeline_stats: state_memory_bytes /
+# memory_windows).
 run() {
 	{ load_sql "$1"; cat <<SQL; } | sql | tail -n 1
 CREATE TEMP TABLE cpu (s int, ms float8, elapsed float8);
@@ -100,7 +102,9 @@ BEGIN
     END LOOP;
 END \$\$;
 SELECT round(avg(ms)::numeric, 2) || ' ' ||
-       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY elapsed)::numeric, 2)
+       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY elapsed)::numeric, 2) || ' ' ||
+       coalesce((SELECT round(state_memory_bytes::numeric / nullif(memory_windows, 0), 1)::text
+                 FROM windowing.pipeline_stats WHERE name = 'p'), '-')
 FROM cpu;
 SQL
 }
@@ -134,24 +138,24 @@ main() {
 	setup_cluster
 	local -a sizes
 	read -r -a sizes <<<"$SIZES"
-	printf '%-14s %-34s %8s %-34s %8s %12s  %s\n' 'open windows' 'in memory: CPU ms/step (elapsed)' ratio \
-		'spilled: CPU ms/step (elapsed)' ratio 'first ms' check
+	printf '%-14s %-34s %8s %10s %-34s %8s %12s  %s\n' 'open windows' 'in memory: CPU ms/step (elapsed)' ratio \
+		'B/window' 'spilled: CPU ms/step (elapsed)' ratio 'first ms' check
 	local ref_mem="" ref_spill=""
 	for n in "${sizes[@]}"; do
 		state_memory 1GB
-		read -r cpu elapsed <<<"$(run "$n")"
-		local mem="$cpu ($elapsed)" mcpu=$cpu mfirst
+		read -r cpu elapsed bytes <<<"$(run "$n")"
+		local mem="$cpu ($elapsed)" mcpu=$cpu mfirst mbytes=$bytes
 		mfirst=$(first "$n")
 		ref_mem=${ref_mem:-$cpu}
 		local ok
 		ok=$(check "$n")
 		state_memory 1MB
-		read -r cpu elapsed <<<"$(run "$n")"
+		read -r cpu elapsed bytes <<<"$(run "$n")"
 		ref_spill=${ref_spill:-$cpu}
 		first "$n" >/dev/null
 		ok="$ok $(check "$n")"
-		printf '%-14s %-34s %7sx %-34s %7sx %12s  %s\n' "$n" "$mem" \
-			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" \
+		printf '%-14s %-34s %7sx %10s %-34s %7sx %12s  %s\n' "$n" "$mem" \
+			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" "$mbytes" \
 			"$cpu ($elapsed)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
 			"$mfirst" "$ok"
 	done
