@@ -38,29 +38,55 @@
 int			state_store_memory = 64 * 1024;	/* kB */
 
 /*
- * A window, and its states' bytes after it in the same piece (a
- * StoredWindow without the pointer to them, which states() gives).
+ * A window and its states' bytes, in one piece: a StoredWindow without the
+ * pointer to them, its two flags in the low bits of the pointer to its key
+ * (an entry of the keys' table, MAXALIGN'd), and the states with a header
+ * of one byte where they fit one, so that a count + sum window takes 96
+ * bytes.
  */
 typedef struct StoreWin
 {
 	pairingheap_node node;		/* in the store's heap by due time */
 	struct StoreWin *next;		/* its key's next window */
-	struct StoreKeyEnt *owner;
+	uintptr_t	owner_flags;	/* StoreKeyEnt *, | WIN_STORED | WIN_LOGGED */
 	int64		start;
 	int64		end;
 	int64		due;
-	int			fire_count;
-	bool		stored;
-	bool		logged;
+	int32		fire_count;
+	char		states[FLEXIBLE_ARRAY_MEMBER];	/* 4-byte aligned */
 } StoreWin;
 
-#define STATES(sw) ((const bytea *) ((sw) + 1))
+/* a 4-byte header of states must be aligned for VARSIZE */
+StaticAssertDecl(offsetof(StoreWin, states) % sizeof(uint32) == 0,
+				 "the states of a stored window are not aligned");
+
+#define WIN_STORED 1			/* StoredWindow.stored */
+#define WIN_LOGGED 2			/* StoredWindow.logged */
+#define WIN_FLAGS (WIN_STORED | WIN_LOGGED)
+#define STATES(sw) ((const bytea *) (sw)->states)
+#define OWNER(sw) ((struct StoreKeyEnt *) ((sw)->owner_flags & ~(uintptr_t) WIN_FLAGS))
+#define FLAG(sw, f) (((sw)->owner_flags & (f)) != 0)
+
+static void
+set_flags(StoreWin *sw, bool stored, bool logged)
+{
+	sw->owner_flags = (sw->owner_flags & ~(uintptr_t) WIN_FLAGS) |
+		(stored ? WIN_STORED : 0) | (logged ? WIN_LOGGED : 0);
+}
+
+/* The bytes a window's piece takes, with states of "len" bytes of data. */
+static Size
+piece_size(Size len)
+{
+	return offsetof(StoreWin, states) + (len + 1 <= VARATT_SHORT_MAX ? 1 : VARHDRSZ) + len;
+}
 
 /* A stored window as the store's callers see it. */
 static StoredWindow
 stored_window(const StoreWin *sw)
 {
-	StoredWindow w = {sw->start, sw->end, sw->due, sw->fire_count, sw->stored, sw->logged,
+	StoredWindow w = {sw->start, sw->end, sw->due, sw->fire_count, FLAG(sw, WIN_STORED),
+	FLAG(sw, WIN_LOGGED),
 	STATES(sw)};
 
 	return w;
@@ -397,7 +423,7 @@ take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 
 		fn(key, &sw, arg);
 		pairingheap_remove(st->due, &w->node);
-		piece_free(st, w, sizeof(StoreWin) + VARSIZE_ANY(STATES(w)));
+		piece_free(st, w, piece_size(VARSIZE_ANY_EXHDR(STATES(w))));
 		st->windows--;
 		w = next;
 	}
@@ -524,7 +550,7 @@ state_store_take_due(StateStore *st, int64 upto, StoredWindowFn fn, void *arg)
 			break;
 		changing(st);
 		st->taken = true;
-		take(st, w->owner, fn, arg);
+		take(st, OWNER(w), fn, arg);
 	}
 }
 
@@ -567,19 +593,27 @@ state_store_clear(StateStore *st)
 void
 state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 {
-	Size		len = VARSIZE_ANY(w->state);
+	Size		len = VARSIZE_ANY_EXHDR(w->state);
 	StoreKeyEnt *k = key_entry(st, key);
-	StoreWin   *sw = piece_alloc(st, sizeof(StoreWin) + len);
+	StoreWin   *sw = piece_alloc(st, piece_size(len));
 
 	changing(st);
 	sw->start = w->start;
 	sw->end = w->end;
 	sw->due = w->due;
 	sw->fire_count = w->fire_count;
-	sw->stored = w->stored;
-	sw->logged = w->logged;
-	memcpy(sw + 1, w->state, len);
-	sw->owner = k;
+	sw->owner_flags = (uintptr_t) k;
+	set_flags(sw, w->stored, w->logged);
+	if (len + 1 <= VARATT_SHORT_MAX)
+	{
+		SET_VARSIZE_SHORT(sw->states, len + 1);
+		memcpy(VARDATA_SHORT(sw->states), VARDATA_ANY(w->state), len);
+	}
+	else
+	{
+		SET_VARSIZE(sw->states, len + VARHDRSZ);
+		memcpy(VARDATA(sw->states), VARDATA_ANY(w->state), len);
+	}
 	sw->next = k->windows;
 	k->windows = sw;
 	pairingheap_add(st->due, &sw->node);
@@ -603,12 +637,11 @@ state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 		{
 			StoredWindow sw;
 
-			if (!w->logged)
+			if (!FLAG(w, WIN_LOGGED))
 				continue;
 			sw = stored_window(w);
 			fn(k->key, &sw, arg);
-			w->logged = false;
-			w->stored = true;
+			set_flags(w, true, false);
 		}
 }
 
