@@ -16,14 +16,12 @@
 #include <math.h>
 
 #include "common/int.h"
-#include "nodes/value.h"
 #include "utils/builtins.h"
-#include "utils/float.h"
-#include "utils/regproc.h"
 #include "utils/timestamp.h"
 
 #include "evictor.h"
 #include "spec.h"
+#include "trigger.h"
 
 #define EVICTOR_HINT \
 	errhint("Use 'count <n>', 'time <interval>' or 'delta <threshold> of <column>', each optionally followed by ' after'.")
@@ -86,7 +84,6 @@ static void
 parse_delta(const char *text, EvictorDef *def)
 {
 	const char *of = NULL;
-	List	   *names;
 
 	for (const char *p = text; *p != '\0' && of == NULL; p++)
 		if (has_prefix(p, " of "))
@@ -97,18 +94,9 @@ parse_delta(const char *text, EvictorDef *def)
 				 errmsg("unknown evictor \"delta %s\"", text),
 				 EVICTOR_HINT));
 	def->kind = EVICT_DELTA;
-	def->threshold = DatumGetFloat8(DirectFunctionCall1(float8in,
-														CStringGetDatum(pnstrdup(text, of - text))));
-	if (isnan(def->threshold) || isinf(def->threshold) || def->threshold < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a delta evictor's threshold must be a finite number, 0 or more")));
-	names = stringToQualifiedNameList(of + strlen(" of "));
-	if (list_length(names) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a delta evictor's input must be one column of the queue")));
-	def->column = strVal(linitial(names));
+	def->threshold = trigger_threshold(pnstrdup(text, of - text), "a delta evictor's");
+	def->column = trigger_input_column(of + strlen(" of "), strlen(of + strlen(" of ")),
+									   "a delta evictor's");
 }
 
 /*

@@ -87,12 +87,6 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 #define PRIMED 4
 
 static bool
-on_clock(const Operator *op)
-{
-	return op->trigger->on_processing_time != NULL;
-}
-
-static bool
 keeps_trigger_state(const Operator *op)
 {
 	return op->trigger->has_state || op->purging;
@@ -111,7 +105,7 @@ op_serialize(Operator *op, WindowEntry *e)
 	memcpy(VARDATA(out), &e->trigger_time, sizeof(int64));
 	memcpy(VARDATA(out) + sizeof(int64), &e->trigger_rows, sizeof(int64));
 	VARDATA(out)[2 * sizeof(int64)] = (e->changed ? CHANGED : 0) |
-		(on_clock(op) ? CLOCK_TIMER : 0) | (e->trigger_primed ? PRIMED : 0);
+		(trigger_on_clock(op->trigger) ? CLOCK_TIMER : 0) | (e->trigger_primed ? PRIMED : 0);
 	memcpy(VARDATA(out) + TRIGGER_STATE_BYTES, VARDATA(aggs), VARSIZE(aggs) - VARHDRSZ);
 	return out;
 }
@@ -132,7 +126,7 @@ load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
 	memcpy(&time, VARDATA_ANY(state), sizeof(int64));
 	flags = VARDATA_ANY(state)[2 * sizeof(int64)];
 	/* a timer set under a trigger of the other clock (alter_pipeline) goes */
-	if (((flags & CLOCK_TIMER) != 0) != on_clock(op))
+	if (((flags & CLOCK_TIMER) != 0) != trigger_on_clock(op->trigger))
 		time = WMK_NONE;
 	op_set_trigger_timer(op, e, time);
 	memcpy(&e->trigger_rows, VARDATA_ANY(state) + sizeof(int64), sizeof(int64));
@@ -271,7 +265,7 @@ bool
 op_by_key(const Operator *op)
 {
 	/* timers on the clock come due whatever the rows and the watermark */
-	return op->kind->by_key && op->trigger->on_processing_time == NULL;
+	return op->kind->by_key && !trigger_on_clock(op->trigger);
 }
 
 /*

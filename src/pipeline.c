@@ -358,9 +358,13 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 	else if (!(marks && ts_null))	/* without a time, a row only marks */
 	{
 		s->row_seq = seq;
-		s->op->trigger_input_null = s->trigger.column == NULL || nulls[input];
-		if (!s->op->trigger_input_null)
-			s->op->trigger_input = trigger_input_value(s->trigger_input, vals[input]);
+		/* only a delta trigger reads an input of its own */
+		if (s->trigger.column)
+		{
+			s->op->trigger_input_null = nulls[input];
+			if (!nulls[input])
+				s->op->trigger_input = trigger_input_value(s->trigger_input, vals[input]);
+		}
 		op_row(s->op, seq, ts_null, ts,
 			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
 			   s->spec.gap,

@@ -92,7 +92,6 @@ early_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
-	e->changed = true;
 	if (e->trigger_time == WMK_NONE && e->fire_count == 0)
 		set_next_early(op, e, w, ts - (r < 0 ? r + op->trigger_every : r));
 	return TRIGGER_CONTINUE;
@@ -142,7 +141,6 @@ rows_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 {
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
-	e->changed = true;
 	if (++e->trigger_rows < op->trigger_every)
 		return TRIGGER_CONTINUE;
 	e->trigger_rows = 0;
@@ -183,7 +181,6 @@ clock_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
-	e->changed = true;
 	if (e->trigger_time == WMK_NONE)
 		op_set_trigger_timer(op, e, op->clock - (r < 0 ? r + op->trigger_every : r) +
 							 op->trigger_every);
@@ -228,7 +225,6 @@ delta_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
-	e->changed = true;
 	if (op->trigger_input_null || isnan(in))
 		return TRIGGER_CONTINUE;
 	if (e->trigger_primed && !(fabs(in - e->trigger_last) > op->trigger_threshold))
@@ -249,17 +245,33 @@ const WindowTrigger trigger_early_delta = {
 	.has_state = true,
 };
 
-/* The column named at the start of a trigger's text, as SQL names one. */
-static char *
-input_column(const char *text, size_t len)
+/*
+ * The column named by the "len" bytes of "text", as SQL names one: the
+ * input of "what" (a delta trigger, a delta evictor).
+ */
+char *
+trigger_input_column(const char *text, size_t len, const char *what)
 {
 	List	   *names = stringToQualifiedNameList(pnstrdup(text, len));
 
 	if (list_length(names) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a delta trigger's input must be one column of the queue")));
+				 errmsg("%s input must be one column of the queue", what)));
 	return strVal(linitial(names));
+}
+
+/* The threshold of "what" (a delta trigger, a delta evictor) in "text". */
+double
+trigger_threshold(const char *text, const char *what)
+{
+	double		threshold = DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(text)));
+
+	if (isnan(threshold) || isinf(threshold) || threshold < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s threshold must be a finite number, 0 or more", what)));
+	return threshold;
 }
 
 /*
@@ -281,13 +293,8 @@ parse_delta(const char *text, const WindowSpec *spec, TriggerDef *def)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown trigger \"early when %s\"", text),
 				 errhint("Write 'early when <column> moves more than <threshold>', for example 'early when price moves more than 0.5'.")));
-	def->column = input_column(text, at - text);
-	def->threshold = DatumGetFloat8(DirectFunctionCall1(float8in,
-														CStringGetDatum(at + strlen(sep))));
-	if (isnan(def->threshold) || isinf(def->threshold) || def->threshold < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a delta trigger's threshold must be a finite number, 0 or more")));
+	def->column = trigger_input_column(text, at - text, "a delta trigger's");
+	def->threshold = trigger_threshold(at + strlen(sep), "a delta trigger's");
 	if (spec->kind == WK_SESSION || spec->kind == WK_COUNT)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -62,6 +62,13 @@ typedef struct TriggerDef
 	double		threshold;		/* by how much that input must move */
 } TriggerDef;
 
+/* Are the trigger's own timers on the clock of the steps (not event time)? */
+static inline bool
+trigger_on_clock(const WindowTrigger *t)
+{
+	return t->on_processing_time != NULL;
+}
+
 extern const WindowTrigger trigger_event_time;
 extern const WindowTrigger trigger_early;
 extern const WindowTrigger trigger_early_rows;
@@ -72,5 +79,7 @@ extern void trigger_parse(const char *text, const struct WindowSpec *spec, bool 
 extern Oid	trigger_check_input(const TriggerDef *def, Oid source, const char *pipeline);
 extern double trigger_input_value(Oid type, Datum value);
 extern void trigger_check_numeric(Oid type, const char *column, const char *what);
+extern char *trigger_input_column(const char *text, size_t len, const char *what);
+extern double trigger_threshold(const char *text, const char *what);
 
 #endif							/* WINDOWING_TRIGGER_H */

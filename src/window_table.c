@@ -494,7 +494,7 @@ next_timer(Operator *op, bool *early)
 	if (f != NULL && !wmk_window_fires(fire_time(op, f), w))
 		f = NULL;
 	/* a trigger's own timers on the clock wait for it, not the watermark */
-	if (op->trigger->on_processing_time == NULL && !pairingheap_is_empty(op->trigger_timers))
+	if (!trigger_on_clock(op->trigger) && !pairingheap_is_empty(op->trigger_timers))
 		t = pairingheap_container(WindowEntry, trigger_node, pairingheap_first(op->trigger_timers));
 	if (t != NULL && t->trigger_time > w)
 		t = NULL;
@@ -548,7 +548,7 @@ void
 op_run_clock(Operator *op, int64 now)
 {
 	op->clock = now;
-	if (op->trigger->on_processing_time == NULL)
+	if (!trigger_on_clock(op->trigger))
 		return;
 	while (!pairingheap_is_empty(op->trigger_timers))
 	{
@@ -608,7 +608,7 @@ op_due(const Operator *op, const WindowEntry *e)
 		due = fire_time(op, e);
 	if (e->in_cleanup_heap)
 		due = Min(due, cleanup_time(op, e));
-	if (e->in_trigger_heap && op->trigger->on_processing_time == NULL)
+	if (e->in_trigger_heap && !trigger_on_clock(op->trigger))
 		due = Min(due, e->trigger_time);
 	return due;
 }
