@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Benchmark of what a step costs against the open state it holds: one open
 # window per key (tumbling 1 day, or with KIND=session sessions with a gap
-# of 10 minutes; count + sum, nothing fires), then STEPS steps of 1000 rows
-# each over random keys.  A step should cost what it
-# reads and touches; this measures how its cost grows with every open
-# window of the pipeline instead.
+# of 10 minutes; count + sum, nothing fires), then steps of 1000 rows over
+# random keys until the load's state log has been folded into
+# window_state, then STEPS steps of 1000 rows each over random keys: with
+# the default of 101, at least one whole cycle of steps that log their
+# changes and one that folds them (after 100 steps, or sooner once more
+# than 10,000 windows wait in the log), so that the average counts what
+# writing the state costs.  A step should cost
+# what it reads and touches; this measures how its cost grows with every
+# open window of the pipeline instead.
 #
 # For each number of open windows in SIZES, it prints the CPU time of the
 # stepping backend per 1000-row step, in ms (from /proc/<pid>/schedstat,
@@ -20,7 +25,7 @@
 # (windowing.max_workers = 0); a 1000-row tick is read by the step itself.
 #
 #   test/bench/state.sh                              # 1,000 and 100,000
-#   SIZES="1000 100000 1000000" STEPS=30 test/bench/state.sh
+#   SIZES="1000 100000 1000000" test/bench/state.sh
 #   KIND=session SIZES="1000 1000000" test/bench/state.sh
 set -euo pipefail
 
@@ -28,7 +33,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 SIZES=${SIZES:-"1000 100000"}
-STEPS=${STEPS:-30}
+STEPS=${STEPS:-101}
 KIND=${KIND:-tumbling}
 case "$KIND" in
 tumbling) ASSIGNER="windowing.tumbling('1 day')" ;;
@@ -79,6 +84,29 @@ SQL
 # memory_windows).
 run() {
 	{ load_sql "$1"; cat <<SQL; } | sql | tail -n 1
+-- Steps until the load's state log is folded into window_state, so that
+-- the steps measured are a steady state: in memory, a fold of what they
+-- changed every 101st step or sooner; spilled, whenever the store starts
+-- over.
+DO \$\$
+DECLARE
+    logged bigint;
+    before bigint;
+BEGIN
+    PERFORM setseed(0.25);
+    LOOP
+        INSERT INTO q SELECT 1 + floor(random() * $1)::int, timestamptz '2026-01-01 11:59:59', 1
+        FROM generate_series(1, 1000);
+        COMMIT;
+        PERFORM windowing.process('p');
+        COMMIT;
+        -- a fold empties the log; a spilled pipeline folds whenever it
+        -- starts its store over
+        logged := (SELECT count(*) FROM windowing.state_log);
+        EXIT WHEN logged = 0 OR logged < before;
+        before := logged;
+    END LOOP;
+END \$\$;
 CREATE TEMP TABLE cpu (s int, ms float8, elapsed float8);
 CREATE FUNCTION pg_temp.cpu_ns() RETURNS bigint LANGUAGE sql AS
 \$\$ SELECT split_part(pg_read_file('/proc/' || pg_backend_pid() || '/schedstat'), ' ', 1)::bigint \$\$;
@@ -128,7 +156,8 @@ SQL
 # Every row in its window: prints "ok" or what was counted.
 check() {
 	sql -c "SELECT CASE WHEN (SELECT sum(n) FROM windowing.open_windows('p'),
-	                          LATERAL (SELECT (results->>'n')::bigint AS n) r) = $1 + ($STEPS + 1) * 1000
+	                          LATERAL (SELECT (results->>'n')::bigint AS n) r) =
+	                         (SELECT rows_consumed FROM windowing.pipeline_stats WHERE name = 'p')
 	                    THEN 'ok' ELSE 'miscounted' END"
 }
 
