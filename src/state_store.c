@@ -74,11 +74,18 @@ set_flags(StoreWin *sw, bool stored, bool logged)
 		(stored ? WIN_STORED : 0) | (logged ? WIN_LOGGED : 0);
 }
 
+/* The header of states of "len" bytes of data: one byte where it fits. */
+static Size
+states_header(Size len)
+{
+	return len + VARHDRSZ_SHORT <= VARATT_SHORT_MAX ? VARHDRSZ_SHORT : VARHDRSZ;
+}
+
 /* The bytes a window's piece takes, with states of "len" bytes of data. */
 static Size
 piece_size(Size len)
 {
-	return offsetof(StoreWin, states) + (len + 1 <= VARATT_SHORT_MAX ? 1 : VARHDRSZ) + len;
+	return offsetof(StoreWin, states) + states_header(len) + len;
 }
 
 /* A stored window as the store's callers see it. */
@@ -604,16 +611,11 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	sw->fire_count = w->fire_count;
 	sw->owner_flags = (uintptr_t) k;
 	set_flags(sw, w->stored, w->logged);
-	if (len + 1 <= VARATT_SHORT_MAX)
-	{
-		SET_VARSIZE_SHORT(sw->states, len + 1);
-		memcpy(VARDATA_SHORT(sw->states), VARDATA_ANY(w->state), len);
-	}
+	if (states_header(len) == VARHDRSZ_SHORT)
+		SET_VARSIZE_SHORT(sw->states, len + VARHDRSZ_SHORT);
 	else
-	{
 		SET_VARSIZE(sw->states, len + VARHDRSZ);
-		memcpy(VARDATA(sw->states), VARDATA_ANY(w->state), len);
-	}
+	memcpy(sw->states + states_header(len), VARDATA_ANY(w->state), len);
 	sw->next = k->windows;
 	k->windows = sw;
 	pairingheap_add(st->due, &sw->node);

@@ -4,19 +4,19 @@
 # of 10 minutes; count + sum, nothing fires), then steps of 1000 rows over
 # random keys until the load's state log has been folded into
 # window_state, then STEPS steps of 1000 rows each over random keys: with
-# the default of 101, at least one whole cycle of steps that log their
-# changes and one that folds them (after 100 steps, or sooner once more
-# than 10,000 windows wait in the log), so that the average counts what
-# writing the state costs.  A step should cost
-# what it reads and touches; this measures how its cost grows with every
-# open window of the pipeline instead.
+# the default of 101, one whole cycle of 100 steps that log their changes
+# and one that folds them, so that the average counts what writing the
+# state costs.  A step should cost what it reads and touches; this
+# measures how its cost grows with every open window of the pipeline
+# instead.
 #
 # For each number of open windows in SIZES, it prints the CPU time of the
 # stepping backend per 1000-row step, in ms (from /proc/<pid>/schedstat,
 # summed over the steps and divided by their number: the kernel counts it
 # in ticks of a few ms, too coarse for one small step), and the median and
-# the longest of the steps' elapsed times (the longest is a fold); with windowing.state_memory large enough to
-# hold everything (1GB), and with state spilled to the heap
+# the longest of the steps' elapsed times (in memory, the longest is the
+# fold); with windowing.state_memory large enough to hold everything
+# (1GB), and with state spilled to the heap
 # (windowing.state_memory = 1MB); and the ratio of each CPU time to that of
 # the smallest size.  The steps run in the session that made the state, as
 # the worker would; "first ms" is the elapsed time of a 1000-row step in a
@@ -79,15 +79,14 @@ SQL
 # The pipeline with $1 open windows, then, in the same session (whose
 # memory holds the state, as the worker's does), $STEPS steps of 1000 rows
 # over random keys of $1, each committed; prints the backend's CPU ms per
-# step, the steps' median and longest elapsed ms, and the bytes of memory per window of
-# the state the session holds then (pipeline_stats: state_memory_bytes /
-# memory_windows).
+# step, the steps' median and longest elapsed ms, and the bytes of memory
+# per window of the state the session holds then (pipeline_stats:
+# state_memory_bytes / memory_windows).
 run() {
 	{ load_sql "$1"; cat <<SQL; } | sql | tail -n 1
 -- Steps until the load's state log is folded into window_state, so that
 -- the steps measured are a steady state: in memory, a fold of what they
--- changed every 101st step or sooner; spilled, whenever the store starts
--- over.
+-- changed every 101st step; spilled, whenever the store starts over.
 DO \$\$
 DECLARE
     logged bigint;
@@ -168,8 +167,8 @@ main() {
 	setup_cluster
 	local -a sizes
 	read -r -a sizes <<<"$SIZES"
-	printf '%-14s %-34s %8s %10s %-34s %8s %12s  %s\n' 'open windows' 'in memory: CPU ms/step (elapsed, worst)' ratio \
-		'B/window' 'spilled: CPU ms/step (elapsed, worst)' ratio 'first ms' check
+	printf '%-14s %-34s %8s %10s %-34s %8s %12s  %s\n' 'open windows' 'in memory: CPU ms/step (median, longest)' ratio \
+		'B/window' 'spilled: CPU ms/step (median, longest)' ratio 'first ms' check
 	local ref_mem="" ref_spill=""
 	for n in "${sizes[@]}"; do
 		state_memory 1GB
