@@ -184,5 +184,24 @@ SELECT window_start, n, amount, fire_count, pane FROM sales_deltas_results
 ORDER BY window_start, fire_count;
 SELECT windowing.drop_pipeline('sales_deltas', drop_tables => true);
 
+-- Joining two queues
+SELECT windowing.create_queue('purchases', 'order_id int, ts timestamptz, amount numeric');
+SELECT windowing.create_queue('payments', 'order_id int, ts timestamptz, method text');
+SELECT windowing.create_join_pipeline('paid', 'purchases', 'ts', '{order_id}',
+    'payments', 'ts', '{order_id}',
+    'purchases.order_id, purchases.amount, payments.method, payments.ts - purchases.ts AS paid_after',
+    lower => '0', upper => '15 minutes', join_type => 'left',
+    max_out_of_orderness => '1 minute');
+
+INSERT INTO purchases VALUES (1, '2026-01-01 12:00+00', 9.90), (2, '2026-01-01 12:01+00', 5.00);
+INSERT INTO payments VALUES (1, '2026-01-01 12:04+00', 'card');
+SELECT windowing.process('paid');
+SELECT * FROM paid_results;                 -- order 1 and its payment
+INSERT INTO purchases VALUES (3, '2026-01-01 12:30+00', 1.00);
+INSERT INTO payments VALUES (3, '2026-01-01 12:31+00', 'cash');
+SELECT windowing.process('paid');
+SELECT * FROM paid_results ORDER BY order_id;  -- order 3 paid, order 2 unpaid for good
+SELECT windowing.drop_pipeline('paid', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

@@ -3,7 +3,8 @@
  *		The statements on the pipeline catalog, windowing.pipeline.
  *
  * A step reads its pipeline's definition and progress into typed structs
- * and writes its progress back from them; the worker and the reclaim of
+ * (and a join pipeline's two inputs, windowing.join_input) and writes its
+ * progress back from them; the worker and the reclaim of
  * queues list pipelines and count their failures.  Results are read by
  * column name (expressions are named with AS), never by position, so the
  * column lists of the statements can change without their readers
@@ -115,13 +116,12 @@ interval_value(const char *column)
 }
 
 static char **
-names_value(const char *column, int *n)
+names_of(Datum array, int *n)
 {
-	bool		isnull;
 	Datum	   *items;
 	char	  **names;
 
-	deconstruct_array(DatumGetArrayTypeP(value(0, column, &isnull)), TEXTOID, -1, false,
+	deconstruct_array(DatumGetArrayTypeP(array), TEXTOID, -1, false,
 					  TYPALIGN_INT, &items, NULL, n);
 	names = palloc(sizeof(char *) * Max(*n, 1));
 	for (int i = 0; i < *n; i++)
@@ -203,7 +203,8 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
 					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text, "
 					"COALESCE(watermark_from, 0)::pg_catalog.int8 AS watermark_from, tick_watermark, "
-					"evictor, fire_spread "
+					"evictor, fire_spread, join_type, join_lower, join_upper, "
+					"join_lower_exclusive, join_upper_exclusive "
 					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
 					name, false, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -214,8 +215,9 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->time_column = text_value("time_column");
 	def->time_type = oid_value("time_type");
 	def->is_ts = def->time_type != INT8OID;
-	def->keys = names_value("key_columns", &def->nkeys);
-	def->assigner = DatumGetHeapTupleHeader(value(0, "assigner", &isnull));
+	def->keys = names_of(value(0, "key_columns", &isnull), &def->nkeys);
+	def->assigner = (HeapTupleHeader) DatumGetPointer(value(0, "assigner", &isnull));
+	def->assigner = isnull ? NULL : DatumGetHeapTupleHeader(PointerGetDatum(def->assigner));
 	def->aggregates = text_value("aggregates");
 	def->max_out_of_orderness = interval_value("max_out_of_orderness");
 	def->allowed_lateness = interval_value("allowed_lateness");
@@ -232,6 +234,11 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->fire_spread = interval_value("fire_spread");
 	def->watermark_from = (int32) int8_value("watermark_from", 0);
 	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
+	def->join_type = text_value("join_type");
+	def->join_lower = interval_value("join_lower");
+	def->join_upper = interval_value("join_upper");
+	def->join_lower_exclusive = def->join_type && bool_value("join_lower_exclusive");
+	def->join_upper_exclusive = def->join_type && bool_value("join_upper_exclusive");
 
 	progress->tick_lo = text_value("tick_lo");
 	progress->tick_hi = text_value("tick_hi");
@@ -370,6 +377,81 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
 }
 
+void
+catalog_load_join_inputs(int32 id, JoinInput *inputs)
+{
+	Oid			type = INT4OID;
+	Datum		arg = Int32GetDatum(id);
+
+	if (plans_execute("SELECT side, source::pg_catalog.oid, alias::pg_catalog.text, "
+					   "time_column::pg_catalog.text, key_columns::pg_catalog.text[], "
+					   "state_table::pg_catalog.oid, tick_lo::pg_catalog.text, scan_from, scan_next, "
+					   "scan_next_xid::pg_catalog.text, watermark, max_seen, last_row_at "
+					   "FROM windowing.join_input WHERE pipeline_id OPERATOR(pg_catalog.=) $1 "
+					   "ORDER BY side",
+					   1, &type, &arg, NULL, false, 0) != SPI_OK_SELECT || SPI_processed != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("join pipeline %d does not have its two inputs in windowing.join_input", id)));
+	/* 'left' sorts before 'right' */
+	for (int i = 0; i < 2; i++)
+	{
+		JoinInput  *in = &inputs[i];
+		bool		isnull;
+		Datum		d;
+
+		memset(in, 0, sizeof(*in));
+		in->side = i == 0 ? "left" : "right";
+		in->source = DatumGetObjectId(value(i, "source", &isnull));
+		in->alias = TextDatumGetCString(value(i, "alias", &isnull));
+		in->time_column = TextDatumGetCString(value(i, "time_column", &isnull));
+		in->keys = names_of(value(i, "key_columns", &isnull), &in->nkeys);
+		in->state_table = DatumGetObjectId(value(i, "state_table", &isnull));
+		d = value(i, "tick_lo", &isnull);
+		in->cursor.tick_lo = isnull ? NULL : TextDatumGetCString(d);
+		in->cursor.scan_from = DatumGetInt64(value(i, "scan_from", &isnull));
+		d = value(i, "scan_next", &isnull);
+		in->cursor.scan_next = isnull ? 0 : DatumGetInt64(d);
+		d = value(i, "scan_next_xid", &isnull);
+		in->cursor.scan_next_xid = isnull ? NULL : TextDatumGetCString(d);
+		in->cursor.tick_watermark = WMK_NONE;
+		d = value(i, "watermark", &isnull);
+		in->watermark = isnull ? WMK_NONE : DatumGetInt64(d);
+		d = value(i, "max_seen", &isnull);
+		in->max_seen = isnull ? INT64_MIN : DatumGetInt64(d);
+		d = value(i, "last_row_at", &isnull);
+		in->last_row_at = isnull ? DT_NOBEGIN : DatumGetTimestampTz(d);
+	}
+}
+
+/* The cursor and watermark of one input after a step, and the rows it read. */
+void
+catalog_save_join_input(int32 id, const JoinInput *in)
+{
+	Oid			types[10] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, TEXTOID, INT8OID,
+	INT8OID, TIMESTAMPTZOID, INT8OID};
+	Datum		args[10];
+	char		flags[11] = "          ";
+
+	args[0] = Int32GetDatum(id);
+	args[1] = CStringGetTextDatum(in->side);
+	args[2] = text_arg(in->cursor.tick_lo, &flags[2]);
+	args[3] = Int64GetDatum(in->cursor.scan_from);
+	args[4] = Int64GetDatum(in->cursor.scan_next);
+	args[5] = text_arg(in->cursor.scan_next_xid, &flags[5]);
+	args[6] = int8_arg(in->watermark, WMK_NONE, &flags[6]);
+	args[7] = int8_arg(in->max_seen, INT64_MIN, &flags[7]);
+	args[8] = int8_arg(in->last_row_at, DT_NOBEGIN, &flags[8]);
+	args[9] = Int64GetDatum(in->cursor.rows);
+	if (plans_execute("UPDATE windowing.join_input SET tick_lo = $3::pg_catalog.pg_snapshot, "
+					   "scan_from = $4, scan_next = $5, scan_next_xid = $6::pg_catalog.xid8, "
+					   "watermark = $7, max_seen = $8, last_row_at = $9, "
+					   "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $10 "
+					   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND side OPERATOR(pg_catalog.=) $2",
+					   10, types, args, flags, false, 0) != SPI_OK_UPDATE || SPI_processed != 1)
+		elog(ERROR, "could not save the %s input of join pipeline %d", in->side, id);
+}
+
 /*
  * A rebuild begins: the pipeline starts again from nothing consumed, to
  * replay the "rows" rows of its queue visible in "snapshot".
@@ -436,9 +518,12 @@ catalog_running_pipelines(MemoryContext cxt)
 List *
 catalog_consumed_queues(MemoryContext cxt)
 {
-	return column_list("SELECT DISTINCT source::pg_catalog.oid FROM windowing.pipeline"
-					   " WHERE state OPERATOR(pg_catalog.=) 'running'"
-					   " AND windowing._queue_retention(source) OPERATOR(pg_catalog.=) 'consume'",
+	return column_list("SELECT DISTINCT q.source::pg_catalog.oid AS queues FROM ("
+					   "SELECT source, state FROM windowing.pipeline WHERE join_type IS NULL"
+					   " UNION ALL SELECT i.source, p.state FROM windowing.join_input i"
+					   " JOIN windowing.pipeline p ON p.id OPERATOR(pg_catalog.=) i.pipeline_id) q"
+					   " WHERE q.state OPERATOR(pg_catalog.=) 'running'"
+					   " AND windowing._queue_retention(q.source) OPERATOR(pg_catalog.=) 'consume'",
 					   "queues", true, cxt);
 }
 
@@ -532,8 +617,8 @@ catalog_queue_readers(Oid source, MemoryContext cxt, List **readers)
 	Datum		arg = ObjectIdGetDatum(source);
 	bool		all_running = true;
 
-	if (plans_execute("SELECT name, state OPERATOR(pg_catalog.=) 'running' AS running "
-					   "FROM windowing.pipeline WHERE source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+	if (plans_execute("SELECT DISTINCT name, state OPERATOR(pg_catalog.=) 'running' AS running "
+					   "FROM windowing._queue_cursors($1::pg_catalog.regclass) "
 					   "ORDER BY name",
 					   1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the pipelines of a queue");
@@ -559,9 +644,8 @@ catalog_queue_consumed(Oid source, const char *qualified)
 {
 	Oid			argtype = OIDOID;
 	Datum		arg = ObjectIdGetDatum(source);
-	char	   *sql = psprintf("SELECT NOT EXISTS (SELECT FROM windowing.pipeline p, %s q "
-							   "WHERE p.source OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-							   "AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
+	char	   *sql = psprintf("SELECT NOT EXISTS (SELECT FROM windowing._queue_cursors($1::pg_catalog.regclass) p, %s q "
+							   "WHERE (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
 							   "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo))) "
 							   "AS consumed",
 							   qualified);

@@ -49,7 +49,14 @@ typedef struct PipelineDef
 	int32		watermark_from;	/* the pipeline whose results are its
 								 * source and whose watermark it takes; 0:
 								 * none */
+	char	   *join_type;		/* a join pipeline's 'inner', 'left', 'right'
+								 * or 'full'; NULL: an aggregate pipeline */
+	Interval   *join_lower;		/* a right row joins a left row at t from */
+	Interval   *join_upper;		/* t + join_lower to t + join_upper */
+	bool		join_lower_exclusive;
+	bool		join_upper_exclusive;
 } PipelineDef;
+
 
 /*
  * Where the pipeline's steps got to: the cursor on the queue and the
@@ -84,6 +91,27 @@ typedef struct PipelineProgress
 } PipelineProgress;
 
 /*
+ * One input of a join pipeline (windowing.join_input): its queue and the
+ * table of its rows kept for matching, and its own cursor and watermark.
+ * The cursor is a PipelineProgress for tick_open and tick_close, of which
+ * only the tick and scan fields are used.
+ */
+typedef struct JoinInput
+{
+	const char *side;			/* "left" or "right" */
+	Oid			source;
+	char	   *alias;			/* the name the select list gives its rows */
+	char	   *time_column;
+	int			nkeys;
+	char	  **keys;
+	Oid			state_table;
+	PipelineProgress cursor;
+	int64		watermark;		/* WMK_NONE: none yet */
+	int64		max_seen;		/* INT64_MIN: no event time read */
+	TimestampTz last_row_at;	/* DT_NOBEGIN: never */
+} JoinInput;
+
+/*
  * The row of pipeline "name", read with a fresh snapshot (a step reads it
  * once it holds the pipeline's lock); an error if there is none.  Its
  * values live until SPI_finish.
@@ -93,9 +121,14 @@ extern void catalog_load_pipeline(const char *name, PipelineDef *def,
 extern Oid	catalog_time_type(const char *name);
 extern Oid	catalog_pipeline_owner(const char *name, bool latest);
 
+/* The two inputs of join pipeline "id", left first; ditto. */
+extern void catalog_load_join_inputs(int32 id, JoinInput *inputs);
+
 /* Writes the progress of a step, in the step's transaction, counting it. */
 extern void catalog_save_progress(const PipelineDef *def,
 								  const PipelineProgress *progress);
+
+extern void catalog_save_join_input(int32 id, const JoinInput *in);
 
 /* The worker's: lists are made in "cxt". */
 extern void catalog_start_replay(const PipelineDef *def, const char *snapshot,

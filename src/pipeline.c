@@ -39,6 +39,7 @@
 
 #include "catalog.h"
 #include "emit.h"
+#include "join.h"
 #include "evictor.h"
 #include "owner.h"
 #include "pipeline.h"
@@ -241,6 +242,9 @@ load_step(Step *s, const char *name)
 
 	catalog_load_pipeline(name, def, &s->progress);
 	check_definition(def);
+	s->now = pipeline_clock();
+	if (def->join_type)
+		return;					/* join.c loads the rest */
 	check_tables(def);
 	s->target.source = catalog_relation_name(def->source, "source table");
 	keys_init(&s->keys, def->source, def->nkeys, def->keys);
@@ -286,7 +290,17 @@ load_step(Step *s, const char *name)
 	wm->max_seen = s->progress.max_seen;
 	s->idle_timeout = def->idle_timeout ?
 		spec_interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
-	s->now = pipeline_clock();
+}
+
+/* What only aggregate pipelines have, asked of a join pipeline. */
+static void
+refuse_join(const PipelineDef *def, const char *what)
+{
+	if (def->join_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s does not apply to join pipeline \"%s\"", what, def->name),
+				 errhint("Drop the join pipeline and create it again with what it should be.")));
 }
 
 /*
@@ -645,12 +659,12 @@ pipeline_clock(void)
 	return now;
 }
 
-/* The step's clock in the time column's unit (epoch milliseconds for bigint). */
-static int64
-clock_units(Step *s)
+/* A clock reading in a time column's unit (epoch milliseconds for bigint). */
+int64
+pipeline_clock_units(TimestampTz now, bool is_ts)
 {
-	return s->def.is_ts ? s->now :
-		(s->now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY) / 1000;
+	return is_ts ? now :
+		(now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY) / 1000;
 }
 
 /*
@@ -669,7 +683,7 @@ follow_clock(Step *s)
 		op_advance_watermark(s->op, s->now - 1);
 	else if (s->progress.rows == 0 && s->idle_timeout >= 0 && s->progress.last_row_at != DT_NOBEGIN &&
 			 s->now - s->progress.last_row_at >= s->idle_timeout)
-		op_advance_watermark(s->op, clock_units(s) - wm->delay - 1);
+		op_advance_watermark(s->op, pipeline_clock_units(s->now, s->def.is_ts) - wm->delay - 1);
 	if (s->progress.rows > 0)
 		s->progress.last_row_at = s->now;
 }
@@ -1014,7 +1028,9 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	/* SPI's procedure context, where every SPI call leaves us, until SPI_finish */
 	s.cxt = CurrentMemoryContext;
 	load_step(&s, name);
-	if (s.def.route_errors)
+	if (s.def.join_type)
+		join_step(&s.def, &s.progress, consume_rows, has_watermark, watermark, s.now);
+	else if (s.def.route_errors)
 		step_routing_errors(&s, name, &req);
 	else if (find_row)
 		step_finding_failed_row(&s, &req);
@@ -1241,6 +1257,7 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, false);
 	load_step(&s, name);
+	refuse_join(&s.def, "open_windows");
 	s.state = state_load(s.op, s.def.id, s.def.key_groups, s.progress.steps, false);
 	op_open_windows(s.op, put_open_window, &out);
 	end_as_owner(&s);
@@ -1317,6 +1334,7 @@ windowing_rebuild(PG_FUNCTION_ARGS)
 	begin_as_owner(&s, name, true);
 	s.cxt = CurrentMemoryContext;
 	load_step(&s, name);
+	refuse_join(&s.def, "rebuild");
 	check_rebuild(&s);
 	state_clear(s.def.id);
 	empty_table(s.target.result_table);

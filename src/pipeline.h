@@ -36,6 +36,7 @@ extern int	pipeline_step_memory;
 extern int64 pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row);
 extern bool pipeline_failed_row(int64 *seq);
 extern TimestampTz pipeline_clock(void);
+extern int64 pipeline_clock_units(TimestampTz now, bool is_ts);
 extern void pipeline_lock(const char *name);
 
 #endif							/* WINDOWING_PIPELINE_H */

@@ -1,5 +1,5 @@
 /*
- * windowing--0.11.sql: the whole extension at version 0.11, in one script.
+ * windowing--0.12.sql: the whole extension at version 0.12, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
@@ -445,7 +445,7 @@ CREATE TABLE windowing.pipeline (
     time_column          name,            -- NULL: processing time
     time_type            regtype NOT NULL,
     key_columns          name[] NOT NULL,
-    assigner             windowing.assigner NOT NULL,
+    assigner             windowing.assigner,  -- NULL: a join pipeline
     aggregates           text NOT NULL,
     max_out_of_orderness interval,
     allowed_lateness     interval NOT NULL,
@@ -527,7 +527,21 @@ CREATE TABLE windowing.pipeline (
     evictor              text,
     -- windows that end together fire over this much event time after
     -- their end, each key at its own moment; NULL: at their end
-    fire_spread          interval
+    fire_spread          interval,
+    -- a join pipeline (join_type not NULL): a left row at t meets the right
+    -- rows of its key whose time is within [t + join_lower, t + join_upper];
+    -- its source, time column and keys are its left input's (the inputs are
+    -- in windowing.join_input) and aggregates holds the select list
+    join_type            text CHECK (join_type IN ('inner', 'left', 'right', 'full')),
+    join_lower           interval,
+    join_upper           interval,
+    join_lower_exclusive boolean,
+    join_upper_exclusive boolean,
+    CONSTRAINT pipeline_join_check CHECK ((join_type IS NULL) = (join_lower IS NULL)
+        AND (join_type IS NULL) = (join_upper IS NULL)
+        AND (join_type IS NULL) = (join_lower_exclusive IS NULL)
+        AND (join_type IS NULL) = (join_upper_exclusive IS NULL)
+        AND (join_type IS NOT NULL OR assigner IS DISTINCT FROM NULL))
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -615,6 +629,8 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               state_hits, state_misses, replay_until, replay_done, replay_rows, replay_started_at,
               tick_watermark)
     ON windowing.pipeline TO PUBLIC;
+GRANT INSERT (join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive)
+    ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
 
@@ -641,6 +657,60 @@ GRANT USAGE ON SEQUENCE windowing.pipeline_id_seq TO PUBLIC;
 /* ---- 4. Internal functions ----------------------------------------------- */
 
 -- Pause, resume and drop wait for a step of the pipeline to finish.
+-- Each input of a join pipeline: its queue, time column and keys, the table
+-- of its rows kept for matching (state_table), and its own cursor and
+-- watermark.  A step reads a whole tick of each input (tick.c's snapshots,
+-- scan_from as for pipelines); times are in the time column's unit.
+CREATE TABLE windowing.join_input (
+    pipeline_id   int NOT NULL REFERENCES windowing.pipeline (id) ON DELETE CASCADE,
+    side          text NOT NULL CHECK (side IN ('left', 'right')),
+    source        regclass NOT NULL,
+    alias         name NOT NULL,
+    time_column   name NOT NULL,
+    key_columns   name[] NOT NULL,
+    state_table   regclass NOT NULL,
+    tick_lo       pg_snapshot,
+    scan_from     bigint NOT NULL DEFAULT 0,
+    scan_next     bigint,
+    scan_next_xid xid8,
+    watermark     bigint,
+    max_seen      bigint,
+    last_row_at   timestamptz,
+    rows_consumed bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (pipeline_id, side)
+);
+SELECT pg_catalog.pg_extension_config_dump('windowing.join_input', '');
+ALTER TABLE windowing.join_input ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON windowing.join_input
+    USING (EXISTS (SELECT 1 FROM windowing.pipeline p
+                   WHERE p.id OPERATOR(pg_catalog.=) pipeline_id));
+-- as for windowing.pipeline: an input names a queue its owner may read and
+-- a state table it owns
+CREATE POLICY own_tables ON windowing.join_input AS RESTRICTIVE FOR INSERT
+    WITH CHECK (pg_catalog.has_table_privilege(source, 'SELECT')
+                AND pg_catalog.pg_has_role((SELECT c.relowner FROM pg_catalog.pg_class c
+                                            WHERE c.oid OPERATOR(pg_catalog.=) state_table), 'USAGE'));
+GRANT SELECT, INSERT (pipeline_id, side, source, alias, time_column, key_columns, state_table)
+    ON windowing.join_input TO PUBLIC;
+GRANT UPDATE (tick_lo, scan_from, scan_next, scan_next_xid, watermark, max_seen, last_row_at,
+              rows_consumed)
+    ON windowing.join_input TO PUBLIC;
+
+-- Every cursor on a queue: each pipeline's, each join input's.
+CREATE FUNCTION windowing._queue_cursors(queue regclass)
+RETURNS TABLE (pipeline_id int, name text, state text, tick_lo pg_snapshot, tick_hi pg_snapshot)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT p.id, p.name, p.state, p.tick_lo, p.tick_hi
+FROM windowing.pipeline p
+WHERE p.source = queue AND p.join_type IS NULL
+UNION ALL
+SELECT p.id, p.name, p.state, i.tick_lo, NULL
+FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id
+WHERE i.source = queue
+$$;
+
+
 CREATE FUNCTION windowing._lock_pipeline(pipeline_name text) RETURNS void
 AS 'MODULE_PATHNAME', 'windowing_lock_pipeline' LANGUAGE C STRICT;
 
@@ -1418,15 +1488,276 @@ BEGIN
 END
 $$;
 
+-- A join bound as a fixed span: Flink's bounds are milliseconds, so a day is
+-- 24 hours here whatever the time zone does.
+CREATE FUNCTION windowing._check_join_bound(d interval, what text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF d IS NULL THEN
+        RAISE EXCEPTION '% must not be NULL', what USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF extract(year FROM d) <> 0 OR extract(month FROM d) <> 0 THEN
+        RAISE EXCEPTION '% cannot be in months or years', what
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Give it in days and time.';
+    END IF;
+END
+$$;
+
+-- The checks of one input of a join: a table the caller reads, made a queue
+-- if retention says so, with a time column of the join's type and keys.
+CREATE FUNCTION windowing._check_join_input(source regclass, time_column name, key_columns name[],
+                                            retention text, side text) RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    kept  text := windowing._queue_retention(source);
+    ttype text;
+    k     name;
+BEGIN
+    IF (SELECT relkind FROM pg_class WHERE oid = source) NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF NOT has_table_privilege(source, 'SELECT') THEN
+        RAISE EXCEPTION 'permission denied for table %', source
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'A pipeline reads its sources with the rights of its owner.';
+    END IF;
+    IF time_column IS NULL THEN
+        RAISE EXCEPTION 'a join pipeline needs the time column of its % input', side
+            USING ERRCODE = 'null_value_not_allowed',
+                  DETAIL = 'Joins match rows by event time; processing time is not supported.';
+    END IF;
+    ttype := windowing._column_type(source, time_column);
+    IF ttype IS NULL THEN
+        RAISE EXCEPTION 'column "%" of % does not exist', time_column, source
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF ttype NOT IN ('timestamp with time zone', 'timestamp without time zone', 'bigint') THEN
+        RAISE EXCEPTION 'time column "%" of % must be timestamptz, timestamp or bigint, not %',
+                        time_column, source, ttype
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF key_columns IS NULL OR cardinality(key_columns) = 0 THEN
+        RAISE EXCEPTION 'a join pipeline needs key columns on its % input', side
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'Rows are joined where their keys are equal.';
+    END IF;
+    FOREACH k IN ARRAY key_columns LOOP
+        IF windowing._column_type(source, k) IS NULL THEN
+            RAISE EXCEPTION 'column "%" of % does not exist', k, source
+                USING ERRCODE = 'undefined_column';
+        END IF;
+    END LOOP;
+    IF kept IS NULL AND retention IS NULL THEN
+        RAISE EXCEPTION 'table % is not a queue', source
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Pass retention => ''keep'' or retention => ''consume'', or create a queue with windowing.create_queue().';
+    ELSIF kept IS NULL THEN
+        PERFORM windowing._make_queue(source, retention);
+        IF retention = 'consume' THEN
+            RAISE NOTICE 'rows of table % will be deleted once every pipeline on it has read them', source;
+        END IF;
+    END IF;
+    RETURN ttype;
+END
+$$;
+
+-- The table of an input's rows kept for matching: the queue's columns and
+-- whether each row met a row of the other side.
+CREATE FUNCTION windowing._create_join_state(nsp text, tbl text, source regclass,
+                                             time_column name, key_columns name[]) RETURNS regclass
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    EXECUTE format('CREATE TABLE %I.%I (LIKE %s, windowing_matched boolean NOT NULL DEFAULT false)',
+                   nsp, tbl, source);
+    -- a row meets the other side's rows by key and time, and leaves by time
+    EXECUTE format('CREATE INDEX ON %I.%I (%s, %I)', nsp, tbl,
+                   (SELECT string_agg(format('%I', c), ', ') FROM unnest(key_columns) c), time_column);
+    EXECUTE format('CREATE INDEX ON %I.%I (%I)', nsp, tbl, time_column);
+    RETURN format('%I.%I', nsp, tbl)::regclass;
+END
+$$;
+
+CREATE FUNCTION windowing.create_join_pipeline(
+    name                 text,
+    left_source          regclass,
+    left_time            name,
+    left_keys            name[],
+    right_source         regclass,
+    right_time           name,
+    right_keys           name[],
+    columns              text,
+    lower                interval,
+    upper                interval,
+    lower_exclusive      boolean  DEFAULT false,
+    upper_exclusive      boolean  DEFAULT false,
+    join_type            text     DEFAULT 'inner',
+    max_out_of_orderness interval DEFAULT '0',
+    idle_timeout         interval DEFAULT NULL,
+    result_table         name     DEFAULT NULL,
+    late_table           name     DEFAULT NULL,
+    left_alias           name     DEFAULT NULL,
+    right_alias          name     DEFAULT NULL,
+    start                boolean  DEFAULT true,
+    retention            text     DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    new_id    int;
+    nsp       text := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                       WHERE c.oid = left_source);
+    res_name  text := coalesce(result_table, name || '_results');
+    late_name text := coalesce(late_table, name || '_late');
+    la        name := coalesce(left_alias, (SELECT relname FROM pg_class WHERE oid = left_source));
+    ra        name := coalesce(right_alias, (SELECT relname FROM pg_class WHERE oid = right_source));
+    ltype     text;
+    rtype     text;
+    res_rel   regclass;
+    late_rel  regclass;
+    lstate    regclass;
+    rstate    regclass;
+    agg       boolean;
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF left_source IS NULL OR right_source IS NULL OR columns IS NULL OR lower_exclusive IS NULL
+       OR upper_exclusive IS NULL OR join_type IS NULL OR start IS NULL THEN
+        RAISE EXCEPTION 'only max_out_of_orderness, idle_timeout, result_table, late_table, the aliases and retention may be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF join_type NOT IN ('inner', 'left', 'right', 'full') THEN
+        RAISE EXCEPTION 'join_type must be ''inner'', ''left'', ''right'' or ''full'''
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF windowing._pipeline_owner(name) IS NOT NULL THEN
+        RAISE EXCEPTION 'pipeline "%" already exists', name USING ERRCODE = 'duplicate_object';
+    END IF;
+    IF (result_table IS NULL AND (name || '_results')::name::text <> name || '_results')
+       OR (late_table IS NULL AND (name || '_late')::name::text <> name || '_late')
+       OR (name || '_right_state')::name::text <> name || '_right_state' THEN
+        RAISE EXCEPTION 'pipeline name "%" is too long to name its tables', name
+            USING ERRCODE = 'name_too_long',
+                  DETAIL = format('"%s_results", "%s_late" and "%s_right_state" must fit in %s bytes.',
+                                  name, name, name, current_setting('max_identifier_length')),
+                  HINT = 'Use a shorter name.';
+    END IF;
+    IF la = ra THEN
+        RAISE EXCEPTION 'both inputs of join pipeline "%" are named "%"', name, la
+            USING ERRCODE = 'duplicate_alias',
+                  HINT = 'Pass left_alias and right_alias, the names its columns use for each side.';
+    END IF;
+    PERFORM windowing._check_join_bound(lower, 'lower');
+    PERFORM windowing._check_join_bound(upper, 'upper');
+    IF lower > upper OR (lower = upper AND (lower_exclusive OR upper_exclusive)) THEN
+        RAISE EXCEPTION 'lower bound % is past upper bound %', lower, upper
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A left row at t meets the right rows from t + lower to t + upper.';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    ltype := windowing._check_join_input(left_source, left_time, left_keys, retention, 'left');
+    rtype := windowing._check_join_input(right_source, right_time, right_keys, retention, 'right');
+    IF ltype <> rtype THEN
+        RAISE EXCEPTION 'time columns of join pipeline "%" differ in type: % and %', name, ltype, rtype
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF cardinality(left_keys) <> cardinality(right_keys) THEN
+        RAISE EXCEPTION 'join pipeline "%" has % left keys and % right keys', name,
+                        cardinality(left_keys), cardinality(right_keys)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR i IN 1 .. cardinality(left_keys) LOOP
+        IF windowing._column_type(left_source, left_keys[i])
+           <> windowing._column_type(right_source, right_keys[i]) THEN
+            RAISE EXCEPTION 'key columns "%" and "%" differ in type: % and %', left_keys[i], right_keys[i],
+                            windowing._column_type(left_source, left_keys[i]),
+                            windowing._column_type(right_source, right_keys[i])
+                USING ERRCODE = 'datatype_mismatch';
+        END IF;
+    END LOOP;
+    IF idle_timeout IS NOT NULL AND ltype = 'timestamp without time zone' THEN
+        RAISE EXCEPTION 'idle_timeout needs a timestamptz or bigint time column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The watermark would follow the clock, which is no local time.';
+    END IF;
+
+    -- the results: the select list over a pair of rows, as the query gives
+    -- it; over no rows at all, only an aggregate gives a row
+    EXECUTE format('SELECT count(*) > 0 FROM (SELECT %s FROM %s AS %I, %s AS %I WHERE false) s',
+                   columns, left_source, la, right_source, ra) INTO agg;
+    IF agg THEN
+        RAISE EXCEPTION 'the columns of join pipeline "%" must not aggregate', name
+            USING ERRCODE = 'grouping_error',
+                  DETAIL = 'Each pair of rows gives one result row.',
+                  HINT = 'Aggregate the results with a pipeline over the result table, or with a query.';
+    END IF;
+    IF result_table IS NOT NULL THEN
+        res_rel := to_regclass(format('%I.%I', nsp, result_table));
+    END IF;
+    IF res_rel IS NULL THEN
+        EXECUTE format('CREATE TABLE %I.%I AS SELECT %s FROM %s AS %I, %s AS %I WITH NO DATA',
+                       nsp, res_name, columns, left_source, la, right_source, ra);
+        res_rel := format('%I.%I', nsp, res_name)::regclass;
+    ELSE
+        -- an existing table takes the select list as INSERT would
+        EXECUTE format('INSERT INTO %s SELECT %s FROM %s AS %I, %s AS %I WHERE false',
+                       res_rel, columns, left_source, la, right_source, ra);
+    END IF;
+    IF late_table <> '' THEN
+        late_rel := to_regclass(format('%I.%I', nsp, late_table));
+    END IF;
+    IF late_name <> '' AND late_rel IS NULL THEN
+        EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
+                       'side text NOT NULL, event_time %s, watermark %s, reason text NOT NULL, '
+                       'row_data jsonb NOT NULL)', nsp, late_name, ltype, ltype);
+        late_rel := format('%I.%I', nsp, late_name)::regclass;
+    ELSIF late_name <> '' THEN
+        PERFORM windowing._check_existing_table(late_rel, name, 'late table',
+            '{routed_at, side, event_time, watermark, reason, row_data}',
+            ARRAY['timestamp with time zone', 'text', format_type(ltype::regtype, -1),
+                  format_type(ltype::regtype, -1), 'text', 'jsonb'],
+            '{side, event_time, watermark, reason, row_data}');
+    END IF;
+    lstate := windowing._create_join_state(nsp, name || '_left_state', left_source, left_time, left_keys);
+    rstate := windowing._create_join_state(nsp, name || '_right_state', right_source, right_time, right_keys);
+
+    INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
+        assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
+        emit, state, idle_timeout, join_type, join_lower, join_upper, join_lower_exclusive,
+        join_upper_exclusive)
+    VALUES (name, current_user::regrole, left_source, left_time, ltype::regtype, left_keys,
+        NULL, columns, max_out_of_orderness, '0', res_rel, late_rel, 'append',
+        CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout,
+        join_type, lower, upper, lower_exclusive, upper_exclusive)
+    RETURNING id INTO new_id;
+    INSERT INTO windowing.join_input (pipeline_id, side, source, alias, time_column, key_columns, state_table)
+    VALUES (new_id, 'left', left_source, la, left_time, left_keys, lstate),
+           (new_id, 'right', right_source, ra, right_time, right_keys, rstate);
+    IF start THEN
+        PERFORM windowing._wake_workers();
+    END IF;
+    RETURN new_id;
+END
+$$;
 CREATE FUNCTION windowing.drop_pipeline(name text, drop_tables boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    p windowing.pipeline;
+    p  windowing.pipeline;
+    st regclass;
 BEGIN
     PERFORM windowing._check_owner(name);
     PERFORM windowing._lock_pipeline(name);
+    -- a join's rows kept for matching are its state, not its results
+    FOR st IN SELECT i.state_table FROM windowing.join_input i JOIN windowing.pipeline q ON q.id = i.pipeline_id
+              WHERE q.name = drop_pipeline.name AND EXISTS (SELECT FROM pg_class WHERE oid = i.state_table) LOOP
+        EXECUTE format('DROP TABLE %s', st);
+    END LOOP;
     DELETE FROM windowing.pipeline WHERE pipeline.name = drop_pipeline.name RETURNING * INTO p;
     PERFORM windowing._forget_dropped_state(p.id);
     IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
@@ -1470,6 +1801,8 @@ $$;
 CREATE FUNCTION windowing.alter_pipeline_owner(name text, new_owner regrole) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    st regclass;
 BEGIN
     PERFORM windowing._check_owner(name);
     IF new_owner IS NULL THEN
@@ -1482,6 +1815,11 @@ BEGIN
     END IF;
     PERFORM windowing._lock_pipeline(name);
     UPDATE windowing.pipeline SET owner = new_owner WHERE pipeline.name = alter_pipeline_owner.name;
+    -- a join's steps write its state tables as the owner
+    FOR st IN SELECT i.state_table FROM windowing.join_input i JOIN windowing.pipeline q ON q.id = i.pipeline_id
+              WHERE q.name = alter_pipeline_owner.name AND EXISTS (SELECT FROM pg_class WHERE oid = i.state_table) LOOP
+        EXECUTE format('ALTER TABLE %s OWNER TO %I', st, new_owner);
+    END LOOP;
 END
 $$;
 
@@ -1497,6 +1835,19 @@ $$;
 -- What the state and the result table were made for stays: the time
 -- column, keys, assigner, aggregates and emit mode are parameters only to
 -- refuse a change of them clearly.
+-- What aggregate pipelines have and join pipelines do not (yet).
+CREATE FUNCTION windowing._refuse_join(pipeline_name text, what text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF EXISTS (SELECT FROM windowing.pipeline p WHERE p.name = pipeline_name AND p.join_type IS NOT NULL) THEN
+        RAISE EXCEPTION '% does not apply to join pipeline "%"', what, pipeline_name
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'Drop the join pipeline and create it again with what it should be.';
+    END IF;
+END
+$$;
+
 -- rebuild(name): the pipeline's results made again from the rows its queue
 -- holds, read in order of event time by its next steps (pipeline.c);
 -- backfill(name, history): history's rows into the queue, then a rebuild.
@@ -1570,6 +1921,7 @@ DECLARE
     purges   boolean;
 BEGIN
     PERFORM windowing._check_owner(name);
+    PERFORM windowing._refuse_join(name, 'alter_pipeline');
     IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
         RAISE EXCEPTION 'no_idle_timeout must be true or false, and false when idle_timeout is given'
             USING ERRCODE = 'invalid_parameter_value';
@@ -1674,7 +2026,8 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        windowing.describe(assigner) AS assigner_text,
        coalesce("trigger", 'event time') AS "trigger", watermark_column,
        (SELECT u.name FROM windowing.pipeline u WHERE u.id OPERATOR(pg_catalog.=) p.watermark_from)
-           AS watermark_from, evictor, fire_spread
+           AS watermark_from, evictor, fire_spread,
+       join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive
 FROM windowing.pipeline p;
 
 -- The view runs as the extension's owner and so shows every pipeline;
@@ -1706,7 +2059,12 @@ SELECT p.name, p.state,
                                   OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
        CASE WHEN t.is_ms AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN 0
             WHEN t.is_ms THEN p.max_seen OPERATOR(pg_catalog.-) p.watermark END AS lag_ms,
-       windowing._backlog_rows(p.source, p.tick_lo, p.tick_hi, p.last_seq, p.scan_from) AS backlog_rows,
+       CASE WHEN p.join_type IS NULL
+            THEN windowing._backlog_rows(p.source, p.tick_lo, p.tick_hi, p.last_seq, p.scan_from)
+            ELSE (SELECT pg_catalog.sum(windowing._backlog_rows(i.source, i.tick_lo, NULL, i.scan_from,
+                                                                i.scan_from))::bigint
+                  FROM windowing.join_input i WHERE i.pipeline_id OPERATOR(pg_catalog.=) p.id)
+       END AS backlog_rows,
        p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
        coalesce(windowing._state_windows(p.id, p.steps), s.windows) AS open_windows,
        m.bytes AS state_memory_bytes,
@@ -1737,7 +2095,10 @@ CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes
 CREATE VIEW windowing.queues AS
 SELECT t.tgrelid::pg_catalog.regclass AS queue, windowing._queue_retention(t.tgrelid) AS retention,
        ARRAY(SELECT p.name FROM windowing.pipeline p
-             WHERE p.source OPERATOR(pg_catalog.=) t.tgrelid ORDER BY p.name) AS pipelines
+             WHERE (p.source OPERATOR(pg_catalog.=) t.tgrelid AND p.join_type IS NULL)
+                OR p.id OPERATOR(pg_catalog.=) ANY (SELECT i.pipeline_id FROM windowing.join_input i
+                                                    WHERE i.source OPERATOR(pg_catalog.=) t.tgrelid)
+             ORDER BY p.name) AS pipelines
 FROM pg_catalog.pg_trigger t
 WHERE t.tgname OPERATOR(pg_catalog.=) 'windowing_wake'
   AND t.tgfoid OPERATOR(pg_catalog.=) 'windowing._queue_rows_added()'::pg_catalog.regprocedure;
@@ -1892,6 +2253,12 @@ COMMENT ON FUNCTION windowing.rebuild(text) IS
     'make a pipeline''s results again from the rows its queue holds, replayed in order of event time by its next steps';
 COMMENT ON FUNCTION windowing.backfill(text, regclass) IS
     'add the rows of a history table to a pipeline''s queue, then rebuild the pipeline';
+COMMENT ON FUNCTION windowing.create_join_pipeline(text, regclass, name, name[], regclass, name, name[], text,
+                                                   interval, interval, boolean, boolean, text, interval,
+                                                   interval, name, name, name, name, boolean, text) IS
+    'create a join pipeline over two queues: each left row with the right rows of its key within an interval of its time, written to a result table; returns its id';
+COMMENT ON TABLE windowing.join_input IS
+    'the two inputs of each join pipeline: queue, time column, keys, state table, cursor and watermark';
 COMMENT ON VIEW windowing.rebuild_progress IS
     'rebuilds under way: rows to replay, rows replayed, windows fired';
 

@@ -1,0 +1,475 @@
+/*
+ * join.c
+ *		A step of a join pipeline: Flink's interval join of two queues.
+ *
+ * A left row at t meets each right row of its key whose time is within
+ * [t + lower, t + upper] (either bound exclusive if asked), as Flink's
+ * KeyedStream.intervalJoin(...).between(lower, upper) pairs them; outer
+ * joins also give each row that met nothing, once the watermark shows that
+ * nothing can meet it any more, as Flink SQL does.
+ *
+ * Each input keeps its rows that may still meet rows of the other in a
+ * table of its own (its state table: the queue's columns and whether the
+ * row met one yet).  A step reads the whole new tick of each input
+ * (tick.c), left then right, one statement each, and works on sets, as a
+ * batch join would:
+ *
+ * 1. the input's new rows, in arrival order, are kept or routed late.  A
+ *    row is late when its time is before the join's watermark as it stood
+ *    at that row: the larger of the join's watermark before the step and
+ *    the smaller of the input's own watermark after the rows before it and
+ *    the other input's at the step's start (Flink's isLate, against the
+ *    minimum of the inputs' watermarks, which never goes back);
+ * 2. the rows kept meet the other input's kept rows: the new left rows the
+ *    older right ones, then the new right rows all the left ones, so each
+ *    pair once; an outer join marks the rows that met one;
+ * 3. the watermarks move: each input's follows its newest time less
+ *    max_out_of_orderness (and the clock, once idle for idle_timeout), and
+ *    the join's is the smaller of the two;
+ * 4. the rows the watermark passed for good leave: a left row at t once
+ *    t + upper is before it, a right row at t once t - lower is, an outer
+ *    join's unmatched ones written first with the other side's columns
+ *    NULL.  Flink drops a row when the watermark reaches t + upper, where a
+ *    right row on time at exactly t + upper could still have met it; here
+ *    it stays until the watermark is past.
+ *
+ * Everything happens in the caller's transaction, so a step is exactly once
+ * as an aggregate pipeline's is.
+ */
+#include "compat.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "commands/async.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "join.h"
+#include "pipeline.h"
+#include "plans.h"
+#include "spec.h"
+#include "sql_pipeline.h"
+#include "tick.h"
+#include "watermark.h"
+
+typedef struct JoinStep
+{
+	const PipelineDef *def;
+	PipelineProgress *progress;
+	JoinInput	in[2];			/* left, right */
+	char	   *columns[2];		/* each state table's columns from its queue */
+	float4		kept[2];		/* each state table's rows, as last analyzed */
+	char	   *late_table;		/* NULL: late rows are dropped */
+	char	   *result_table;
+	Oid			span_type;		/* of a time plus or minus a span */
+	int64		lower;			/* the bounds, in the time column's unit */
+	int64		upper;
+	int64		delay;			/* max_out_of_orderness; -1: none */
+	int64		written;		/* result rows */
+} JoinStep;
+
+static const char *
+qname(Oid relid, const char *what)
+{
+	return catalog_relation_name(relid, what);
+}
+
+/* A span of the time column's unit as the column's arithmetic takes it. */
+static Datum
+span_datum(const JoinStep *j, int64 units)
+{
+	Interval   *iv;
+
+	if (j->span_type == INT8OID)
+		return Int64GetDatum(units);
+	iv = palloc0(sizeof(Interval));
+	iv->time = units;
+	return IntervalPGetDatum(iv);
+}
+
+/*
+ * The columns of a state table that come from its queue, quoted, joined by
+ * commas, each after "prefix".
+ */
+static char *
+queue_columns(Oid state_table, const char *prefix, float4 *reltuples)
+{
+	Relation	rel = table_open(state_table, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData out;
+
+	initStringInfo(&out);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		if (a->attisdropped || strcmp(NameStr(a->attname), "windowing_matched") == 0)
+			continue;
+		appendStringInfo(&out, "%s%s%s", out.len > 0 ? ", " : "", prefix,
+						 quote_identifier(NameStr(a->attname)));
+	}
+	if (reltuples)
+		*reltuples = rel->rd_rel->reltuples;
+	table_close(rel, AccessShareLock);
+	return out.data;
+}
+
+/*
+ * Input i's kept rows that "filter" (over its state table's columns)
+ * selects, under the input's alias, showing only the queue's columns, so
+ * that the select list reads them as it read the queues at creation.
+ */
+static char *
+side_rows(const JoinStep *j, int i, const char *filter)
+{
+	return psprintf("(SELECT %s FROM %s WHERE %s) AS %s", j->columns[i],
+					qname(j->in[i].state_table, "state table"), filter,
+					quote_identifier(j->in[i].alias));
+}
+
+/*
+ * The join condition between a left row under alias "l" and a right row
+ * under "r": equal keys, the right time within the bounds ($8, $9) of the
+ * left one.  It is written with the kept rows' columns alone on one side
+ * of each comparison, so that the index of their state table (input
+ * "probed") on key and time finds them.
+ */
+static char *
+join_condition(const JoinStep *j, const char *l, const char *r, int probed)
+{
+	StringInfoData out;
+	const JoinInput *li = &j->in[0];
+	const JoinInput *ri = &j->in[1];
+	const char *lt = quote_identifier(li->time_column);
+	const char *rt = quote_identifier(ri->time_column);
+	bool		lower_excl = j->def->join_lower_exclusive;
+	bool		upper_excl = j->def->join_upper_exclusive;
+
+	initStringInfo(&out);
+	for (int k = 0; k < li->nkeys; k++)
+		appendStringInfo(&out, "%s.%s = %s.%s AND ", l, quote_identifier(li->keys[k]),
+						 r, quote_identifier(ri->keys[k]));
+	if (probed == 1)
+		appendStringInfo(&out, "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $8) AND "
+						 "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $9)",
+						 r, rt, lower_excl ? "OPERATOR(pg_catalog.>)" : "OPERATOR(pg_catalog.>=)", l, lt,
+						 r, rt, upper_excl ? "OPERATOR(pg_catalog.<)" : "OPERATOR(pg_catalog.<=)", l, lt);
+	else
+		appendStringInfo(&out, "%s.%s %s (%s.%s OPERATOR(pg_catalog.-) $8) AND "
+						 "%s.%s %s (%s.%s OPERATOR(pg_catalog.-) $9)",
+						 l, lt, lower_excl ? "OPERATOR(pg_catalog.<)" : "OPERATOR(pg_catalog.<=)", r, rt,
+						 l, lt, upper_excl ? "OPERATOR(pg_catalog.>)" : "OPERATOR(pg_catalog.>=)", r, rt);
+	return out.data;
+}
+
+/* Is input i's side kept whole by the join (its unmatched rows written)? */
+static bool
+outer_side(const JoinStep *j, int i)
+{
+	const char *jt = j->def->join_type;
+
+	return strcmp(jt, "full") == 0 || strcmp(jt, i == 0 ? "left" : "right") == 0;
+}
+
+/*
+ * The statement of input i's tick: its rows in arrival order, each judged
+ * late or not by the watermark as it stood at that row ($4 to $7); the
+ * pairs of the rows on time with the other input's kept rows, into the
+ * results; the rows on time into the input's state table, and the late
+ * ones into the late table; on an outer side, which rows met one.  Then
+ * its counts.  Each row looks up the rows it meets through the other state
+ * table's index on key and time (a lateral subquery, which the planner
+ * cannot turn into a hash join on the keys alone: with a few keys, that
+ * compares every row of a key with every row of the other side's).  The left input's statement runs first, so its new rows meet
+ * the right input's older ones, and the right input's new rows meet all
+ * the left ones: each pair once.
+ */
+static char *
+read_sql(const JoinStep *j, int i)
+{
+	const JoinInput *in = &j->in[i];
+	const JoinInput *other = &j->in[1 - i];
+	const char *t = quote_identifier(in->time_column);
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "WITH t AS (SELECT q AS r, q.%s AS ts, "
+					 "pg_catalog.max(q.%s) OVER (ORDER BY q.windowing_seq "
+					 "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before "
+					 "FROM %s AS q "
+					 "WHERE pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $1::pg_catalog.pg_snapshot) "
+					 "AND ($2::pg_catalog.pg_snapshot IS NULL "
+					 "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $2::pg_catalog.pg_snapshot)) "
+					 "AND q.windowing_seq OPERATOR(pg_catalog.>) $3), "
+					 "w AS (SELECT t.r, t.ts, CASE WHEN o.own IS NULL OR $6 IS NULL THEN $4 "
+					 "ELSE GREATEST($4, LEAST(o.own, $6)) END AS wm "
+					 "FROM t, LATERAL (SELECT GREATEST($5, t.before OPERATOR(pg_catalog.-) $7) AS own) o), "
+					 "n AS (SELECT w.r, w.ts, w.wm, w.ts IS NULL "
+					 "OR (w.wm IS NOT NULL AND w.ts OPERATOR(pg_catalog.<) w.wm) AS late FROM w), "
+					 "pm AS (SELECT n.r AS xr, m.yr, m.yc FROM n, LATERAL (SELECT s AS yr, s.ctid AS yc "
+					 "FROM %s AS s WHERE %s OFFSET 0) m WHERE NOT n.late), "
+					 "res AS (INSERT INTO %s SELECT %s FROM pm, LATERAL (SELECT %s) AS %s, "
+					 "LATERAL (SELECT %s) AS %s RETURNING 1), "
+					 "kept AS (INSERT INTO %s (%s, windowing_matched) SELECT %s, %s FROM n "
+					 "WHERE NOT n.late RETURNING 1)",
+					 t, t, qname(in->source, "source table"),
+					 qname(other->state_table, "state table"),
+					 i == 0 ? join_condition(j, "(n.r)", "s", 1) : join_condition(j, "s", "(n.r)", 0),
+					 j->result_table, j->def->aggregates,
+					 queue_columns(in->state_table, "(pm.xr).", NULL), quote_identifier(in->alias),
+					 queue_columns(other->state_table, "(pm.yr).", NULL), quote_identifier(other->alias),
+					 qname(in->state_table, "state table"), j->columns[i],
+					 queue_columns(in->state_table, "(n.r).", NULL),
+					 outer_side(j, i) ? "(n.r).windowing_seq OPERATOR(pg_catalog.=) ANY "
+					 "(SELECT (pm.xr).windowing_seq FROM pm)" : "false");
+	if (outer_side(j, 1 - i))
+		appendStringInfo(&sql,
+						 ", met AS (UPDATE %s AS u SET windowing_matched = true "
+						 "FROM (SELECT DISTINCT pm.yc FROM pm) m "
+						 "WHERE u.ctid OPERATOR(pg_catalog.=) m.yc AND NOT u.windowing_matched RETURNING 1)",
+						 qname(other->state_table, "state table"));
+	if (j->late_table)
+		appendStringInfo(&sql,
+						 ", late AS (INSERT INTO %s (side, event_time, watermark, reason, row_data) "
+						 "SELECT '%s', n.ts, n.wm, CASE WHEN n.ts IS NULL THEN 'event time is null' "
+						 "ELSE 'late' END, pg_catalog.to_jsonb(n.r) OPERATOR(pg_catalog.-) 'windowing_xid'::text "
+						 "OPERATOR(pg_catalog.-) 'windowing_seq'::text FROM n WHERE n.late RETURNING 1)",
+						 j->late_table, in->side);
+	appendStringInfoString(&sql,
+						   " SELECT pg_catalog.count(*) AS n, pg_catalog.max(n.ts) AS max_ts, "
+						   "pg_catalog.count(*) FILTER (WHERE n.late) AS late, "
+						   "(SELECT pg_catalog.count(*) FROM res) AS pairs FROM n");
+	return sql.data;
+}
+
+static Datum
+watermark_arg(int64 w, char *null_flag)
+{
+	*null_flag = w == WMK_NONE ? 'n' : ' ';
+	return Int64GetDatum(w);
+}
+
+/*
+ * The statements of the step are planned from the state tables'
+ * statistics, which know nothing of the rows the step just added: taking
+ * a step's 100,000 new rows for a few, the planner would probe them once
+ * per row of the other side.  So a step that grows a state table by more
+ * than a tenth (and 1,000 rows) analyzes it first, as autovacuum would
+ * later; ANALYZE counts the rows the transaction inserted.
+ */
+static void
+refresh_statistics(JoinStep *j, int i)
+{
+	int64		added = j->in[i].cursor.rows;
+
+	if (added < 1000 || added < j->kept[i] / 10)
+		return;
+	if (SPI_execute(psprintf("ANALYZE %s", qname(j->in[i].state_table, "state table")),
+					false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not analyze the %s state of join pipeline \"%s\"", j->in[i].side,
+			 j->def->name);
+}
+
+/* Reads input i's open tick into its state table or the late table. */
+static void
+read_input(JoinStep *j, int i, int64 join_wm)
+{
+	JoinInput  *in = &j->in[i];
+	const JoinInput *other = &j->in[1 - i];
+	Oid			tt = j->def->time_type;
+	Oid			types[9] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
+	j->span_type};
+	Datum		args[9];
+	char		nulls[10] = "         ";
+	bool		isnull;
+	Datum		max_ts;
+	int64		late;
+
+	args[0] = CStringGetTextDatum(in->cursor.tick_hi);
+	args[1] = in->cursor.tick_lo ? CStringGetTextDatum(in->cursor.tick_lo) : (Datum) 0;
+	nulls[1] = in->cursor.tick_lo ? ' ' : 'n';
+	args[2] = Int64GetDatum(in->cursor.last_seq);
+	args[3] = watermark_arg(join_wm, &nulls[3]);
+	args[4] = watermark_arg(in->watermark, &nulls[4]);
+	args[5] = watermark_arg(other->watermark, &nulls[5]);
+	args[6] = span_datum(j, j->delay + 1);
+	nulls[6] = j->delay < 0 ? 'n' : ' ';
+	args[7] = span_datum(j, j->lower);
+	args[8] = span_datum(j, j->upper);
+	if (plans_execute(read_sql(j, i), 9, types, args, nulls, false, 0) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
+	in->cursor.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	max_ts = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	if (!isnull && DatumGetInt64(max_ts) > in->max_seen)
+		in->max_seen = DatumGetInt64(max_ts);
+	late = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	j->written += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4,
+											  &isnull));
+	if (j->late_table)
+		j->progress->late_routed += late;
+	else
+		j->progress->late_dropped += late;
+	j->progress->rows += in->cursor.rows;
+	refresh_statistics(j, i);
+}
+
+static uint64
+run(const char *sql, int nargs, Datum *args, Oid *types, int expect)
+{
+	if (plans_execute(sql, nargs, types, args, NULL, false, 0) != expect)
+		elog(ERROR, "could not run: %s", sql);
+	return SPI_processed;
+}
+
+/*
+ * Input i's rows that nothing on time can meet any more: before "until"
+ * (the watermark less the upper bound for the left, plus the lower for the
+ * right).  An outer join on that side writes those that met nothing.
+ */
+static void
+expire(JoinStep *j, int i, int64 until)
+{
+	const JoinInput *in = &j->in[i];
+	char	   *gone = psprintf("%s OPERATOR(pg_catalog.<) $1", quote_identifier(in->time_column));
+	Oid			type = j->def->time_type;
+	Datum		arg = Int64GetDatum(until);
+
+	if (outer_side(j, i))
+	{
+		char	   *alone = psprintf("%s AND NOT windowing_matched", gone);
+
+		j->written += run(psprintf("INSERT INTO %s SELECT %s FROM %s %s JOIN %s ON true",
+								   j->result_table, j->def->aggregates,
+								   side_rows(j, 0, i == 0 ? alone : "false"),
+								   i == 0 ? "LEFT" : "RIGHT",
+								   side_rows(j, 1, i == 1 ? alone : "false")),
+						  1, &arg, &type, SPI_OK_INSERT);
+	}
+	run(psprintf("DELETE FROM %s WHERE %s", qname(in->state_table, "state table"), gone),
+		1, &arg, &type, SPI_OK_DELETE);
+}
+
+/*
+ * Input i's watermark after the step: its newest time less the delay, or
+ * the clock less the delay once it has been idle for idle_timeout.
+ */
+static void
+move_watermark(JoinStep *j, int i, TimestampTz now, int64 idle_timeout)
+{
+	JoinInput  *in = &j->in[i];
+	Watermark	w;
+
+	wmk_init(&w, j->delay < 0 ? 0 : j->delay, j->delay >= 0);
+	w.value = in->watermark;
+	if (in->max_seen != INT64_MIN)
+		(void) wmk_observe(&w, in->max_seen);
+	if (in->cursor.rows == 0 && idle_timeout >= 0 && in->last_row_at != DT_NOBEGIN &&
+		now - in->last_row_at >= idle_timeout)
+		(void) wmk_advance(&w, wmk_add(wmk_add(pipeline_clock_units(now, j->def->is_ts), -w.delay), -1));
+	if (in->cursor.rows > 0)
+		in->last_row_at = now;
+	in->watermark = w.value;
+}
+
+static void
+check_input(const JoinStep *j, const JoinInput *in)
+{
+	const PipelineDef *def = j->def;
+
+	sql_pipeline_check_table(def->name, in->source, "source table");
+	sql_pipeline_check_table(def->name, in->state_table, "state table");
+	sql_pipeline_check_column(def->name, in->source, "windowing_xid", "queue column", XID8OID, InvalidOid);
+	sql_pipeline_check_column(def->name, in->source, "windowing_seq", "queue column", INT8OID, InvalidOid);
+	sql_pipeline_check_column(def->name, in->source, in->time_column, "time column",
+							  def->time_type, InvalidOid);
+}
+
+static void
+load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
+{
+	memset(j, 0, sizeof(*j));
+	j->def = def;
+	j->progress = progress;
+	catalog_load_join_inputs(def->id, j->in);
+	for (int i = 0; i < 2; i++)
+	{
+		check_input(j, &j->in[i]);
+		j->columns[i] = queue_columns(j->in[i].state_table, "", &j->kept[i]);
+	}
+	sql_pipeline_check_table(def->name, def->result_table, "result table");
+	j->result_table = pstrdup(qname(def->result_table, "result table"));
+	if (OidIsValid(def->late_table))
+	{
+		sql_pipeline_check_table(def->name, def->late_table, "late table");
+		j->late_table = pstrdup(qname(def->late_table, "late table"));
+	}
+	j->span_type = def->is_ts ? INTERVALOID : INT8OID;
+	j->lower = spec_interval_span(def->join_lower, "lower", false).usecs;
+	j->upper = spec_interval_span(def->join_upper, "upper", false).usecs;
+	j->delay = def->max_out_of_orderness ?
+		spec_interval_span(def->max_out_of_orderness, "max_out_of_orderness", false).usecs : -1;
+	if (!def->is_ts)
+	{
+		j->lower /= 1000;
+		j->upper /= 1000;
+		if (j->delay > 0)
+			j->delay /= 1000;
+	}
+}
+
+void
+join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
+		  bool has_watermark, int64 watermark, TimestampTz now)
+{
+	JoinStep	j;
+	int64		before = progress->watermark;
+	int64		idle_timeout = def->idle_timeout ?
+		spec_interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
+	int64		join_wm;
+
+	load(&j, def, progress);
+	if (consume_rows)
+	{
+		for (int i = 0; i < 2; i++)
+		{
+			tick_open(&j.in[i].cursor, j.in[i].source, 0);
+			read_input(&j, i, before);
+		}
+		for (int i = 0; i < 2; i++)
+			move_watermark(&j, i, now, idle_timeout);
+	}
+	for (int i = 0; i < 2 && has_watermark; i++)
+		j.in[i].watermark = Max(j.in[i].watermark, watermark);
+	join_wm = Max(before, Min(j.in[0].watermark, j.in[1].watermark));
+	if (join_wm > before)
+	{
+		/* at the end of input everything leaves, whatever the bounds */
+		expire(&j, 0, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, -j.upper));
+		expire(&j, 1, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, j.lower));
+	}
+	/* as for aggregate pipelines, a step that changed nothing writes nothing */
+	if (progress->rows == 0 && join_wm == before && j.written == 0 &&
+		progress->late_routed + progress->late_dropped == 0)
+		return;
+	progress->watermark = join_wm;
+	progress->max_seen = Max(j.in[0].max_seen, j.in[1].max_seen);
+	progress->windows_fired = j.written;
+	if (progress->rows > 0)
+		progress->last_row_at = now;
+	catalog_save_progress(def, progress);
+	for (int i = 0; i < 2; i++)
+	{
+		if (j.in[i].cursor.tick_hi)
+			tick_close(&j.in[i].cursor);
+		catalog_save_join_input(def->id, &j.in[i]);
+	}
+	if (j.written > 0)
+		Async_Notify(psprintf("windowing_%d", def->id), psprintf("%lld", (long long) j.written));
+}

@@ -1,0 +1,23 @@
+/*
+ * join.h
+ *		A step of a join pipeline (join.c).
+ */
+#ifndef WINDOWING_JOIN_H
+#define WINDOWING_JOIN_H
+
+#include "postgres.h"
+
+#include "datatype/timestamp.h"
+
+#include "catalog.h"
+
+/*
+ * One step of join pipeline "def", loaded with its progress: reads the new
+ * rows of both inputs (if consume_rows), moves the watermark (to at least
+ * "watermark" if has_watermark), writes pairs, late rows and progress.
+ * Needs SPI connected, as the pipeline's owner.
+ */
+extern void join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
+					  bool has_watermark, int64 watermark, TimestampTz now);
+
+#endif							/* WINDOWING_JOIN_H */
