@@ -12,7 +12,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Windowing qw(worker_node differences worker_pid wait_for_worker);
+use Windowing qw(worker_node differences wait_for_worker kill_worker_between);
 use Time::HiRes qw(time);
 
 my $node = worker_node('faults', q{
@@ -63,18 +63,7 @@ sub produce
 	}
 }
 
-my $kills = 0;
-for my $round (1 .. 8)
-{
-	produce(10 + int(rand(10)));
-	wait_for_worker($node);
-	my $pid = worker_pid($node);
-	next unless $pid;
-	kill 'KILL', $pid;
-	$kills++;
-	# the postmaster restarts everything after a crash; wait for it
-	$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back';
-}
+my $kills = kill_worker_between($node, 8, sub { produce(10 + int(rand(10))) });
 produce(10);
 $node->stop('immediate');
 $node->start;

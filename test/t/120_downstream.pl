@@ -12,7 +12,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Windowing qw(worker_node differences worker_pid wait_for_worker);
+use Windowing qw(worker_node differences kill_worker_between);
 
 my $node = worker_node('downstream', q{
 windowing.poll_interval = 20ms
@@ -46,17 +46,7 @@ sub produce
 	}
 }
 
-my $kills = 0;
-for my $round (1 .. 8)
-{
-	produce(5 + int(rand(10)));
-	wait_for_worker($node);
-	my $pid = worker_pid($node);
-	next unless $pid;
-	kill 'KILL', $pid;
-	$kills++;
-	$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back';
-}
+my $kills = kill_worker_between($node, 8, sub { produce(5 + int(rand(10))) });
 produce(5);
 $node->stop('immediate');
 $node->start;

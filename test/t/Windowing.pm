@@ -8,6 +8,10 @@
 # worker_pid() is the pid of the database's windowing worker (empty if
 # none runs); wait_for_worker() waits until one does.
 #
+# kill_worker_between() runs a producer and then SIGKILLs the worker,
+# wherever it is in its step, round after round, and waits for the
+# postmaster to restart everything; it returns how many kills there were.
+#
 # differences() counts the rows two queries do not share (their symmetric
 # difference as multisets), so that a pipeline's results can be asserted
 # equal to the same windows computed with plain SQL over the committed rows.
@@ -18,7 +22,7 @@ use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 
-our @EXPORT_OK = qw(worker_node differences worker_pid wait_for_worker);
+our @EXPORT_OK = qw(worker_node differences worker_pid wait_for_worker kill_worker_between);
 
 sub worker_node
 {
@@ -46,6 +50,23 @@ sub wait_for_worker
 	$node->poll_query_until($db // 'postgres',
 		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'windowing worker'})
 	  or die 'no worker';
+}
+
+sub kill_worker_between
+{
+	my ($node, $rounds, $produce) = @_;
+	my $kills = 0;
+	for my $round (1 .. $rounds)
+	{
+		$produce->();
+		wait_for_worker($node);
+		my $pid = worker_pid($node);
+		next unless $pid;
+		kill 'KILL', $pid;
+		$kills++;
+		$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back';
+	}
+	return $kills;
 }
 
 sub differences
