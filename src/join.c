@@ -45,6 +45,7 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/timestamp.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -435,6 +436,14 @@ join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 	int64		join_wm;
 
 	load(&j, def, progress);
+	/*
+	 * The step's statements are planned once and run at every step, each
+	 * over a step's rows: compiling them again each time would cost more
+	 * than it saves (a fifth of a 100,000-row step).  The owner's settings
+	 * come back after the step (owner.c).
+	 */
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+							 false);
 	if (consume_rows)
 	{
 		for (int i = 0; i < 2; i++)
