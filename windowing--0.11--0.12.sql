@@ -77,7 +77,8 @@ WHERE i.source = queue
 $$;
 
 -- A join bound as a fixed span: Flink's bounds are milliseconds, so a day is
--- 24 hours here whatever the time zone does.
+-- 24 hours here whatever the time zone does.  Unlike a duration, it may be
+-- negative.
 CREATE FUNCTION windowing._check_join_bound(d interval, what text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -85,10 +86,7 @@ BEGIN
     IF d IS NULL THEN
         RAISE EXCEPTION '% must not be NULL', what USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    IF extract(year FROM d) <> 0 OR extract(month FROM d) <> 0 THEN
-        RAISE EXCEPTION '% cannot be in months or years', what
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'Give it in days and time.';
-    END IF;
+    PERFORM windowing._check_duration(CASE WHEN d < interval '0' THEN -d ELSE d END, what);
 END
 $$;
 

@@ -79,31 +79,65 @@ bool_value(const char *column)
 	return DatumGetBool(value(0, column, &isnull));
 }
 
+/* Typed values of row "row" (the _value forms: of the first row). */
 static Oid
-oid_value(const char *column)
+oid_at(uint64 row, const char *column)
 {
 	bool		isnull;
-	Datum		d = value(0, column, &isnull);
+	Datum		d = value(row, column, &isnull);
 
 	return isnull ? InvalidOid : DatumGetObjectId(d);
 }
 
 static int64
-int8_value(const char *column, int64 if_null)
+int8_at(uint64 row, const char *column, int64 if_null)
 {
 	bool		isnull;
-	Datum		d = value(0, column, &isnull);
+	Datum		d = value(row, column, &isnull);
 
 	return isnull ? if_null : DatumGetInt64(d);
 }
 
 static char *
-text_value(const char *column)
+text_at(uint64 row, const char *column)
 {
 	bool		isnull;
-	Datum		d = value(0, column, &isnull);
+	Datum		d = value(row, column, &isnull);
 
 	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+static char **
+names_at(uint64 row, const char *column, int *n)
+{
+	bool		isnull;
+	Datum	   *items;
+	char	  **names;
+
+	deconstruct_array(DatumGetArrayTypeP(value(row, column, &isnull)), TEXTOID, -1, false,
+					  TYPALIGN_INT, &items, NULL, n);
+	names = palloc(sizeof(char *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		names[i] = TextDatumGetCString(items[i]);
+	return names;
+}
+
+static Oid
+oid_value(const char *column)
+{
+	return oid_at(0, column);
+}
+
+static int64
+int8_value(const char *column, int64 if_null)
+{
+	return int8_at(0, column, if_null);
+}
+
+static char *
+text_value(const char *column)
+{
+	return text_at(0, column);
 }
 
 static Interval *
@@ -113,20 +147,6 @@ interval_value(const char *column)
 	Datum		d = value(0, column, &isnull);
 
 	return isnull ? NULL : DatumGetIntervalP(d);
-}
-
-static char **
-names_of(Datum array, int *n)
-{
-	Datum	   *items;
-	char	  **names;
-
-	deconstruct_array(DatumGetArrayTypeP(array), TEXTOID, -1, false,
-					  TYPALIGN_INT, &items, NULL, n);
-	names = palloc(sizeof(char *) * Max(*n, 1));
-	for (int i = 0; i < *n; i++)
-		names[i] = TextDatumGetCString(items[i]);
-	return names;
 }
 
 /* A pipeline's definition as its last step found it, and whether it matched its stamp. */
@@ -188,6 +208,7 @@ void
 catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *progress)
 {
 	bool		isnull;
+	Datum		assigner;
 
 	if (execute_for("SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
 					"time_type::pg_catalog.oid, key_columns::pg_catalog.text[], assigner, aggregates, "
@@ -215,9 +236,9 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->time_column = text_value("time_column");
 	def->time_type = oid_value("time_type");
 	def->is_ts = def->time_type != INT8OID;
-	def->keys = names_of(value(0, "key_columns", &isnull), &def->nkeys);
-	def->assigner = (HeapTupleHeader) DatumGetPointer(value(0, "assigner", &isnull));
-	def->assigner = isnull ? NULL : DatumGetHeapTupleHeader(PointerGetDatum(def->assigner));
+	def->keys = names_at(0, "key_columns", &def->nkeys);
+	assigner = value(0, "assigner", &isnull);
+	def->assigner = isnull ? NULL : DatumGetHeapTupleHeader(assigner);
 	def->aggregates = text_value("aggregates");
 	def->max_out_of_orderness = interval_value("max_out_of_orderness");
 	def->allowed_lateness = interval_value("allowed_lateness");
@@ -397,30 +418,22 @@ catalog_load_join_inputs(int32 id, JoinInput *inputs)
 	for (int i = 0; i < 2; i++)
 	{
 		JoinInput  *in = &inputs[i];
-		bool		isnull;
-		Datum		d;
 
 		memset(in, 0, sizeof(*in));
 		in->side = i == 0 ? "left" : "right";
-		in->source = DatumGetObjectId(value(i, "source", &isnull));
-		in->alias = TextDatumGetCString(value(i, "alias", &isnull));
-		in->time_column = TextDatumGetCString(value(i, "time_column", &isnull));
-		in->keys = names_of(value(i, "key_columns", &isnull), &in->nkeys);
-		in->state_table = DatumGetObjectId(value(i, "state_table", &isnull));
-		d = value(i, "tick_lo", &isnull);
-		in->cursor.tick_lo = isnull ? NULL : TextDatumGetCString(d);
-		in->cursor.scan_from = DatumGetInt64(value(i, "scan_from", &isnull));
-		d = value(i, "scan_next", &isnull);
-		in->cursor.scan_next = isnull ? 0 : DatumGetInt64(d);
-		d = value(i, "scan_next_xid", &isnull);
-		in->cursor.scan_next_xid = isnull ? NULL : TextDatumGetCString(d);
+		in->source = oid_at(i, "source");
+		in->alias = text_at(i, "alias");
+		in->time_column = text_at(i, "time_column");
+		in->keys = names_at(i, "key_columns", &in->nkeys);
+		in->state_table = oid_at(i, "state_table");
+		in->cursor.tick_lo = text_at(i, "tick_lo");
+		in->cursor.scan_from = int8_at(i, "scan_from", 0);
+		in->cursor.scan_next = int8_at(i, "scan_next", 0);
+		in->cursor.scan_next_xid = text_at(i, "scan_next_xid");
 		in->cursor.tick_watermark = WMK_NONE;
-		d = value(i, "watermark", &isnull);
-		in->watermark = isnull ? WMK_NONE : DatumGetInt64(d);
-		d = value(i, "max_seen", &isnull);
-		in->max_seen = isnull ? INT64_MIN : DatumGetInt64(d);
-		d = value(i, "last_row_at", &isnull);
-		in->last_row_at = isnull ? DT_NOBEGIN : DatumGetTimestampTz(d);
+		in->watermark = int8_at(i, "watermark", WMK_NONE);
+		in->max_seen = int8_at(i, "max_seen", INT64_MIN);
+		in->last_row_at = int8_at(i, "last_row_at", DT_NOBEGIN);
 	}
 }
 

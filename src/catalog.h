@@ -57,7 +57,6 @@ typedef struct PipelineDef
 	bool		join_upper_exclusive;
 } PipelineDef;
 
-
 /*
  * Where the pipeline's steps got to: the cursor on the queue and the
  * watermark, and what the step under way adds to the counters.  The NULLs

@@ -46,14 +46,13 @@
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
-#include "utils/timestamp.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 #include "join.h"
 #include "pipeline.h"
 #include "plans.h"
-#include "spec.h"
 #include "sql_pipeline.h"
 #include "tick.h"
 #include "watermark.h"
@@ -63,8 +62,9 @@ typedef struct JoinStep
 	const PipelineDef *def;
 	PipelineProgress *progress;
 	JoinInput	in[2];			/* left, right */
-	char	   *columns[2];		/* each state table's columns from its queue */
-	float4		kept[2];		/* each state table's rows, as last analyzed */
+	char	   *state[2];		/* each state table, qualified */
+	List	   *columns[2];		/* its columns from its queue, quoted */
+	float4		kept[2];		/* its rows, as last analyzed */
 	char	   *late_table;		/* NULL: late rows are dropped */
 	char	   *result_table;
 	Oid			span_type;		/* of a time plus or minus a span */
@@ -73,12 +73,6 @@ typedef struct JoinStep
 	int64		delay;			/* max_out_of_orderness; -1: none */
 	int64		written;		/* result rows */
 } JoinStep;
-
-static const char *
-qname(Oid relid, const char *what)
-{
-	return catalog_relation_name(relid, what);
-}
 
 /* A span of the time column's unit as the column's arithmetic takes it. */
 static Datum
@@ -94,29 +88,38 @@ span_datum(const JoinStep *j, int64 units)
 }
 
 /*
- * The columns of a state table that come from its queue, quoted, joined by
- * commas, each after "prefix".
+ * Input i's state table: its name, its columns that come from its queue,
+ * and its size as last analyzed.
  */
-static char *
-queue_columns(Oid state_table, const char *prefix, float4 *reltuples)
+static void
+load_state(JoinStep *j, int i)
 {
-	Relation	rel = table_open(state_table, AccessShareLock);
+	Relation	rel = table_open(j->in[i].state_table, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
+
+	j->state[i] = catalog_relation_name(j->in[i].state_table, "state table");
+	j->columns[i] = NIL;
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		if (!att->attisdropped && strcmp(NameStr(att->attname), "windowing_matched") != 0)
+			j->columns[i] = lappend(j->columns[i], pstrdup(quote_identifier(NameStr(att->attname))));
+	}
+	j->kept[i] = rel->rd_rel->reltuples;
+	table_close(rel, AccessShareLock);
+}
+
+/* Input i's queue columns, joined by commas, each after "prefix". */
+static char *
+column_list(const JoinStep *j, int i, const char *prefix)
+{
 	StringInfoData out;
+	ListCell   *lc;
 
 	initStringInfo(&out);
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(desc, i);
-
-		if (a->attisdropped || strcmp(NameStr(a->attname), "windowing_matched") == 0)
-			continue;
-		appendStringInfo(&out, "%s%s%s", out.len > 0 ? ", " : "", prefix,
-						 quote_identifier(NameStr(a->attname)));
-	}
-	if (reltuples)
-		*reltuples = rel->rd_rel->reltuples;
-	table_close(rel, AccessShareLock);
+	foreach(lc, j->columns[i])
+		appendStringInfo(&out, "%s%s%s", out.len > 0 ? ", " : "", prefix, (char *) lfirst(lc));
 	return out.data;
 }
 
@@ -128,8 +131,8 @@ queue_columns(Oid state_table, const char *prefix, float4 *reltuples)
 static char *
 side_rows(const JoinStep *j, int i, const char *filter)
 {
-	return psprintf("(SELECT %s FROM %s WHERE %s) AS %s", j->columns[i],
-					qname(j->in[i].state_table, "state table"), filter,
+	return psprintf("(SELECT %s FROM %s WHERE %s) AS %s", column_list(j, i, ""),
+					j->state[i], filter,
 					quote_identifier(j->in[i].alias));
 }
 
@@ -219,14 +222,13 @@ read_sql(const JoinStep *j, int i)
 					 "LATERAL (SELECT %s) AS %s RETURNING 1), "
 					 "kept AS (INSERT INTO %s (%s, windowing_matched) SELECT %s, %s FROM n "
 					 "WHERE NOT n.late RETURNING 1)",
-					 t, t, qname(in->source, "source table"),
-					 qname(other->state_table, "state table"),
+					 t, t, catalog_relation_name(in->source, "source table"),
+					 j->state[1 - i],
 					 i == 0 ? join_condition(j, "(n.r)", "s", 1) : join_condition(j, "s", "(n.r)", 0),
 					 j->result_table, j->def->aggregates,
-					 queue_columns(in->state_table, "(pm.xr).", NULL), quote_identifier(in->alias),
-					 queue_columns(other->state_table, "(pm.yr).", NULL), quote_identifier(other->alias),
-					 qname(in->state_table, "state table"), j->columns[i],
-					 queue_columns(in->state_table, "(n.r).", NULL),
+					 column_list(j, i, "(pm.xr)."), quote_identifier(in->alias),
+					 column_list(j, 1 - i, "(pm.yr)."), quote_identifier(other->alias),
+					 j->state[i], column_list(j, i, ""), column_list(j, i, "(n.r)."),
 					 outer_side(j, i) ? "(n.r).windowing_seq OPERATOR(pg_catalog.=) ANY "
 					 "(SELECT (pm.xr).windowing_seq FROM pm)" : "false");
 	if (outer_side(j, 1 - i))
@@ -234,7 +236,7 @@ read_sql(const JoinStep *j, int i)
 						 ", met AS (UPDATE %s AS u SET windowing_matched = true "
 						 "FROM (SELECT DISTINCT pm.yc FROM pm) m "
 						 "WHERE u.ctid OPERATOR(pg_catalog.=) m.yc AND NOT u.windowing_matched RETURNING 1)",
-						 qname(other->state_table, "state table"));
+						 j->state[1 - i]);
 	if (j->late_table)
 		appendStringInfo(&sql,
 						 ", late AS (INSERT INTO %s (side, event_time, watermark, reason, row_data) "
@@ -271,8 +273,7 @@ refresh_statistics(JoinStep *j, int i)
 
 	if (added < 1000 || added < j->kept[i] / 10)
 		return;
-	if (SPI_execute(psprintf("ANALYZE %s", qname(j->in[i].state_table, "state table")),
-					false, 0) != SPI_OK_UTILITY)
+	if (SPI_execute(psprintf("ANALYZE %s", j->state[i]), false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not analyze the %s state of join pipeline \"%s\"", j->in[i].side,
 			 j->def->name);
 }
@@ -353,7 +354,7 @@ expire(JoinStep *j, int i, int64 until)
 								   side_rows(j, 1, i == 1 ? alone : "false")),
 						  1, &arg, &type, SPI_OK_INSERT);
 	}
-	run(psprintf("DELETE FROM %s WHERE %s", qname(in->state_table, "state table"), gone),
+	run(psprintf("DELETE FROM %s WHERE %s", j->state[i], gone),
 		1, &arg, &type, SPI_OK_DELETE);
 }
 
@@ -371,9 +372,8 @@ move_watermark(JoinStep *j, int i, TimestampTz now, int64 idle_timeout)
 	w.value = in->watermark;
 	if (in->max_seen != INT64_MIN)
 		(void) wmk_observe(&w, in->max_seen);
-	if (in->cursor.rows == 0 && idle_timeout >= 0 && in->last_row_at != DT_NOBEGIN &&
-		now - in->last_row_at >= idle_timeout)
-		(void) wmk_advance(&w, wmk_add(wmk_add(pipeline_clock_units(now, j->def->is_ts), -w.delay), -1));
+	(void) wmk_advance(&w, pipeline_idle_watermark(in->cursor.rows, in->last_row_at, now,
+												   idle_timeout, j->def->is_ts, w.delay));
 	if (in->cursor.rows > 0)
 		in->last_row_at = now;
 	in->watermark = w.value;
@@ -402,37 +402,28 @@ load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 	for (int i = 0; i < 2; i++)
 	{
 		check_input(j, &j->in[i]);
-		j->columns[i] = queue_columns(j->in[i].state_table, "", &j->kept[i]);
+		load_state(j, i);
 	}
 	sql_pipeline_check_table(def->name, def->result_table, "result table");
-	j->result_table = pstrdup(qname(def->result_table, "result table"));
+	j->result_table = catalog_relation_name(def->result_table, "result table");
 	if (OidIsValid(def->late_table))
 	{
 		sql_pipeline_check_table(def->name, def->late_table, "late table");
-		j->late_table = pstrdup(qname(def->late_table, "late table"));
+		j->late_table = catalog_relation_name(def->late_table, "late table");
 	}
 	j->span_type = def->is_ts ? INTERVALOID : INT8OID;
-	j->lower = spec_interval_span(def->join_lower, "lower", false).usecs;
-	j->upper = spec_interval_span(def->join_upper, "upper", false).usecs;
+	j->lower = pipeline_duration(def->join_lower, def->is_ts, "lower");
+	j->upper = pipeline_duration(def->join_upper, def->is_ts, "upper");
 	j->delay = def->max_out_of_orderness ?
-		spec_interval_span(def->max_out_of_orderness, "max_out_of_orderness", false).usecs : -1;
-	if (!def->is_ts)
-	{
-		j->lower /= 1000;
-		j->upper /= 1000;
-		if (j->delay > 0)
-			j->delay /= 1000;
-	}
+		pipeline_duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : -1;
 }
 
 void
 join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
-		  bool has_watermark, int64 watermark, TimestampTz now)
+		  bool has_watermark, int64 watermark, TimestampTz now, int64 idle_timeout)
 {
 	JoinStep	j;
 	int64		before = progress->watermark;
-	int64		idle_timeout = def->idle_timeout ?
-		spec_interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
 	int64		join_wm;
 
 	load(&j, def, progress);

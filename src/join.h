@@ -14,10 +14,12 @@
 /*
  * One step of join pipeline "def", loaded with its progress: reads the new
  * rows of both inputs (if consume_rows), moves the watermark (to at least
- * "watermark" if has_watermark), writes pairs, late rows and progress.
- * Needs SPI connected, as the pipeline's owner.
+ * "watermark" if has_watermark; an input idle for idle_timeout microseconds,
+ * -1 for none, follows the clock "now"), writes pairs, late rows and
+ * progress.  Needs SPI connected, as the pipeline's owner.
  */
 extern void join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
-					  bool has_watermark, int64 watermark, TimestampTz now);
+					  bool has_watermark, int64 watermark, TimestampTz now,
+					  int64 idle_timeout);
 
 #endif							/* WINDOWING_JOIN_H */

@@ -165,8 +165,8 @@ end_as_owner(Step *s)
 }
 
 /* Durations in the time column's unit: microseconds, or milliseconds for bigint. */
-static int64
-duration(const Interval *iv, bool is_ts, const char *what)
+int64
+pipeline_duration(const Interval *iv, bool is_ts, const char *what)
 {
 	int64		us = spec_interval_span(iv, what, false).usecs;
 
@@ -243,6 +243,8 @@ load_step(Step *s, const char *name)
 	catalog_load_pipeline(name, def, &s->progress);
 	check_definition(def);
 	s->now = pipeline_clock();
+	s->idle_timeout = def->idle_timeout ?
+		spec_interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
 	if (def->join_type)
 		return;					/* join.c loads the rest */
 	check_tables(def);
@@ -263,15 +265,15 @@ load_step(Step *s, const char *name)
 	sql_pipeline_check_outputs(name, def->result_table, s->agg);
 	trigger_parse(def->trigger, &s->spec, def->is_ts, &s->trigger);
 	s->trigger_input = trigger_check_input(&s->trigger, def->source, name);
-	s->op = op_create(&s->spec, s->agg, duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
+	s->op = op_create(&s->spec, s->agg, pipeline_duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
 					  def->sliced, &s->trigger, keys_order, &s->keys);
 	s->op->gone_until = def->cleaned_until;
 	if (def->fire_spread)
-		s->op->spread = duration(def->fire_spread, def->is_ts, "fire_spread");
+		s->op->spread = pipeline_duration(def->fire_spread, def->is_ts, "fire_spread");
 	s->op->final_rows = def->append;
 	wm = &s->op->wm;
 	wmk_init(wm, def->max_out_of_orderness ?
-			 duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : 0,
+			 pipeline_duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : 0,
 			 def->max_out_of_orderness != NULL);
 	s->target.pipeline_id = def->id;
 	s->target.result_table = catalog_relation_name(def->result_table, "result table");
@@ -288,8 +290,6 @@ load_step(Step *s, const char *name)
 	s->target.agg = s->agg;
 	wm->value = s->progress.watermark;
 	wm->max_seen = s->progress.max_seen;
-	s->idle_timeout = def->idle_timeout ?
-		spec_interval_span(def->idle_timeout, "idle_timeout", false).usecs : -1;
 }
 
 /* What only aggregate pipelines have, asked of a join pipeline. */
@@ -659,12 +659,22 @@ pipeline_clock(void)
 	return now;
 }
 
-/* A clock reading in a time column's unit (epoch milliseconds for bigint). */
+/*
+ * The watermark of an input that read no rows ("rows") in a step at "now"
+ * and none since last_row_at: once that is idle_timeout (microseconds, -1:
+ * none) ago, the clock in the time column's unit (epoch milliseconds for
+ * bigint) less max_out_of_orderness ("delay"); else WMK_NONE.
+ */
 int64
-pipeline_clock_units(TimestampTz now, bool is_ts)
+pipeline_idle_watermark(int64 rows, TimestampTz last_row_at, TimestampTz now,
+						int64 idle_timeout, bool is_ts, int64 delay)
 {
-	return is_ts ? now :
+	int64		clock = is_ts ? now :
 		(now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY) / 1000;
+
+	if (rows > 0 || idle_timeout < 0 || last_row_at == DT_NOBEGIN || now - last_row_at < idle_timeout)
+		return WMK_NONE;
+	return clock - delay - 1;
 }
 
 /*
@@ -678,12 +688,13 @@ static void
 follow_clock(Step *s)
 {
 	Watermark  *wm = &s->op->wm;
+	int64		idle;
 
 	if (s->def.time_column == NULL)
 		op_advance_watermark(s->op, s->now - 1);
-	else if (s->progress.rows == 0 && s->idle_timeout >= 0 && s->progress.last_row_at != DT_NOBEGIN &&
-			 s->now - s->progress.last_row_at >= s->idle_timeout)
-		op_advance_watermark(s->op, pipeline_clock_units(s->now, s->def.is_ts) - wm->delay - 1);
+	else if ((idle = pipeline_idle_watermark(s->progress.rows, s->progress.last_row_at, s->now,
+											 s->idle_timeout, s->def.is_ts, wm->delay)) != WMK_NONE)
+		op_advance_watermark(s->op, idle);
 	if (s->progress.rows > 0)
 		s->progress.last_row_at = s->now;
 }
@@ -1029,7 +1040,8 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	s.cxt = CurrentMemoryContext;
 	load_step(&s, name);
 	if (s.def.join_type)
-		join_step(&s.def, &s.progress, consume_rows, has_watermark, watermark, s.now);
+		join_step(&s.def, &s.progress, consume_rows, has_watermark, watermark, s.now,
+				  s.idle_timeout);
 	else if (s.def.route_errors)
 		step_routing_errors(&s, name, &req);
 	else if (find_row)

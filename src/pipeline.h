@@ -36,7 +36,9 @@ extern int	pipeline_step_memory;
 extern int64 pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row);
 extern bool pipeline_failed_row(int64 *seq);
 extern TimestampTz pipeline_clock(void);
-extern int64 pipeline_clock_units(TimestampTz now, bool is_ts);
+extern int64 pipeline_idle_watermark(int64 rows, TimestampTz last_row_at, TimestampTz now,
+									 int64 idle_timeout, bool is_ts, int64 delay);
+extern int64 pipeline_duration(const Interval *iv, bool is_ts, const char *what);
 extern void pipeline_lock(const char *name);
 
 #endif							/* WINDOWING_PIPELINE_H */

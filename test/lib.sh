@@ -11,6 +11,16 @@ PACKAGES="postgresql-15 postgresql-server-dev-15 libipc-run-perl make gcc"
 
 say() { printf '== %s\n' "$*" >&2; }
 
+# The benchmarks' figures: ratio a / b of two numbers, with 2 decimals;
+# rows per second, for $1 rows in $2 seconds.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+rate() {
+	awk -v r="$1" -v t="$2" 'BEGIN {
+		r /= t
+		if (r >= 1e6) printf "%.2fM", r / 1e6; else printf "%.1fk", r / 1e3
+	}'
+}
+
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"
 	elif command -v sudo >/dev/null; then sudo "$@"

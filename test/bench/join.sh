@@ -251,17 +251,6 @@ check_pairs() {
 	[ "$diff" = 0 ] || fail "$LABEL: $diff pairs differ between the pipeline and the batch join"
 }
 
-# Ratio a / b of two numbers, with 2 decimals.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-
-# Rows per second, for $1 rows in $2 seconds.
-rate() {
-	awk -v r="$1" -v t="$2" 'BEGIN {
-		r /= t
-		if (r >= 1e6) printf "%.2fM", r / 1e6; else printf "%.1fk", r / 1e3
-	}'
-}
-
 # One line: label, seconds, pairs, ratios; rows/s unless $5 says "-".
 row() {
 	printf '%-44s %9.3f %9s %9s  %s\n' "$1" "$2" "${5:-$(rate $((2 * SIZE)) "$2")}" "$3" "$4"

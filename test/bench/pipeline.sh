@@ -403,18 +403,7 @@ SQL
 
 median() { stats "${TIMES[$1]}" | cut -d' ' -f1; }
 
-# Ratio a / b of two numbers, with 2 decimals.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-
 verdict() { awk -v r="$1" -v t="$2" 'BEGIN { print (r >= t ? "met" : "MISSED") }'; }
-
-# Rows per second, for $1 rows in $2 seconds.
-rate() {
-	awk -v r="$1" -v t="$2" 'BEGIN {
-		r /= t
-		if (r >= 1e6) printf "%.2fM", r / 1e6; else printf "%.1fk", r / 1e3
-	}'
-}
 
 # One line: label, contender, rows it processed, ratio text.
 print_row() {
