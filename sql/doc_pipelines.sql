@@ -203,5 +203,25 @@ SELECT windowing.process('paid');
 SELECT * FROM paid_results ORDER BY order_id;  -- order 3 paid, order 2 unpaid for good
 SELECT windowing.drop_pipeline('paid', drop_tables => true);
 
+-- doc/pipelines.md: Window joins
+SELECT windowing.create_queue('temperatures', 'sensor int, ts timestamptz, celsius numeric');
+SELECT windowing.create_queue('humidities', 'sensor int, ts timestamptz, percent numeric');
+SELECT windowing.create_window_join_pipeline('climate', 'temperatures', 'ts', '{sensor}',
+    'humidities', 'ts', '{sensor}', 'temperatures.sensor, temperatures.celsius, humidities.percent',
+    windowing.tumbling('1 minute'), join_type => 'full', allowed_lateness => '1 minute');
+
+INSERT INTO temperatures VALUES (1, '2026-01-01 12:00:10+00', 20.5), (2, '2026-01-01 12:00:40+00', 18.0),
+                                (1, '2026-01-01 12:01:20+00', 21.2);
+INSERT INTO humidities VALUES (1, '2026-01-01 12:00:30+00', 40), (1, '2026-01-01 12:01:05+00', 42);
+SELECT windowing.process('climate');
+SELECT * FROM climate_results;     -- 12:00 fired: sensor 1's pair
+INSERT INTO temperatures VALUES (1, '2026-01-01 12:00:50+00', 20.7), (1, '2026-01-01 12:02:30+00', 21.0);
+INSERT INTO humidities VALUES (1, '2026-01-01 12:02:10+00', 43);
+SELECT windowing.process('climate');
+-- 12:00 fired again with the late reading's pair alone, then left with
+-- sensor 2 alone; 12:01 fired
+SELECT * FROM climate_results ORDER BY window_start, sensor, celsius;
+SELECT windowing.drop_pipeline('climate', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

@@ -1,6 +1,7 @@
 /*
  * join.c
- *		A step of a join pipeline: Flink's interval join of two queues.
+ *		A step of a join pipeline: Flink's interval join or window join of
+ *		two queues.
  *
  * A left row at t meets each right row of its key whose time is within
  * [t + lower, t + upper] (either bound exclusive if asked), as Flink's
@@ -32,6 +33,20 @@
  *    NULL.  Flink drops a row when the watermark reaches t + upper, where a
  *    right row on time at exactly t + upper could still have met it; here
  *    it stays until the watermark is past.
+ *
+ * A window join (an assigner instead of bounds) pairs the rows of a key in
+ * the same window, as Flink's DataStream.join(...).window(...) does, when
+ * the window fires.  Its state tables hold a row once for each of its
+ * windows, and the step is:
+ *
+ * 1. as above, but a row is kept for each of its windows not yet past its
+ *    cleanup time at the watermark it met, and late if it has none;
+ * 2. (after the watermarks move) the windows the watermark reached fire:
+ *    the pairs with a row new to a fired window are written, and with
+ *    allowed lateness those rows are marked, so a late row re-fires its
+ *    window with the pairs it makes and no pair is written twice;
+ * 3. the windows past their cleanup time leave, an outer join's rows that
+ *    met nothing in their window written first.
  *
  * Everything happens in the caller's transaction, so a step is exactly once
  * as an aggregate pipeline's is.
@@ -71,8 +86,26 @@ typedef struct JoinStep
 	int64		lower;			/* the bounds, in the time column's unit */
 	int64		upper;
 	int64		delay;			/* max_out_of_orderness; -1: none */
+	bool		windowed;		/* a window join: assigner, lateness */
+	Datum		assigner;
+	Oid			assigner_type;
+	int64		lateness;		/* allowed_lateness */
 	int64		written;		/* result rows */
 } JoinStep;
+
+/* The columns a state table adds to its queue's. */
+static const char *const state_columns[] = {
+	"windowing_matched", "windowing_start", "windowing_end", "windowing_fired"
+};
+
+static bool
+is_state_column(const char *name)
+{
+	for (int i = 0; i < lengthof(state_columns); i++)
+		if (strcmp(name, state_columns[i]) == 0)
+			return true;
+	return false;
+}
 
 /* A span of the time column's unit as the column's arithmetic takes it. */
 static Datum
@@ -103,7 +136,7 @@ load_state(JoinStep *j, int i)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, a);
 
-		if (!att->attisdropped && strcmp(NameStr(att->attname), "windowing_matched") != 0)
+		if (!att->attisdropped && !is_state_column(NameStr(att->attname)))
 			j->columns[i] = lappend(j->columns[i], pstrdup(quote_identifier(NameStr(att->attname))));
 	}
 	j->kept[i] = rel->rd_rel->reltuples;
@@ -136,6 +169,20 @@ side_rows(const JoinStep *j, int i, const char *filter)
 					quote_identifier(j->in[i].alias));
 }
 
+/* Equal keys of a left row under alias "l" and a right row under "r", each
+ * comparison followed by AND. */
+static char *
+keys_equal(const JoinStep *j, const char *l, const char *r)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	for (int k = 0; k < j->in[0].nkeys; k++)
+		appendStringInfo(&out, "%s.%s = %s.%s AND ", l, quote_identifier(j->in[0].keys[k]),
+						 r, quote_identifier(j->in[1].keys[k]));
+	return out.data;
+}
+
 /*
  * The join condition between a left row under alias "l" and a right row
  * under "r": equal keys, the right time within the bounds ($8, $9) of the
@@ -155,9 +202,7 @@ join_condition(const JoinStep *j, const char *l, const char *r, int probed)
 	bool		upper_excl = j->def->join_upper_exclusive;
 
 	initStringInfo(&out);
-	for (int k = 0; k < li->nkeys; k++)
-		appendStringInfo(&out, "%s.%s = %s.%s AND ", l, quote_identifier(li->keys[k]),
-						 r, quote_identifier(ri->keys[k]));
+	appendStringInfoString(&out, keys_equal(j, l, r));
 	if (probed == 1)
 		appendStringInfo(&out, "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $8) AND "
 						 "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $9)",
@@ -181,28 +226,17 @@ outer_side(const JoinStep *j, int i)
 }
 
 /*
- * The statement of input i's tick: its rows in arrival order, each judged
- * late or not by the watermark as it stood at that row ($4 to $7); the
- * pairs of the rows on time with the other input's kept rows, into the
- * results; the rows on time into the input's state table, and the late
- * ones into the late table; on an outer side, which rows met one.  Then
- * its counts.  Each row looks up the rows it meets through the other state
- * table's index on key and time (a lateral subquery, which the planner
- * cannot turn into a hash join on the keys alone: with a few keys, that
- * compares every row of a key with every row of the other side's).  The left input's statement runs first, so its new rows meet
- * the right input's older ones, and the right input's new rows meet all
- * the left ones: each pair once.
+ * The start of the statement of input i's tick: its rows (t) in arrival
+ * order, each with the join's watermark as it stood at that row (w.wm,
+ * from $4 to $7).
  */
-static char *
-read_sql(const JoinStep *j, int i)
+static void
+rows_sql(StringInfo sql, const JoinStep *j, int i)
 {
 	const JoinInput *in = &j->in[i];
-	const JoinInput *other = &j->in[1 - i];
 	const char *t = quote_identifier(in->time_column);
-	StringInfoData sql;
 
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
+	appendStringInfo(sql,
 					 "WITH t AS (SELECT q AS r, q.%s AS ts, "
 					 "pg_catalog.max(q.%s) OVER (ORDER BY q.windowing_seq "
 					 "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before "
@@ -213,8 +247,55 @@ read_sql(const JoinStep *j, int i)
 					 "AND q.windowing_seq OPERATOR(pg_catalog.>) $3), "
 					 "w AS (SELECT t.r, t.ts, CASE WHEN o.own IS NULL OR $6 IS NULL THEN $4 "
 					 "ELSE GREATEST($4, LEAST(o.own, $6)) END AS wm "
-					 "FROM t, LATERAL (SELECT GREATEST($5, t.before OPERATOR(pg_catalog.-) $7) AS own) o), "
-					 "n AS (SELECT w.r, w.ts, w.wm, w.ts IS NULL "
+					 "FROM t, LATERAL (SELECT GREATEST($5, t.before OPERATOR(pg_catalog.-) $7) AS own) o)",
+					 t, t, catalog_relation_name(in->source, "source table"));
+}
+
+/*
+ * The end of that statement: the rows of n that "late" picks into the late
+ * table (if any) with the reason "reason" gives, and the step's counts,
+ * with the pairs "pairs" counts.
+ */
+static void
+late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
+		 const char *pairs)
+{
+	if (j->late_table)
+		appendStringInfo(sql,
+						 ", late AS (INSERT INTO %s (side, event_time, watermark, reason, row_data) "
+						 "SELECT '%s', n.ts, n.wm, %s, pg_catalog.to_jsonb(n.r) OPERATOR(pg_catalog.-) "
+						 "'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
+						 "FROM n WHERE %s RETURNING 1)",
+						 j->late_table, j->in[i].side, reason, late);
+	appendStringInfo(sql,
+					 " SELECT pg_catalog.count(*) AS n, pg_catalog.max(n.ts) AS max_ts, "
+					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, %s AS pairs FROM n", late, pairs);
+}
+
+/*
+ * The statement of input i's tick in an interval join: its rows judged
+ * late or not; the pairs of the rows on time with the other input's kept
+ * rows, into the results; the rows on time into the input's state table,
+ * and the late ones into the late table; on an outer side, which rows met
+ * one.  Then its counts.  Each row looks up the rows it meets through the
+ * other state table's index on key and time (a lateral subquery, which the
+ * planner cannot turn into a hash join on the keys alone: with a few keys,
+ * that compares every row of a key with every row of the other side's).
+ * The left input's statement runs first, so its new rows meet the right
+ * input's older ones, and the right input's new rows meet all the left
+ * ones: each pair once.
+ */
+static char *
+read_sql(const JoinStep *j, int i)
+{
+	const JoinInput *in = &j->in[i];
+	const JoinInput *other = &j->in[1 - i];
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	rows_sql(&sql, j, i);
+	appendStringInfo(&sql,
+					 ", n AS (SELECT w.r, w.ts, w.wm, w.ts IS NULL "
 					 "OR (w.wm IS NOT NULL AND w.ts OPERATOR(pg_catalog.<) w.wm) AS late FROM w), "
 					 "pm AS (SELECT n.r AS xr, m.yr, m.yc FROM n, LATERAL (SELECT s AS yr, s.ctid AS yc "
 					 "FROM %s AS s WHERE %s OFFSET 0) m WHERE NOT n.late), "
@@ -222,7 +303,6 @@ read_sql(const JoinStep *j, int i)
 					 "LATERAL (SELECT %s) AS %s RETURNING 1), "
 					 "kept AS (INSERT INTO %s (%s, windowing_matched) SELECT %s, %s FROM n "
 					 "WHERE NOT n.late RETURNING 1)",
-					 t, t, catalog_relation_name(in->source, "source table"),
 					 j->state[1 - i],
 					 i == 0 ? join_condition(j, "(n.r)", "s", 1) : join_condition(j, "s", "(n.r)", 0),
 					 j->result_table, j->def->aggregates,
@@ -237,17 +317,44 @@ read_sql(const JoinStep *j, int i)
 						 "FROM (SELECT DISTINCT pm.yc FROM pm) m "
 						 "WHERE u.ctid OPERATOR(pg_catalog.=) m.yc AND NOT u.windowing_matched RETURNING 1)",
 						 j->state[1 - i]);
-	if (j->late_table)
-		appendStringInfo(&sql,
-						 ", late AS (INSERT INTO %s (side, event_time, watermark, reason, row_data) "
-						 "SELECT '%s', n.ts, n.wm, CASE WHEN n.ts IS NULL THEN 'event time is null' "
-						 "ELSE 'late' END, pg_catalog.to_jsonb(n.r) OPERATOR(pg_catalog.-) 'windowing_xid'::text "
-						 "OPERATOR(pg_catalog.-) 'windowing_seq'::text FROM n WHERE n.late RETURNING 1)",
-						 j->late_table, in->side);
-	appendStringInfoString(&sql,
-						   " SELECT pg_catalog.count(*) AS n, pg_catalog.max(n.ts) AS max_ts, "
-						   "pg_catalog.count(*) FILTER (WHERE n.late) AS late, "
-						   "(SELECT pg_catalog.count(*) FROM res) AS pairs FROM n");
+	late_sql(&sql, j, i, "n.late",
+			 "CASE WHEN n.ts IS NULL THEN 'event time is null' ELSE 'late' END",
+			 "(SELECT pg_catalog.count(*) FROM res)");
+	return sql.data;
+}
+
+/*
+ * The statement of input i's tick in a window join: each row is kept once
+ * for each of its windows ($9 assigns them) that is not past its cleanup
+ * time at the watermark the row met, window_end - 1 + allowed lateness
+ * ($8 is 1 - allowed lateness), as Flink's WindowOperator.isWindowLate
+ * has it; a row with no such window goes to the late table.  Rows meet
+ * when their windows fire (fire()), so a step reads no pairs here.
+ */
+static char *
+window_read_sql(const JoinStep *j, int i)
+{
+	StringInfoData sql;
+	const char *on_time = "w.wm IS NULL OR (y.window_end OPERATOR(pg_catalog.-) $8) "
+		"OPERATOR(pg_catalog.>) w.wm";
+
+	initStringInfo(&sql);
+	rows_sql(&sql, j, i);
+	appendStringInfo(&sql,
+					 ", n AS (SELECT w.r, w.ts, w.wm, x.windows, x.starts, x.ends FROM w, "
+					 "LATERAL (SELECT pg_catalog.count(*) AS windows, "
+					 "pg_catalog.array_agg(y.window_start) FILTER (WHERE %s) AS starts, "
+					 "pg_catalog.array_agg(y.window_end) FILTER (WHERE %s) AS ends "
+					 "FROM windowing._windows($9, w.ts) AS y) AS x), "
+					 "kept AS (INSERT INTO %s (%s, windowing_start, windowing_end) "
+					 "SELECT %s, u.s, u.e FROM n, ROWS FROM (pg_catalog.unnest(n.starts), pg_catalog.unnest(n.ends)) AS u(s, e) "
+					 "RETURNING 1)",
+					 on_time, on_time, j->state[i], column_list(j, i, ""),
+					 column_list(j, i, "(n.r)."));
+	late_sql(&sql, j, i, "n.starts IS NULL",
+			 "CASE WHEN n.ts IS NULL THEN 'event time is null' "
+			 "WHEN n.windows OPERATOR(pg_catalog.=) 0 THEN 'event time out of range' ELSE 'late' END",
+			 "0::pg_catalog.int8");
 	return sql.data;
 }
 
@@ -302,9 +409,19 @@ read_input(JoinStep *j, int i, int64 join_wm)
 	args[5] = watermark_arg(other->watermark, &nulls[5]);
 	args[6] = span_datum(j, j->delay + 1);
 	nulls[6] = j->delay < 0 ? 'n' : ' ';
-	args[7] = span_datum(j, j->lower);
-	args[8] = span_datum(j, j->upper);
-	if (plans_execute(read_sql(j, i), 9, types, args, nulls, false, 0) != SPI_OK_SELECT ||
+	if (j->windowed)
+	{
+		args[7] = span_datum(j, 1 - j->lateness);
+		args[8] = j->assigner;
+		types[8] = j->assigner_type;
+	}
+	else
+	{
+		args[7] = span_datum(j, j->lower);
+		args[8] = span_datum(j, j->upper);
+	}
+	if (plans_execute(j->windowed ? window_read_sql(j, i) : read_sql(j, i), 9, types, args, nulls,
+					  false, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
 	in->cursor.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -356,6 +473,87 @@ expire(JoinStep *j, int i, int64 until)
 	}
 	run(psprintf("DELETE FROM %s WHERE %s", j->state[i], gone),
 		1, &arg, &type, SPI_OK_DELETE);
+}
+
+/* Rows of a window join's inputs in the same window, under "l" and "r". */
+static char *
+same_window(const JoinStep *j, const char *l, const char *r)
+{
+	return psprintf("%s%s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
+					"AND %s.windowing_start OPERATOR(pg_catalog.=) %s.windowing_start",
+					keys_equal(j, l, r), r, l, r, l);
+}
+
+/*
+ * A window join's pairs in the windows the watermark fired, those ending by
+ * "until" (window_end - 1 at or before the watermark).  The rows that were
+ * in a window when it fired met each other then, so only pairs with a row
+ * new to a fired window are written: each pair once, however often late
+ * rows make a window fire again (Flink's join emits every pair again).
+ * Without allowed lateness every fired window leaves in the same step, so
+ * none is marked fired.
+ */
+static void
+fire(JoinStep *j, int64 until)
+{
+	const char *due = "windowing_end OPERATOR(pg_catalog.<=) $1";
+	Oid			type = j->def->time_type;
+	Datum		arg = Int64GetDatum(until);
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "WITH pm AS (SELECT l AS lr, r AS rr FROM %s AS l JOIN %s AS r ON %s "
+					 "WHERE NOT l.windowing_fired AND l.%s AND r.%s",
+					 j->state[0], j->state[1], same_window(j, "l", "r"), due, due);
+	if (j->lateness > 0)
+	{
+		appendStringInfo(&sql,
+						 " UNION ALL SELECT l, r FROM %s AS r JOIN %s AS l ON %s "
+						 "WHERE NOT r.windowing_fired AND r.%s AND l.windowing_fired AND l.%s",
+						 j->state[1], j->state[0], same_window(j, "l", "r"), due, due);
+		for (int i = 0; i < 2; i++)
+			appendStringInfo(&sql,
+							 "), fired%d AS (UPDATE %s SET windowing_fired = true "
+							 "WHERE NOT windowing_fired AND %s RETURNING 1",
+							 i, j->state[i], due);
+	}
+	appendStringInfo(&sql,
+					 ") INSERT INTO %s SELECT (pm.lr).windowing_start, (pm.lr).windowing_end, %s "
+					 "FROM pm, LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
+					 j->result_table, j->def->aggregates,
+					 column_list(j, 0, "(pm.lr)."), quote_identifier(j->in[0].alias),
+					 column_list(j, 1, "(pm.rr)."), quote_identifier(j->in[1].alias));
+	j->written += run(sql.data, 1, &arg, &type, SPI_OK_INSERT);
+}
+
+/*
+ * A window join's windows past their cleanup time, those ending by "until"
+ * (window_end - 1 + allowed lateness at or before the watermark), leave.
+ * An outer side first writes its rows of a window where the other side has
+ * none, with the other side's columns NULL: only then is it sure that no
+ * row will come to meet them.
+ */
+static void
+clean(JoinStep *j, int64 until)
+{
+	Oid			type = j->def->time_type;
+	Datum		arg = Int64GetDatum(until);
+
+	for (int i = 0; i < 2; i++)
+		if (outer_side(j, i))
+			j->written += run(psprintf("INSERT INTO %s SELECT (x.s).windowing_start, (x.s).windowing_end, %s "
+									   "FROM (SELECT s FROM %s AS s WHERE s.windowing_end OPERATOR(pg_catalog.<=) $1 "
+									   "AND NOT EXISTS (SELECT FROM %s AS o WHERE %s)) AS x "
+									   "CROSS JOIN LATERAL (SELECT %s) AS %s LEFT JOIN %s ON true",
+									   j->result_table, j->def->aggregates, j->state[i], j->state[1 - i],
+									   i == 0 ? same_window(j, "s", "o") : same_window(j, "o", "s"),
+									   column_list(j, i, "(x.s)."), quote_identifier(j->in[i].alias),
+									   side_rows(j, 1 - i, "false")),
+							  1, &arg, &type, SPI_OK_INSERT);
+	for (int i = 0; i < 2; i++)
+		run(psprintf("DELETE FROM %s WHERE windowing_end OPERATOR(pg_catalog.<=) $1", j->state[i]),
+			1, &arg, &type, SPI_OK_DELETE);
 }
 
 /*
@@ -412,10 +610,20 @@ load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 		j->late_table = catalog_relation_name(def->late_table, "late table");
 	}
 	j->span_type = def->is_ts ? INTERVALOID : INT8OID;
-	j->lower = pipeline_duration(def->join_lower, def->is_ts, "lower");
-	j->upper = pipeline_duration(def->join_upper, def->is_ts, "upper");
 	j->delay = def->max_out_of_orderness ?
 		pipeline_duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : -1;
+	j->windowed = def->assigner != NULL;
+	if (j->windowed)
+	{
+		j->assigner = PointerGetDatum(def->assigner);
+		j->assigner_type = HeapTupleHeaderGetTypeId(def->assigner);
+		j->lateness = pipeline_duration(def->allowed_lateness, def->is_ts, "allowed_lateness");
+	}
+	else
+	{
+		j->lower = pipeline_duration(def->join_lower, def->is_ts, "lower");
+		j->upper = pipeline_duration(def->join_upper, def->is_ts, "upper");
+	}
 }
 
 void
@@ -448,9 +656,18 @@ join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 	for (int i = 0; i < 2 && has_watermark; i++)
 		j.in[i].watermark = Max(j.in[i].watermark, watermark);
 	join_wm = Max(before, Min(j.in[0].watermark, j.in[1].watermark));
-	if (join_wm > before)
+	/*
+	 * At the end of input everything fires and leaves, whatever the bounds.
+	 * A row late for a fired window, but within its allowed lateness, makes
+	 * it fire again at once, as Flink's does, whether or not the watermark
+	 * moves.
+	 */
+	if (j.windowed && join_wm != WMK_NONE && (join_wm > before || progress->rows > 0))
+		fire(&j, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, 1));
+	if (j.windowed && join_wm > before)
+		clean(&j, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, 1 - j.lateness));
+	else if (!j.windowed && join_wm > before)
 	{
-		/* at the end of input everything leaves, whatever the bounds */
 		expire(&j, 0, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, -j.upper));
 		expire(&j, 1, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, j.lower));
 	}

@@ -430,7 +430,8 @@ void
 spec_from_assigner(WindowSpec *s, HeapTupleHeader a, Oid time_type)
 {
 	bool		isnull;
-	char	   *kind = TextDatumGetCString(GetAttributeByName(a, "kind", &isnull));
+	Datum		kind_d = GetAttributeByName(a, "kind", &isnull);
+	char	   *kind = isnull ? "" : TextDatumGetCString(kind_d);
 	Datum		tz_d = GetAttributeByName(a, "tz", &isnull);
 	char	   *tz = isnull ? NULL : TextDatumGetCString(tz_d);
 	bool		is_timestamp = time_type != INT8OID;

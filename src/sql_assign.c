@@ -435,3 +435,78 @@ windowing_cumulate_timestamp(PG_FUNCTION_ARGS)
 {
 	return window_set(fcinfo, WK_CUMULATE, TA_TIMESTAMP);
 }
+
+/* _windows(assigner, ts): the assigner parsed once per distinct value. */
+typedef struct AssignerCache
+{
+	MemoryContext cxt;			/* holds everything below; reset on rebuild */
+	bytea	   *assigner;		/* the value parsed, its raw bytes */
+	WindowSpec	spec;
+	WmWindow   *windows;		/* spec.max_windows entries */
+} AssignerCache;
+
+static AssignerCache *
+assigner_cache(FunctionCallInfo fcinfo, Oid time_type)
+{
+	AssignerCache *c = fcinfo->flinfo->fn_extra;
+	struct varlena *a = PG_GETARG_VARLENA_PP(0);
+	MemoryContext old;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(*c));
+		c->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt, "windowing assigner cache",
+									   ALLOCSET_SMALL_SIZES);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	if (c->assigner != NULL && VARSIZE_ANY(c->assigner) == VARSIZE_ANY(a) &&
+		memcmp(c->assigner, a, VARSIZE_ANY(a)) == 0)
+		return c;
+	MemoryContextReset(c->cxt);
+	c->assigner = NULL;			/* invalid until the spec is built */
+	old = MemoryContextSwitchTo(c->cxt);
+	spec_from_assigner(&c->spec, PG_GETARG_HEAPTUPLEHEADER(0), time_type);
+	c->windows = palloc(sizeof(WmWindow) * Max(c->spec.max_windows, 1));
+	c->assigner = palloc(VARSIZE_ANY(a));
+	memcpy(c->assigner, a, VARSIZE_ANY(a));
+	MemoryContextSwitchTo(old);
+	return c;
+}
+
+PG_FUNCTION_INFO_V1(windowing_assigner_windows);
+
+/*
+ * _windows(assigner, ts): the start and end of each window of ts, by the
+ * rules a pipeline's step follows.  Only the kinds that give a row its
+ * windows by its time alone (tumbling, hopping, cumulating) have any; a
+ * NULL or out-of-range time has none, for the caller to call late.
+ */
+Datum
+windowing_assigner_windows(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
+	AssignerCache *c;
+	int			n;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	c = assigner_cache(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, 1));
+	if (c->spec.kind != WK_TUMBLE && c->spec.kind != WK_HOP && c->spec.kind != WK_CUMULATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("only tumbling, hopping and cumulating windows are given by time alone")));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	n = spec_windows(&c->spec, PG_GETARG_INT64(1), c->windows);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = Int64GetDatum(c->windows[i].start);
+		values[1] = Int64GetDatum(c->windows[i].end);
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+	}
+	PG_RETURN_NULL();
+}

@@ -1,10 +1,14 @@
 # Join pipelines exactly once under faults: the background worker runs an
-# inner, a left outer and a full outer interval join of two consumed queues
-# fed by batches of producer transactions; between batches the worker is
-# killed with SIGKILL (wherever it is in its step) and the server is stopped
-# with -m immediate once.  Each result table must equal the same join in
-# plain SQL over the committed rows: no pair lost or written twice, and each
-# row that met nothing written once, with the other side's columns NULL.
+# inner, a left outer and a full outer interval join, and an inner tumbling
+# and a full outer hopping window join, of two consumed queues fed by
+# batches of producer transactions; between batches the worker is killed
+# with SIGKILL (wherever it is in its step) and the server is stopped with
+# -m immediate once.  Each result table must equal the same join in plain
+# SQL over the committed rows: no pair lost or written twice, and each row
+# that met nothing written once, with the other side's columns NULL.  The
+# window joins' watermark trails by less than the payments' disorder and
+# their allowed lateness covers it, so windows fire early and fire again
+# for late rows, each time with the new pairs alone.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -37,6 +41,14 @@ SELECT windowing.create_join_pipeline('full_join', 'orders', 'ts', '{k}', 'payme
     'o.k AS order_k, o.ts AS ordered_at, o.amount, p.k AS payment_k, p.ts AS paid_at, p.method',
     lower => '0', upper => '15 milliseconds', max_out_of_orderness => '50 milliseconds',
     join_type => 'full', left_alias => 'o', right_alias => 'p');
+SELECT windowing.create_window_join_pipeline('tumble_join', 'orders', 'ts', '{k}', 'payments', 'ts', '{k}',
+    'orders.k, orders.ts AS ordered_at, orders.amount, payments.ts AS paid_at, payments.method',
+    windowing.tumbling('10 milliseconds'), max_out_of_orderness => '5 milliseconds',
+    allowed_lateness => '50 milliseconds');
+SELECT windowing.create_window_join_pipeline('hop_join', 'orders', 'ts', '{k}', 'payments', 'ts', '{k}',
+    'o.k AS order_k, o.ts AS ordered_at, o.amount, p.k AS payment_k, p.ts AS paid_at, p.method',
+    windowing.hopping('20 milliseconds', '10 milliseconds'), max_out_of_orderness => '5 milliseconds',
+    allowed_lateness => '50 milliseconds', join_type => 'full', left_alias => 'o', right_alias => 'p');
 });
 
 my $seed = $ENV{WINDOWING_SEED} // time();
@@ -93,7 +105,7 @@ my $orders = $node->safe_psql('postgres', 'SELECT count(*) FROM orders_truth');
 my $payments = $node->safe_psql('postgres', 'SELECT count(*) FROM payments_truth');
 my $total = $orders + $payments;
 ok($node->poll_query_until('postgres',
-		"SELECT count(*) = 3 AND bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
+		"SELECT count(*) = 5 AND bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
 	"every pipeline consumed all $orders orders and $payments payments");
 
 # Before the end of input, the watermark alone wrote the orders that met
@@ -103,8 +115,11 @@ SELECT count(*) FROM left_join_results l
 WHERE l.paid_at IS NULL AND l.ordered_at < (SELECT max(ts) - 200 FROM orders_truth)}),
 	'>', 0, 'the left join wrote unmatched orders as its watermark passed them');
 
-$node->safe_psql('postgres',
-	q{SELECT windowing.flush('inner_join'), windowing.flush('left_join'), windowing.flush('full_join')});
+# The window joins wrote pairs before the end of input.
+cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM tumble_join_results'), '>', 0,
+	'the tumbling join wrote pairs as its watermark passed windows');
+$node->safe_psql('postgres', q{
+SELECT windowing.flush(name) FROM windowing.pipelines ORDER BY name});
 
 my $on = 'o.k = p.k AND p.ts BETWEEN o.ts + 0 AND o.ts + 15';
 my $inner = $node->safe_psql('postgres', "SELECT count(*) FROM orders_truth o JOIN payments_truth p ON $on");
@@ -124,9 +139,30 @@ is(differences($node, 'postgres',
 		"SELECT o.k, o.ts, o.amount, p.k, p.ts, p.method FROM orders_truth o FULL JOIN payments_truth p ON $on"),
 	'0', 'full join results equal the full join of the committed rows');
 
+# A window join pairs the rows of a key in each of their windows; the full
+# one writes each row of a window without rows of the other side alone.
+my $windows = q{
+WITH o AS (SELECT o.*, w.window_start, w.window_end FROM orders_truth o, windowing.%s w),
+     p AS (SELECT p.*, w.window_start, w.window_end FROM payments_truth p, windowing.%s w)};
+my $tumble = sprintf($windows, 'tumble(o.ts, 10)', 'tumble(p.ts, 10)');
+my $hop = sprintf($windows, 'hop(o.ts, 20, 10)', 'hop(p.ts, 20, 10)');
+my $same = 'o.k = p.k AND o.window_start = p.window_start AND o.window_end = p.window_end';
+is(differences($node, 'postgres',
+		'SELECT window_start, window_end, k, ordered_at, amount, paid_at, method FROM tumble_join_results',
+		"$tumble SELECT o.window_start, o.window_end, o.k, o.ts, o.amount, p.ts, p.method
+		 FROM o JOIN p ON $same"),
+	'0', 'tumbling window join results equal the join of the committed rows in their windows');
+is(differences($node, 'postgres',
+		'SELECT window_start, window_end, order_k, ordered_at, amount, payment_k, paid_at, method
+		 FROM hop_join_results',
+		"$hop SELECT coalesce(o.window_start, p.window_start), coalesce(o.window_end, p.window_end),
+		        o.k, o.ts, o.amount, p.k, p.ts, p.method FROM o FULL JOIN p ON $same"),
+	'0', 'full hopping window join results equal the full join of the committed rows in their windows');
+
 is($node->safe_psql('postgres', q{
 SELECT (SELECT count(*) FROM inner_join_late) + (SELECT count(*) FROM left_join_late)
-     + (SELECT count(*) FROM full_join_late)}),
+     + (SELECT count(*) FROM full_join_late) + (SELECT count(*) FROM tumble_join_late)
+     + (SELECT count(*) FROM hop_join_late)}),
 	'0', 'no row was late');
 is($node->safe_psql('postgres', 'SELECT sum(late_routed + late_dropped) FROM windowing.pipeline_stats'),
 	'0', 'no row was counted late');
@@ -139,7 +175,9 @@ is($node->safe_psql('postgres', q{
 SELECT sum(n) FROM (
   SELECT count(*) AS n FROM inner_join_left_state UNION ALL SELECT count(*) FROM inner_join_right_state
   UNION ALL SELECT count(*) FROM left_join_left_state UNION ALL SELECT count(*) FROM left_join_right_state
-  UNION ALL SELECT count(*) FROM full_join_left_state UNION ALL SELECT count(*) FROM full_join_right_state) s}),
+  UNION ALL SELECT count(*) FROM full_join_left_state UNION ALL SELECT count(*) FROM full_join_right_state
+  UNION ALL SELECT count(*) FROM tumble_join_left_state UNION ALL SELECT count(*) FROM tumble_join_right_state
+  UNION ALL SELECT count(*) FROM hop_join_left_state UNION ALL SELECT count(*) FROM hop_join_right_state) s}),
 	'0', 'flush emptied the state tables');
 
 # Consumed queue storage was reclaimed in bulk while the pipelines ran, and

@@ -1,5 +1,5 @@
 /*
- * windowing--0.12.sql: the whole extension at version 0.12, in one script.
+ * windowing--0.13.sql: the whole extension at version 0.13, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
@@ -528,20 +528,24 @@ CREATE TABLE windowing.pipeline (
     -- windows that end together fire over this much event time after
     -- their end, each key at its own moment; NULL: at their end
     fire_spread          interval,
-    -- a join pipeline (join_type not NULL): a left row at t meets the right
-    -- rows of its key whose time is within [t + join_lower, t + join_upper];
-    -- its source, time column and keys are its left input's (the inputs are
-    -- in windowing.join_input) and aggregates holds the select list
+    -- a join pipeline (join_type not NULL): in an interval join a left row
+    -- at t meets the right rows of its key whose time is within
+    -- [t + join_lower, t + join_upper]; in a window join (an assigner, no
+    -- bounds) the rows of a key in the same window meet; its source, time
+    -- column and keys are its left input's (the inputs are in
+    -- windowing.join_input) and aggregates holds the select list
     join_type            text CHECK (join_type IN ('inner', 'left', 'right', 'full')),
     join_lower           interval,
     join_upper           interval,
     join_lower_exclusive boolean,
     join_upper_exclusive boolean,
-    CONSTRAINT pipeline_join_check CHECK ((join_type IS NULL) = (join_lower IS NULL)
-        AND (join_type IS NULL) = (join_upper IS NULL)
-        AND (join_type IS NULL) = (join_lower_exclusive IS NULL)
-        AND (join_type IS NULL) = (join_upper_exclusive IS NULL)
-        AND (join_type IS NOT NULL OR assigner IS DISTINCT FROM NULL))
+    -- an aggregate pipeline has an assigner; a join, its bounds (an
+    -- interval join) or an assigner (a window join)
+    CONSTRAINT pipeline_join_check CHECK ((join_lower IS NULL) = (join_upper IS NULL)
+        AND (join_lower IS NULL) = (join_lower_exclusive IS NULL)
+        AND (join_lower IS NULL) = (join_upper_exclusive IS NULL)
+        AND (join_type IS NOT NULL OR join_lower IS NULL)
+        AND (assigner IS DISTINCT FROM NULL) = (join_lower IS NULL))
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -1561,24 +1565,58 @@ BEGIN
 END
 $$;
 
--- The table of an input's rows kept for matching: the queue's columns and
--- whether each row met a row of the other side.
+-- The windows an assigner gives each time, as a pipeline's step assigns
+-- them (spec.c): a window join keeps a row once for each of its windows.
+-- A NULL or out-of-range time has none; the assigner is checked either way.
+CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts timestamptz)
+RETURNS TABLE (window_start timestamptz, window_end timestamptz)
+AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts timestamp)
+RETURNS TABLE (window_start timestamp, window_end timestamp)
+AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+
+CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts bigint)
+RETURNS TABLE (window_start bigint, window_end bigint)
+AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
+LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
+
+-- The table of an input's rows kept for matching: the queue's columns and,
+-- for an interval join, whether each row met a row of the other side; for a
+-- window join, a row for each window of each row (windowing_start,
+-- windowing_end) and whether that window fired with the row in it.
 CREATE FUNCTION windowing._create_join_state(nsp text, tbl text, source regclass,
-                                             time_column name, key_columns name[]) RETURNS regclass
+                                             time_column name, key_columns name[],
+                                             time_type text, windowed boolean) RETURNS regclass
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    keys text := (SELECT string_agg(format('%I', c), ', ') FROM unnest(key_columns) c);
 BEGIN
-    EXECUTE format('CREATE TABLE %I.%I (LIKE %s, windowing_matched boolean NOT NULL DEFAULT false)',
-                   nsp, tbl, source);
-    -- a row meets the other side's rows by key and time, and leaves by time
-    EXECUTE format('CREATE INDEX ON %I.%I (%s, %I)', nsp, tbl,
-                   (SELECT string_agg(format('%I', c), ', ') FROM unnest(key_columns) c), time_column);
-    EXECUTE format('CREATE INDEX ON %I.%I (%I)', nsp, tbl, time_column);
+    IF windowed THEN
+        EXECUTE format('CREATE TABLE %I.%I (LIKE %s, windowing_start %s NOT NULL, '
+                       'windowing_end %s NOT NULL, windowing_fired boolean NOT NULL DEFAULT false)',
+                       nsp, tbl, source, time_type, time_type);
+        -- a row meets the other side's rows of its key in its window;
+        -- windows fire and leave by their end
+        EXECUTE format('CREATE INDEX ON %I.%I (%s, windowing_end, windowing_start)', nsp, tbl, keys);
+        EXECUTE format('CREATE INDEX ON %I.%I (windowing_end)', nsp, tbl);
+    ELSE
+        EXECUTE format('CREATE TABLE %I.%I (LIKE %s, windowing_matched boolean NOT NULL DEFAULT false)',
+                       nsp, tbl, source);
+        -- a row meets the other side's rows by key and time, and leaves by time
+        EXECUTE format('CREATE INDEX ON %I.%I (%s, %I)', nsp, tbl, keys, time_column);
+        EXECUTE format('CREATE INDEX ON %I.%I (%I)', nsp, tbl, time_column);
+    END IF;
     RETURN format('%I.%I', nsp, tbl)::regclass;
 END
 $$;
 
-CREATE FUNCTION windowing.create_join_pipeline(
+-- A join pipeline of either kind: an interval join (lower and upper given,
+-- no assigner) or a window join (an assigner, no bounds).
+CREATE FUNCTION windowing._create_join(
     name                 text,
     left_source          regclass,
     left_time            name,
@@ -1587,19 +1625,21 @@ CREATE FUNCTION windowing.create_join_pipeline(
     right_time           name,
     right_keys           name[],
     columns              text,
+    join_type            text,
+    max_out_of_orderness interval,
+    idle_timeout         interval,
+    result_table         name,
+    late_table           name,
+    left_alias           name,
+    right_alias          name,
+    start                boolean,
+    retention            text,
     lower                interval,
     upper                interval,
-    lower_exclusive      boolean  DEFAULT false,
-    upper_exclusive      boolean  DEFAULT false,
-    join_type            text     DEFAULT 'inner',
-    max_out_of_orderness interval DEFAULT '0',
-    idle_timeout         interval DEFAULT NULL,
-    result_table         name     DEFAULT NULL,
-    late_table           name     DEFAULT NULL,
-    left_alias           name     DEFAULT NULL,
-    right_alias          name     DEFAULT NULL,
-    start                boolean  DEFAULT true,
-    retention            text     DEFAULT NULL)
+    lower_exclusive      boolean,
+    upper_exclusive      boolean,
+    assigner             windowing.assigner,
+    allowed_lateness     interval)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1611,8 +1651,11 @@ DECLARE
     late_name text := coalesce(late_table, name || '_late');
     la        name := coalesce(left_alias, (SELECT relname FROM pg_class WHERE oid = left_source));
     ra        name := coalesce(right_alias, (SELECT relname FROM pg_class WHERE oid = right_source));
+    windowed  boolean := lower IS NULL AND upper IS NULL;
     ltype     text;
     rtype     text;
+    -- a window join's results start with the window
+    wcols     text := '';
     res_rel   regclass;
     late_rel  regclass;
     lstate    regclass;
@@ -1622,8 +1665,9 @@ BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF left_source IS NULL OR right_source IS NULL OR columns IS NULL OR lower_exclusive IS NULL
-       OR upper_exclusive IS NULL OR join_type IS NULL OR start IS NULL THEN
+    IF left_source IS NULL OR right_source IS NULL OR columns IS NULL OR join_type IS NULL
+       OR start IS NULL OR (NOT windowed AND (lower_exclusive IS NULL OR upper_exclusive IS NULL))
+       OR (windowed AND allowed_lateness IS NULL) THEN
         RAISE EXCEPTION 'only max_out_of_orderness, idle_timeout, result_table, late_table, the aliases and retention may be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
@@ -1648,12 +1692,31 @@ BEGIN
             USING ERRCODE = 'duplicate_alias',
                   HINT = 'Pass left_alias and right_alias, the names its columns use for each side.';
     END IF;
-    PERFORM windowing._check_join_bound(lower, 'lower');
-    PERFORM windowing._check_join_bound(upper, 'upper');
-    IF lower > upper OR (lower = upper AND (lower_exclusive OR upper_exclusive)) THEN
-        RAISE EXCEPTION 'lower bound % is past upper bound %', lower, upper
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = 'A left row at t meets the right rows from t + lower to t + upper.';
+    IF windowed THEN
+        IF assigner IS NULL THEN
+            RAISE EXCEPTION 'a window join pipeline needs an assigner'
+                USING ERRCODE = 'null_value_not_allowed',
+                      HINT = 'Pass windowing.tumbling(...), windowing.hopping(...) or windowing.cumulating(...).';
+        END IF;
+        IF (assigner).kind LIKE 'session%' THEN
+            RAISE EXCEPTION 'window join pipelines take tumbling, hopping or cumulating windows, not %',
+                            (assigner).kind
+                USING ERRCODE = 'feature_not_supported',
+                      HINT = 'Join rows near in time with windowing.create_join_pipeline(..., lower, upper).';
+        ELSIF coalesce((assigner).kind, '') <> ALL ('{tumbling, hopping, cumulating}') THEN
+            RAISE EXCEPTION 'window join pipelines take tumbling, hopping or cumulating windows, not %',
+                            coalesce((assigner).kind, 'none')
+                USING ERRCODE = 'feature_not_supported';
+        END IF;
+        PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    ELSE
+        PERFORM windowing._check_join_bound(lower, 'lower');
+        PERFORM windowing._check_join_bound(upper, 'upper');
+        IF lower > upper OR (lower = upper AND (lower_exclusive OR upper_exclusive)) THEN
+            RAISE EXCEPTION 'lower bound % is past upper bound %', lower, upper
+                USING ERRCODE = 'invalid_parameter_value',
+                      DETAIL = 'A left row at t meets the right rows from t + lower to t + upper.';
+        END IF;
     END IF;
     PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
     PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
@@ -1682,6 +1745,11 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = 'The watermark would follow the clock, which is no local time.';
     END IF;
+    IF windowed THEN
+        -- the assigner's lengths and zone, checked as a step will take them
+        EXECUTE format('SELECT count(*) FROM windowing._windows($1, NULL::%s)', ltype) USING assigner;
+        wcols := format('NULL::%s AS window_start, NULL::%s AS window_end, ', ltype, ltype);
+    END IF;
 
     -- the results: the select list over a pair of rows, as the query gives
     -- it; over no rows at all, only an aggregate gives a row
@@ -1697,13 +1765,13 @@ BEGIN
         res_rel := to_regclass(format('%I.%I', nsp, result_table));
     END IF;
     IF res_rel IS NULL THEN
-        EXECUTE format('CREATE TABLE %I.%I AS SELECT %s FROM %s AS %I, %s AS %I WITH NO DATA',
-                       nsp, res_name, columns, left_source, la, right_source, ra);
+        EXECUTE format('CREATE TABLE %I.%I AS SELECT %s%s FROM %s AS %I, %s AS %I WITH NO DATA',
+                       nsp, res_name, wcols, columns, left_source, la, right_source, ra);
         res_rel := format('%I.%I', nsp, res_name)::regclass;
     ELSE
         -- an existing table takes the select list as INSERT would
-        EXECUTE format('INSERT INTO %s SELECT %s FROM %s AS %I, %s AS %I WHERE false',
-                       res_rel, columns, left_source, la, right_source, ra);
+        EXECUTE format('INSERT INTO %s SELECT %s%s FROM %s AS %I, %s AS %I WHERE false',
+                       res_rel, wcols, columns, left_source, la, right_source, ra);
     END IF;
     IF late_table <> '' THEN
         late_rel := to_regclass(format('%I.%I', nsp, late_table));
@@ -1720,17 +1788,21 @@ BEGIN
                   format_type(ltype::regtype, -1), 'text', 'jsonb'],
             '{side, event_time, watermark, reason, row_data}');
     END IF;
-    lstate := windowing._create_join_state(nsp, name || '_left_state', left_source, left_time, left_keys);
-    rstate := windowing._create_join_state(nsp, name || '_right_state', right_source, right_time, right_keys);
+    lstate := windowing._create_join_state(nsp, name || '_left_state', left_source, left_time, left_keys,
+                                           ltype, windowed);
+    rstate := windowing._create_join_state(nsp, name || '_right_state', right_source, right_time, right_keys,
+                                           ltype, windowed);
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
         emit, state, idle_timeout, join_type, join_lower, join_upper, join_lower_exclusive,
         join_upper_exclusive)
     VALUES (name, current_user::regrole, left_source, left_time, ltype::regtype, left_keys,
-        NULL, columns, max_out_of_orderness, '0', res_rel, late_rel, 'append',
+        CASE WHEN windowed THEN assigner END, columns, max_out_of_orderness,
+        CASE WHEN windowed THEN allowed_lateness ELSE '0' END, res_rel, late_rel, 'append',
         CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout,
-        join_type, lower, upper, lower_exclusive, upper_exclusive)
+        join_type, lower, upper, CASE WHEN NOT windowed THEN lower_exclusive END,
+        CASE WHEN NOT windowed THEN upper_exclusive END)
     RETURNING id INTO new_id;
     INSERT INTO windowing.join_input (pipeline_id, side, source, alias, time_column, key_columns, state_table)
     VALUES (new_id, 'left', left_source, la, left_time, left_keys, lstate),
@@ -1739,6 +1811,73 @@ BEGIN
         PERFORM windowing._wake_workers();
     END IF;
     RETURN new_id;
+END
+$$;
+
+CREATE FUNCTION windowing.create_join_pipeline(
+    name                 text,
+    left_source          regclass,
+    left_time            name,
+    left_keys            name[],
+    right_source         regclass,
+    right_time           name,
+    right_keys           name[],
+    columns              text,
+    lower                interval,
+    upper                interval,
+    lower_exclusive      boolean  DEFAULT false,
+    upper_exclusive      boolean  DEFAULT false,
+    join_type            text     DEFAULT 'inner',
+    max_out_of_orderness interval DEFAULT '0',
+    idle_timeout         interval DEFAULT NULL,
+    result_table         name     DEFAULT NULL,
+    late_table           name     DEFAULT NULL,
+    left_alias           name     DEFAULT NULL,
+    right_alias          name     DEFAULT NULL,
+    start                boolean  DEFAULT true,
+    retention            text     DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- bounds NULL would make it a window join
+    PERFORM windowing._check_join_bound(lower, 'lower');
+    PERFORM windowing._check_join_bound(upper, 'upper');
+    RETURN windowing._create_join(name, left_source, left_time, left_keys, right_source, right_time,
+        right_keys, columns, join_type, max_out_of_orderness, idle_timeout, result_table, late_table,
+        left_alias, right_alias, start, retention, lower, upper, lower_exclusive, upper_exclusive,
+        NULL, NULL);
+END
+$$;
+
+CREATE FUNCTION windowing.create_window_join_pipeline(
+    name                 text,
+    left_source          regclass,
+    left_time            name,
+    left_keys            name[],
+    right_source         regclass,
+    right_time           name,
+    right_keys           name[],
+    columns              text,
+    assigner             windowing.assigner,
+    join_type            text     DEFAULT 'inner',
+    max_out_of_orderness interval DEFAULT '0',
+    allowed_lateness     interval DEFAULT '0',
+    idle_timeout         interval DEFAULT NULL,
+    result_table         name     DEFAULT NULL,
+    late_table           name     DEFAULT NULL,
+    left_alias           name     DEFAULT NULL,
+    right_alias          name     DEFAULT NULL,
+    start                boolean  DEFAULT true,
+    retention            text     DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN windowing._create_join(name, left_source, left_time, left_keys, right_source, right_time,
+        right_keys, columns, join_type, max_out_of_orderness, idle_timeout, result_table, late_table,
+        left_alias, right_alias, start, retention, NULL, NULL, NULL, NULL,
+        assigner, allowed_lateness);
 END
 $$;
 CREATE FUNCTION windowing.drop_pipeline(name text, drop_tables boolean DEFAULT false)
@@ -2255,6 +2394,10 @@ COMMENT ON FUNCTION windowing.create_join_pipeline(text, regclass, name, name[],
                                                    interval, interval, boolean, boolean, text, interval,
                                                    interval, name, name, name, name, boolean, text) IS
     'create a join pipeline over two queues: each left row with the right rows of its key within an interval of its time, written to a result table; returns its id';
+COMMENT ON FUNCTION windowing.create_window_join_pipeline(text, regclass, name, name[], regclass, name, name[],
+                                                          text, windowing.assigner, text, interval, interval,
+                                                          interval, name, name, name, name, boolean, text) IS
+    'create a window join pipeline over two queues: the pairs of rows of a key in the same window, written when the window fires; returns its id';
 COMMENT ON TABLE windowing.join_input IS
     'the two inputs of each join pipeline: queue, time column, keys, state table, cursor and watermark';
 COMMENT ON VIEW windowing.rebuild_progress IS

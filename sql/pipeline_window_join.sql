@@ -1,0 +1,232 @@
+-- Window join pipelines: the pairs of rows of a key in the same window,
+-- worked by hand.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+SELECT windowing.create_queue('wj_clicks', 'ad int, ts bigint, who text');
+SELECT windowing.create_queue('wj_views', 'ad int, ts bigint, page text');
+
+-- tumbling windows of 10 ms, inner join, no lateness: a pair is written
+-- when its window fires, once the join's watermark (the smaller of the
+-- inputs') reaches window_end - 1
+SELECT windowing.create_window_join_pipeline('wj_tumble', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.ad, wj_clicks.who, wj_views.page',
+    windowing.tumbling('10 milliseconds'), max_out_of_orderness => '2 milliseconds');
+\d wj_tumble_results
+-- out of order on both sides; click (1, 12) and view (1, 8) share a key
+-- but not a window; ad 2 has no view
+INSERT INTO wj_clicks VALUES (1, 5, 'ann'), (1, 3, 'bob'), (2, 4, 'cid'), (1, 12, 'dan');
+INSERT INTO wj_views VALUES (1, 8, 'home'), (1, 1, 'shop'), (1, 14, 'news');
+SELECT windowing.process('wj_tumble');
+-- the clicks' watermark is 12 - 2 - 1 = 9, the views' 14 - 2 - 1 = 11: the
+-- join's is 9, the max timestamp of [0, 10), which fires
+SELECT watermark, windows_fired FROM windowing.pipeline_stats WHERE name = 'wj_tumble';
+SELECT * FROM wj_tumble_results ORDER BY 1, 3, 4, 5;
+-- [10, 20) waits; [0, 10) is gone
+SELECT ad, ts, windowing_start, windowing_end FROM wj_tumble_left_state ORDER BY ts;
+SELECT ad, ts, windowing_start, windowing_end FROM wj_tumble_right_state ORDER BY ts;
+-- a view for [0, 10) now is late (9 is its max timestamp, and there is no
+-- allowed lateness): it goes to the late table with its side
+INSERT INTO wj_views VALUES (1, 7, 'late');
+INSERT INTO wj_clicks VALUES (1, 25, 'eve');
+SELECT windowing.process('wj_tumble');
+SELECT * FROM wj_tumble_results ORDER BY 1, 3, 4, 5;
+SELECT side, event_time, watermark, reason, row_data FROM wj_tumble_late;
+SELECT windowing.flush('wj_tumble');
+SELECT * FROM wj_tumble_results ORDER BY 1, 3, 4, 5;
+SELECT count(*) FROM wj_tumble_left_state;
+SELECT rows_consumed, windows_fired, late_routed FROM windowing.pipeline_stats WHERE name = 'wj_tumble';
+SELECT windowing.drop_pipeline('wj_tumble', drop_tables => true);
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+
+-- the same rows in one step or in one step per row give the same pairs
+CREATE PROCEDURE pg_temp.feed(step text) LANGUAGE plpgsql AS $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN SELECT * FROM (VALUES
+        ('c', 1, 1, 'a'), ('v', 1, 4, 'x'), ('v', 2, 6, 'y'), ('c', 2, 9, 'b'),
+        ('c', 1, 11, 'c'), ('v', 1, 2, 'z'), ('v', 1, 13, 'w'), ('c', 2, 3, 'd'))
+        AS t(side, ad, ts, v) LOOP
+        IF r.side = 'c' THEN
+            INSERT INTO wj_clicks VALUES (r.ad, r.ts, r.v);
+        ELSE
+            INSERT INTO wj_views VALUES (r.ad, r.ts, r.v);
+        END IF;
+        IF step IS NOT NULL THEN
+            COMMIT;
+            PERFORM windowing.process(step);
+        END IF;
+    END LOOP;
+END
+$$;
+SELECT windowing.create_window_join_pipeline('wj_once', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
+    windowing.tumbling('10 milliseconds'), max_out_of_orderness => '10 milliseconds');
+CALL pg_temp.feed(NULL);
+SELECT windowing.process('wj_once');
+SELECT windowing.flush('wj_once');
+SELECT * FROM wj_once_results ORDER BY 1, 3, 4;
+SELECT windowing.drop_pipeline('wj_once');
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+SELECT windowing.create_window_join_pipeline('wj_each', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
+    windowing.tumbling('10 milliseconds'), max_out_of_orderness => '10 milliseconds');
+CALL pg_temp.feed('wj_each');
+SELECT windowing.flush('wj_each');
+SELECT rows_consumed, steps > 8 AS one_step_a_row FROM windowing.pipeline_stats WHERE name = 'wj_each';
+SELECT count(*) AS differences FROM (
+    (TABLE wj_once_results EXCEPT ALL TABLE wj_each_results)
+    UNION ALL (TABLE wj_each_results EXCEPT ALL TABLE wj_once_results)) d;
+DROP TABLE wj_once_results, wj_once_late;
+SELECT windowing.drop_pipeline('wj_each', drop_tables => true);
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+
+-- allowed lateness: [0, 10) fires at watermark 9 and stays until 9 + 5; a
+-- view late for it but within the lateness makes it fire again with the
+-- pairs it makes, and only those: each pair is written once
+SELECT windowing.create_window_join_pipeline('wj_late', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
+    windowing.tumbling('10 milliseconds'), allowed_lateness => '5 milliseconds');
+INSERT INTO wj_clicks VALUES (1, 2, 'ann'), (1, 6, 'bob'), (1, 11, 'cid');
+INSERT INTO wj_views VALUES (1, 4, 'home'), (1, 10, 'news');
+SELECT windowing.process('wj_late');
+SELECT * FROM wj_late_results ORDER BY 1, 3, 4;
+-- the watermark stays at 9: a late view re-fires [0, 10) in the same step
+INSERT INTO wj_views VALUES (1, 7, 'shop');
+SELECT windowing.process('wj_late');
+SELECT * FROM wj_late_results ORDER BY 1, 3, 4;
+-- a late click pairs with both views: the two pairs are new
+INSERT INTO wj_clicks VALUES (1, 9, 'dan');
+SELECT windowing.process('wj_late');
+SELECT * FROM wj_late_results ORDER BY 1, 3, 4;
+SELECT ad, ts, windowing_fired FROM wj_late_left_state ORDER BY ts;
+-- at watermark 14, [0, 10) leaves: a view for it then is late
+INSERT INTO wj_clicks VALUES (1, 15, 'eve');
+INSERT INTO wj_views VALUES (1, 16, 'blog');
+SELECT windowing.process('wj_late');
+INSERT INTO wj_views VALUES (1, 8, 'too late');
+SELECT windowing.process('wj_late');
+SELECT side, event_time, watermark, reason FROM wj_late_late;
+SELECT ad, ts FROM wj_late_left_state ORDER BY ts;
+SELECT windowing.flush('wj_late');
+SELECT * FROM wj_late_results ORDER BY 1, 3, 4;
+SELECT windowing.drop_pipeline('wj_late', drop_tables => true);
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+
+-- hopping windows of 10 ms every 5: a pair of rows 3 ms apart meets in
+-- one or two windows, each written with its window; late rows dropped and
+-- counted, not routed
+SELECT windowing.create_window_join_pipeline('wj_hop', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.ts AS click_ts, wj_views.ts AS view_ts',
+    windowing.hopping('10 milliseconds', '5 milliseconds'), late_table => '');
+INSERT INTO wj_clicks VALUES (1, 6, 'a'), (1, 13, 'b');
+INSERT INTO wj_views VALUES (1, 9, 'x'), (1, 4, 'y'), (1, 30, 'z');
+SELECT windowing.process('wj_hop');
+-- at watermark 12 both windows of a view at 1 are past: it is late
+INSERT INTO wj_views VALUES (1, 1, 'late');
+SELECT windowing.process('wj_hop');
+SELECT windowing.flush('wj_hop');
+SELECT * FROM wj_hop_results ORDER BY 1, 3, 4;
+SELECT to_regclass('wj_hop_late') IS NULL AS no_late_table, late_dropped
+FROM windowing.pipeline_stats WHERE name = 'wj_hop';
+SELECT windowing.drop_pipeline('wj_hop', drop_tables => true);
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+
+-- outer joins: a row of a window where the other side has none is written
+-- with the other side NULL, once the window leaves (window_end - 1 +
+-- allowed lateness), since until then a row may come to meet it
+SELECT windowing.create_window_join_pipeline('wj_full', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'c.ad AS click_ad, c.ts AS click_ts, v.ad AS view_ad, v.ts AS view_ts',
+    windowing.tumbling('10 milliseconds'), join_type => 'full', allowed_lateness => '10 milliseconds',
+    left_alias => 'c', right_alias => 'v');
+SELECT windowing.create_window_join_pipeline('wj_left', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.ts AS click_ts, wj_views.ts AS view_ts',
+    windowing.tumbling('10 milliseconds'), join_type => 'left');
+SELECT windowing.create_window_join_pipeline('wj_right', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.ts AS click_ts, wj_views.ts AS view_ts',
+    windowing.tumbling('10 milliseconds'), join_type => 'right');
+INSERT INTO wj_clicks VALUES (1, 1, 'a'), (2, 2, 'b'), (1, 12, 'c'), (1, 25, 'd');
+INSERT INTO wj_views VALUES (1, 3, 'x'), (3, 4, 'y'), (1, 25, 'z');
+SELECT windowing.process('wj_full'), windowing.process('wj_left'), windowing.process('wj_right');
+-- at watermark 24, [0, 10) and [10, 20) fired.  [0, 10) left too (its
+-- cleanup time is 19), so the full join wrote its rows that met nothing;
+-- [10, 20) stays until 29, and click 12 waits.  Without lateness, the left
+-- and right joins wrote theirs at once
+SELECT * FROM wj_full_results ORDER BY 1, 2, 3, 4, 5, 6;
+SELECT * FROM wj_left_results ORDER BY 1, 3, 4;
+SELECT * FROM wj_right_results ORDER BY 1, 3, 4;
+-- within the lateness of [10, 20), click 12 meets a view after all
+INSERT INTO wj_views VALUES (1, 15, 'w');
+SELECT windowing.process('wj_full');
+SELECT windowing.flush('wj_full');
+SELECT * FROM wj_full_results ORDER BY 1, 2, 3, 4, 5, 6;
+SELECT windowing.drop_pipeline('wj_full', drop_tables => true);
+SELECT windowing.drop_pipeline('wj_left', drop_tables => true);
+SELECT windowing.drop_pipeline('wj_right', drop_tables => true);
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+
+-- cumulating windows on timestamptz, laid on a time zone's days: steps of
+-- 12 hours up to a day in Asia/Tokyo, so the windows start at 15:00 UTC
+SELECT windowing.create_queue('wj_orders', 'shop int, ts timestamptz, amount int');
+SELECT windowing.create_queue('wj_refunds', 'shop int, ts timestamptz, amount int');
+SELECT windowing.create_window_join_pipeline('wj_day', 'wj_orders', 'ts', '{shop}',
+    'wj_refunds', 'ts', '{shop}', 'o.amount AS ordered, r.amount AS refunded',
+    windowing.cumulating('12 hours', '1 day', tz => 'Asia/Tokyo'), left_alias => 'o', right_alias => 'r');
+SET timezone = 'Asia/Tokyo';
+INSERT INTO wj_orders VALUES (1, '2026-03-01 08:00', 100), (1, '2026-03-01 20:00', 200);
+INSERT INTO wj_refunds VALUES (1, '2026-03-01 10:00', 30);
+SELECT windowing.process('wj_day');
+SELECT windowing.flush('wj_day');
+SELECT * FROM wj_day_results ORDER BY 1, 2, 3, 4;
+RESET timezone;
+SELECT windowing.drop_pipeline('wj_day', drop_tables => true);
+
+-- transactions: a step rolled back by a savepoint leaves nothing behind
+SELECT windowing.create_window_join_pipeline('wj_tx', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
+    windowing.tumbling('10 milliseconds'));
+INSERT INTO wj_clicks VALUES (1, 1, 'ann'), (1, 20, 'bob');
+INSERT INTO wj_views VALUES (1, 2, 'home'), (1, 20, 'news');
+BEGIN;
+SAVEPOINT s;
+SELECT windowing.process('wj_tx');
+SELECT * FROM wj_tx_results;
+ROLLBACK TO SAVEPOINT s;
+SELECT * FROM wj_tx_results;
+SELECT count(*) FROM wj_tx_left_state;
+COMMIT;
+SELECT windowing.process('wj_tx');
+SELECT * FROM wj_tx_results;
+SELECT name, assigner_text, join_type, join_lower, allowed_lateness, aggregates
+FROM windowing.pipelines WHERE name = 'wj_tx';
+-- what aggregate pipelines have and joins do not, refused clearly
+SELECT windowing.alter_pipeline('wj_tx', allowed_lateness => '1 second');
+SELECT * FROM windowing.open_windows('wj_tx');
+
+-- definitions refused
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.session('1 second'));
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.counting(5));
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', NULL);
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.tumbling('1 second'),
+    allowed_lateness => NULL);
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.tumbling('1 second'),
+    allowed_lateness => '-1 second');
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.tumbling('1 day', tz => 'UTC'));
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.tumbling('0.5 milliseconds'));
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.ts AS window_start', windowing.tumbling('1 second'));
+SELECT to_regclass('wj_bad_results') IS NULL AS nothing_made;
+SELECT windowing.drop_pipeline('wj_tx', drop_tables => true);
