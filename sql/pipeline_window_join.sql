@@ -205,9 +205,16 @@ SELECT windowing.process('wj_tx');
 SELECT * FROM wj_tx_results;
 SELECT name, assigner_text, join_type, join_lower, allowed_lateness, aggregates
 FROM windowing.pipelines WHERE name = 'wj_tx';
+-- open_windows: the windows that have not fired, each with the pairs it
+-- would write if it fired now (none while one side has no rows)
+INSERT INTO wj_clicks VALUES (1, 31, 'cid'), (2, 32, 'dan');
+INSERT INTO wj_views VALUES (1, 35, 'blog'), (1, 36, 'shop');
+SELECT * FROM windowing.open_windows('wj_tx');
+SELECT windowing.process('wj_tx');
+SELECT * FROM windowing.open_windows('wj_tx');
+SELECT * FROM wj_tx_results ORDER BY 1, 3, 4;
 -- what aggregate pipelines have and joins do not, refused clearly
 SELECT windowing.alter_pipeline('wj_tx', allowed_lateness => '1 second');
-SELECT * FROM windowing.open_windows('wj_tx');
 
 -- definitions refused
 SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',

@@ -64,6 +64,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "join.h"
 #include "pipeline.h"
@@ -689,4 +690,59 @@ join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 	}
 	if (j.written > 0)
 		Async_Notify(psprintf("windowing_%d", def->id), psprintf("%lld", (long long) j.written));
+}
+
+/*
+ * The windows of window join "def" that have not fired, each with its key
+ * (named by the left input's key columns), bounds and the pairs it would
+ * write if it fired now (a JSON array of the select list's rows), into
+ * "rsi"'s tuplestore, as open_windows() shows an aggregate pipeline's.
+ */
+void
+join_open_windows(const PipelineDef *def, PipelineProgress *progress, ReturnSetInfo *rsi)
+{
+	JoinStep	j;
+	StringInfoData keys[2];
+	StringInfoData json;
+	Oid			type = def->time_type;
+	Datum		arg;
+
+	load(&j, def, progress);
+	arg = Int64GetDatum(progress->watermark == WMK_NONE ? PG_INT64_MIN : wmk_add(progress->watermark, 1));
+	initStringInfo(&json);
+	for (int i = 0; i < 2; i++)
+	{
+		initStringInfo(&keys[i]);
+		for (int k = 0; k < j.in[i].nkeys; k++)
+			appendStringInfo(&keys[i], "%s AS %s, ", quote_identifier(j.in[i].keys[k]),
+							 quote_identifier(j.in[0].keys[k]));
+	}
+	for (int k = 0; k < j.in[0].nkeys; k++)
+		appendStringInfo(&json, "%s%s, w.%s", k > 0 ? ", " : "", quote_literal_cstr(j.in[0].keys[k]),
+						 quote_identifier(j.in[0].keys[k]));
+	run(psprintf("WITH w AS (SELECT %swindowing_start, windowing_end FROM %s "
+				 "WHERE windowing_end OPERATOR(pg_catalog.>) $1 "
+				 "UNION SELECT %swindowing_start, windowing_end FROM %s "
+				 "WHERE windowing_end OPERATOR(pg_catalog.>) $1) "
+				 "SELECT pg_catalog.jsonb_build_object(%s), w.windowing_start::pg_catalog.text, "
+				 "w.windowing_end::pg_catalog.text, COALESCE((SELECT pg_catalog.jsonb_agg("
+				 "y.j ORDER BY y.j) FROM (SELECT pg_catalog.to_jsonb(x) AS j FROM (SELECT %s "
+				 "FROM (SELECT l FROM %s AS l WHERE %s) AS pl, LATERAL (SELECT %s) AS %s, "
+				 "(SELECT r FROM %s AS r WHERE %s) AS pr, LATERAL (SELECT %s) AS %s) AS x) AS y), '[]'::pg_catalog.jsonb) "
+				 "FROM w ORDER BY w.windowing_end, w.windowing_start, 1",
+				 keys[0].data, j.state[0], keys[1].data, j.state[1], json.data, def->aggregates,
+				 j.state[0], same_window(&j, "l", "w"), column_list(&j, 0, "(pl.l)."),
+				 quote_identifier(j.in[0].alias),
+				 j.state[1], same_window(&j, "w", "r"), column_list(&j, 1, "(pr.r)."),
+				 quote_identifier(j.in[1].alias)),
+		1, &arg, &type, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		Datum		values[4];
+		bool		nulls[4];
+
+		for (int c = 0; c < 4; c++)
+			values[c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+	}
 }

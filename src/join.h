@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "datatype/timestamp.h"
+#include "nodes/execnodes.h"
 
 #include "catalog.h"
 
@@ -21,5 +22,13 @@
 extern void join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 					  bool has_watermark, int64 watermark, TimestampTz now,
 					  int64 idle_timeout);
+
+/*
+ * The windows of window join "def" that have not fired, as open_windows()
+ * shows them, into rsi's tuplestore.  Needs SPI connected, as the
+ * pipeline's owner.
+ */
+extern void join_open_windows(const PipelineDef *def, PipelineProgress *progress,
+							  ReturnSetInfo *rsi);
 
 #endif							/* WINDOWING_JOIN_H */

@@ -1269,9 +1269,14 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, false);
 	load_step(&s, name);
-	refuse_join(&s.def, "open_windows");
-	s.state = state_load(s.op, s.def.id, s.def.key_groups, s.progress.steps, false);
-	op_open_windows(s.op, put_open_window, &out);
+	if (s.def.join_type && s.def.assigner)
+		join_open_windows(&s.def, &s.progress, rsi);
+	else
+	{
+		refuse_join(&s.def, "open_windows");
+		s.state = state_load(s.op, s.def.id, s.def.key_groups, s.progress.steps, false);
+		op_open_windows(s.op, put_open_window, &out);
+	}
 	end_as_owner(&s);
 	PG_RETURN_NULL();
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Benchmark of join pipelines: an interval join of orders and payments by
-# windowing.process(), against the COPY that fills its two queues and
-# against the batch SQL join of the same rows.
+# Benchmark of join pipelines: an interval join and a window join of orders
+# and payments by windowing.process(), against the COPY that fills its two
+# queues and against the batch SQL join of the same rows.
 #
 # The rows: SIZE orders over one hour of event time (timestamptz), evenly
 # spaced, order i of user 1 + (i - 1) % 1000, and one payment for each
-# order, a random delay after it.  Two cases, each with its own rows:
+# order, a random delay after it.  Three cases, each with its own rows:
 #
 #   1,000,000 keys   (SIZE keys) the key is the order id, which each
 #                    payment carries; payments 0-15 min after their order,
@@ -20,6 +20,10 @@
 #                    user id and filters the ~1,000 orders of the user,
 #                    SIZE * 1,000 comparisons in all, which a pipeline's
 #                    index on (key, time) avoids
+#   window           (SIZE keys) the order id again, payments 0-15 min
+#                    after their order, and a window join of tumbling 15
+#                    minute windows: an order meets its payment when both
+#                    fall in the same quarter hour, about half of them
 #
 # For each case, in one run:
 #
@@ -37,15 +41,18 @@
 #                             timed; the chunks' COPYs are shown apart
 #   batch join                INSERT INTO a table SELECT ... FROM orders
 #                             JOIN payments ON equal keys AND p.ts BETWEEN
-#                             o.ts AND o.ts + the bound, over the same rows
-#                             in plain tables, analyzed
+#                             o.ts AND o.ts + the bound (the window case:
+#                             ON equal keys AND equal tumble_start of both
+#                             times), over the same rows in plain tables,
+#                             analyzed
 #
 # rows/s counts the rows of both inputs (2 * SIZE).  The ratios are speeds
 # (time of the other / time of the pipeline): pipeline / batch >= 1 means
 # the pipeline joins at least as fast as the batch query, pipeline / COPY
 # >= 1 that it keeps up with its producers.  Every contender's pairs are
 # counted and the pipeline's are checked against the batch join's, row for
-# row, and against SIZE; the script fails on any difference or late row.
+# row, and (interval joins) against SIZE; the script fails on any
+# difference or late row.
 # Background workers are off (windowing.max_workers = 0), so that only the
 # timed process() calls run the steps.
 #
@@ -56,7 +63,8 @@
 #   SIZE=100000 test/bench/join.sh
 #   SIZE=100000 STEPS=100 CASES=users test/bench/join.sh
 #
-# CASES is "orders users" by default (the 1,000,000 and 1,000 key cases).
+# CASES is "orders users window" by default (the interval joins over
+# 1,000,000 and 1,000 keys, and the window join).
 # With EXPLAIN=1 the server logs the plan (EXPLAIN ANALYZE) of each step
 # statement that takes over 1 s, and the script prints them.
 
@@ -67,7 +75,7 @@ set -euo pipefail
 
 SIZE=${SIZE:-1000000}
 STEPS=${STEPS:-10}
-CASES=${CASES:-"orders users"}
+CASES=${CASES:-"orders users window"}
 EXPLAIN=${EXPLAIN:-0}
 USERS=1000
 START="timestamptz '2026-01-01 00:00:00+00'"
@@ -92,13 +100,43 @@ timezone = 'UTC'"
 # 1000000 as 1,000,000.
 commas() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
 
-# The case's key column, payment delay and join bound.
+# The case's key column, payment delay, join bound or window, and the
+# result columns.
 case_params() {
+	WINDOW=
+	RESULT_COLUMNS=$COLUMNS
 	case "$1" in
 	orders) KEY=order_id BOUND='15 minutes' LABEL="$(commas "$SIZE") keys (the order id), payments 0-15 min after their order" ;;
 	users) KEY=user_id BOUND='3 seconds' LABEL="$(commas "$USERS") keys (the user id), payments 0-3 s after their order" ;;
-	*) fail "CASES holds orders and users, not $1" ;;
+	window)
+		KEY=order_id BOUND='15 minutes' WINDOW='15 minutes'
+		LABEL="window join, $(commas "$SIZE") keys (the order id), payments 0-15 min after their order"
+		RESULT_COLUMNS="windowing.tumble_start(orders.ts, '$WINDOW') AS window_start,
+	windowing.tumble_start(orders.ts, '$WINDOW') + interval '$WINDOW' AS window_end, $COLUMNS"
+		;;
+	*) fail "CASES holds orders, users and window, not $1" ;;
 	esac
+}
+
+# The join pipeline j of the case, paused.
+create_join() {
+	if [ -n "$WINDOW" ]; then
+		echo "SELECT windowing.create_window_join_pipeline('j', 'orders', 'ts', '{$KEY}', 'payments', 'ts', '{$KEY}',
+	'$COLUMNS', windowing.tumbling('$WINDOW'), start => false);"
+	else
+		echo "SELECT windowing.create_join_pipeline('j', 'orders', 'ts', '{$KEY}', 'payments', 'ts', '{$KEY}',
+	'$COLUMNS', '0', '$BOUND', start => false);"
+	fi
+}
+
+# The batch join's condition.
+batch_condition() {
+	if [ -n "$WINDOW" ]; then
+		echo "orders.$KEY = payments.$KEY
+	AND windowing.tumble_start(orders.ts, '$WINDOW') = windowing.tumble_start(payments.ts, '$WINDOW')"
+	else
+		echo "orders.$KEY = payments.$KEY AND payments.ts BETWEEN orders.ts AND orders.ts + interval '$BOUND'"
+	fi
 }
 
 # The rows of the case in plain tables, in files sorted by event time: all
@@ -146,8 +184,7 @@ SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines;
 DROP TABLE IF EXISTS orders, payments;
 SELECT windowing.create_queue('orders', 'order_id bigint, user_id int, ts timestamptz');
 SELECT windowing.create_queue('payments', 'order_id bigint, user_id int, ts timestamptz, amount int');
-SELECT windowing.create_join_pipeline('j', 'orders', 'ts', '{$KEY}', 'payments', 'ts', '{$KEY}',
-	'$COLUMNS', '0', '$BOUND', start => false);
+$(create_join)
 CHECKPOINT;
 SQL
 }
@@ -229,23 +266,24 @@ time_batch() {
 	local out
 	sql >/dev/null <<SQL
 DROP TABLE IF EXISTS batch_results;
-CREATE TABLE batch_results AS SELECT $COLUMNS FROM orders_src AS orders, payments_src AS payments WITH NO DATA;
+CREATE TABLE batch_results AS SELECT $RESULT_COLUMNS FROM orders_src AS orders, payments_src AS payments WITH NO DATA;
 CHECKPOINT;
 SQL
-	out=$(run_sql "$(timed batch "INSERT INTO batch_results SELECT $COLUMNS
-FROM orders_src AS orders JOIN payments_src AS payments
-	ON orders.$KEY = payments.$KEY AND payments.ts BETWEEN orders.ts AND orders.ts + interval '$BOUND';")")
+	out=$(run_sql "$(timed batch "INSERT INTO batch_results SELECT $RESULT_COLUMNS
+FROM orders_src AS orders JOIN payments_src AS payments ON $(batch_condition);")")
 	TIMES[$CASE.batch]=$(total "$out" batch)
 	say "  batch join: ${TIMES[$CASE.batch]} s"
 	PAIRS[$CASE.batch]=$(sql -c 'SELECT count(*) FROM batch_results')
 }
 
-# The pipeline's pairs are the batch join's, and one per payment.
+# The pipeline's pairs are the batch join's, and (interval joins) one per
+# payment.
 check_pairs() {
 	local diff
 	[ "${PAIRS[$CASE.pipeline]}" = "${PAIRS[$CASE.batch]}" ] ||
 		fail "$LABEL: the pipeline made ${PAIRS[$CASE.pipeline]} pairs, the batch join ${PAIRS[$CASE.batch]}"
-	[ "${PAIRS[$CASE.batch]}" = "$SIZE" ] || fail "$LABEL: ${PAIRS[$CASE.batch]} pairs, not one per payment ($SIZE)"
+	[ -n "$WINDOW" ] || [ "${PAIRS[$CASE.batch]}" = "$SIZE" ] ||
+		fail "$LABEL: ${PAIRS[$CASE.batch]} pairs, not one per payment ($SIZE)"
 	diff=$(sql -c "SELECT (SELECT count(*) FROM (TABLE j_results EXCEPT ALL TABLE batch_results) a)
 		+ (SELECT count(*) FROM (TABLE batch_results EXCEPT ALL TABLE j_results) b)")
 	[ "$diff" = 0 ] || fail "$LABEL: $diff pairs differ between the pipeline and the batch join"
@@ -259,8 +297,8 @@ row() {
 print_case() {
 	local p=${TIMES[$1.pipeline]}
 	case_params "$1"
-	printf '\n%s: %s orders, %s payments, between(0, %s)\n' "$LABEL" "$(commas "$SIZE")" \
-		"$(commas "$SIZE")" "$BOUND"
+	printf '\n%s: %s orders, %s payments, %s\n' "$LABEL" "$(commas "$SIZE")" \
+		"$(commas "$SIZE")" "${WINDOW:+same tumbling window of }${WINDOW:-between(0, $BOUND)}"
 	printf '%-44s %9s %9s %9s  %s\n' what seconds 'rows/s' pairs 'ratio'
 	row "COPY into the queues (baseline)" "${TIMES[$1.copy]}" - ""
 	row "join pipeline: $STEPS x process() + flush()" "$p" "${PAIRS[$1.pipeline]}" \
