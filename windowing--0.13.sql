@@ -1615,7 +1615,9 @@ END
 $$;
 
 -- A join pipeline of either kind: an interval join (lower and upper given,
--- no assigner) or a window join (an assigner, no bounds).
+-- no assigner) or a window join (an assigner, no bounds).  A window join
+-- whose select list aggregates writes one row per key and window, updated
+-- when the window fires again.
 CREATE FUNCTION windowing._create_join(
     name                 text,
     left_source          regclass,
@@ -1654,8 +1656,11 @@ DECLARE
     windowed  boolean := lower IS NULL AND upper IS NULL;
     ltype     text;
     rtype     text;
-    -- a window join's results start with the window
+    -- a window join's results start with the window, and aggregates of
+    -- its pairs start with its keys and are grouped by them
     wcols     text := '';
+    lkeys     text := (SELECT string_agg(format('%I.%I', la, k), ', ') FROM unnest(left_keys) k);
+    grouped   text := '';
     res_rel   regclass;
     late_rel  regclass;
     lstate    regclass;
@@ -1755,23 +1760,34 @@ BEGIN
     -- it; over no rows at all, only an aggregate gives a row
     EXECUTE format('SELECT count(*) > 0 FROM (SELECT %s FROM %s AS %I, %s AS %I WHERE false) s',
                    columns, left_source, la, right_source, ra) INTO agg;
-    IF agg THEN
+    IF agg AND NOT windowed THEN
         RAISE EXCEPTION 'the columns of join pipeline "%" must not aggregate', name
             USING ERRCODE = 'grouping_error',
                   DETAIL = 'Each pair of rows gives one result row.',
-                  HINT = 'Aggregate the results with a pipeline over the result table, or with a query.';
+                  HINT = 'Aggregate the results with a pipeline over the result table or with a query, or join in windows with windowing.create_window_join_pipeline(), whose select list may aggregate each window''s pairs.';
+    ELSIF agg THEN
+        wcols := format('%s, %s', lkeys, wcols);
+        grouped := format(' GROUP BY %s', lkeys);
     END IF;
     IF result_table IS NOT NULL THEN
         res_rel := to_regclass(format('%I.%I', nsp, result_table));
     END IF;
     IF res_rel IS NULL THEN
-        EXECUTE format('CREATE TABLE %I.%I AS SELECT %s%s FROM %s AS %I, %s AS %I WITH NO DATA',
-                       nsp, res_name, wcols, columns, left_source, la, right_source, ra);
+        EXECUTE format('CREATE TABLE %I.%I AS SELECT %s%s FROM %s AS %I, %s AS %I%s WITH NO DATA',
+                       nsp, res_name, wcols, columns, left_source, la, right_source, ra, grouped);
         res_rel := format('%I.%I', nsp, res_name)::regclass;
+        IF agg THEN
+            -- in the order windows fire, so the index grows at its right edge
+            EXECUTE format('ALTER TABLE %s ADD UNIQUE NULLS NOT DISTINCT (window_end, %swindow_start)',
+                           res_rel, (SELECT string_agg(format('%I, ', k), '') FROM unnest(left_keys) k));
+        END IF;
     ELSE
         -- an existing table takes the select list as INSERT would
-        EXECUTE format('INSERT INTO %s SELECT %s%s FROM %s AS %I, %s AS %I WHERE false',
-                       res_rel, wcols, columns, left_source, la, right_source, ra);
+        EXECUTE format('INSERT INTO %s SELECT %s%s FROM %s AS %I, %s AS %I WHERE false%s',
+                       res_rel, wcols, columns, left_source, la, right_source, ra, grouped);
+        IF agg THEN
+            PERFORM windowing._check_upsert_index(res_rel, left_keys);
+        END IF;
     END IF;
     IF late_table <> '' THEN
         late_rel := to_regclass(format('%I.%I', nsp, late_table));
@@ -1799,7 +1815,8 @@ BEGIN
         join_upper_exclusive)
     VALUES (name, current_user::regrole, left_source, left_time, ltype::regtype, left_keys,
         CASE WHEN windowed THEN assigner END, columns, max_out_of_orderness,
-        CASE WHEN windowed THEN allowed_lateness ELSE '0' END, res_rel, late_rel, 'append',
+        CASE WHEN windowed THEN allowed_lateness ELSE '0' END, res_rel, late_rel,
+        CASE WHEN agg THEN 'upsert' ELSE 'append' END,
         CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout,
         join_type, lower, upper, CASE WHEN NOT windowed THEN lower_exclusive END,
         CASE WHEN NOT windowed THEN upper_exclusive END)

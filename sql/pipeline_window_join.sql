@@ -187,6 +187,57 @@ SELECT * FROM wj_day_results ORDER BY 1, 2, 3, 4;
 RESET timezone;
 SELECT windowing.drop_pipeline('wj_day', drop_tables => true);
 
+-- aggregates over each window's pairs: one row per key and window, with
+-- the left keys and the window, written when it fires and replaced when a
+-- late row makes it fire again
+SELECT windowing.create_queue('wj_buys', 'usr int, ts bigint, amount int');
+SELECT windowing.create_queue('wj_pays', 'usr int, ts bigint, paid int');
+SELECT windowing.create_window_join_pipeline('wj_rev', 'wj_buys', 'ts', '{usr}', 'wj_pays', 'ts', '{usr}',
+    'sum(wj_buys.amount) AS ordered, sum(wj_pays.paid) AS paid, count(*) AS pairs',
+    windowing.tumbling('10 milliseconds'), allowed_lateness => '5 milliseconds');
+-- over a full join, Flink's coGroup: each window's rows of both sides,
+-- one side possibly empty
+SELECT windowing.create_window_join_pipeline('wj_cog', 'wj_buys', 'ts', '{usr}', 'wj_pays', 'ts', '{usr}',
+    'count(wj_buys.amount) AS buys, count(wj_pays.paid) AS pays',
+    windowing.tumbling('10 milliseconds'), join_type => 'full');
+\d wj_rev_results
+INSERT INTO wj_buys VALUES (1, 1, 10), (1, 2, 20), (2, 3, 5), (1, 12, 7);
+INSERT INTO wj_pays VALUES (1, 4, 30), (3, 5, 1), (1, 13, 7);
+SELECT windowing.process('wj_rev'), windowing.process('wj_cog');
+-- watermark 11: [0, 10) fired; users 2 and 3 have no pairs there
+SELECT * FROM wj_rev_results ORDER BY 1, 2;
+SELECT * FROM wj_cog_results ORDER BY 1, 2;
+-- what [10, 20) would write now
+SELECT * FROM windowing.open_windows('wj_rev');
+SELECT * FROM windowing.open_windows('wj_cog');
+-- a late payment for [0, 10), within the lateness: two more pairs, and
+-- the row of [0, 10) is written again over all four
+INSERT INTO wj_pays VALUES (1, 6, 100);
+SELECT windowing.process('wj_rev');
+SELECT * FROM wj_rev_results ORDER BY 1, 2;
+SELECT windowing.flush('wj_rev'), windowing.flush('wj_cog');
+SELECT * FROM wj_rev_results ORDER BY 1, 2;
+SELECT * FROM wj_cog_results ORDER BY 1, 2;
+SELECT emit FROM windowing.pipelines WHERE name = 'wj_rev';
+-- a select list that mixes aggregates with other columns, or names a
+-- column as a key is named, is refused
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_buys', 'ts', '{usr}', 'wj_pays', 'ts', '{usr}',
+    'count(*), wj_pays.paid', windowing.tumbling('10 milliseconds'));
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_buys', 'ts', '{usr}', 'wj_pays', 'ts', '{usr}',
+    'count(*) AS usr', windowing.tumbling('10 milliseconds'));
+-- an existing result table needs the unique index an upsert goes by
+CREATE TABLE wj_mine (usr int, window_start bigint, window_end bigint, n bigint);
+SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_buys', 'ts', '{usr}', 'wj_pays', 'ts', '{usr}',
+    'count(*) AS n', windowing.tumbling('10 milliseconds'), result_table => 'wj_mine');
+CREATE UNIQUE INDEX ON wj_mine (window_end, usr, window_start) NULLS NOT DISTINCT;
+SELECT windowing.create_window_join_pipeline('wj_mine', 'wj_buys', 'ts', '{usr}', 'wj_pays', 'ts', '{usr}',
+    'count(*) AS n', windowing.tumbling('10 milliseconds'), result_table => 'wj_mine');
+SELECT windowing.process('wj_mine');
+SELECT windowing.flush('wj_mine');
+SELECT * FROM wj_mine ORDER BY 1, 2;
+SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines
+WHERE name IN ('wj_rev', 'wj_cog', 'wj_mine') ORDER BY name;
+
 -- transactions: a step rolled back by a savepoint leaves nothing behind
 SELECT windowing.create_window_join_pipeline('wj_tx', 'wj_clicks', 'ts', '{ad}',
     'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',

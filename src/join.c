@@ -88,6 +88,9 @@ typedef struct JoinStep
 	int64		upper;
 	int64		delay;			/* max_out_of_orderness; -1: none */
 	bool		windowed;		/* a window join: assigner, lateness */
+	bool		aggregating;	/* a window join of aggregates, upserted */
+	char	   *conflict;		/* its result table's key, window last */
+	char	   *updates;		/* and its outputs as ON CONFLICT sets them */
 	Datum		assigner;
 	Oid			assigner_type;
 	int64		lateness;		/* allowed_lateness */
@@ -165,7 +168,7 @@ column_list(const JoinStep *j, int i, const char *prefix)
 static char *
 side_rows(const JoinStep *j, int i, const char *filter)
 {
-	return psprintf("(SELECT %s FROM %s WHERE %s) AS %s", column_list(j, i, ""),
+	return psprintf("(SELECT %s FROM %s AS s WHERE %s) AS %s", column_list(j, i, ""),
 					j->state[i], filter,
 					quote_identifier(j->in[i].alias));
 }
@@ -486,6 +489,111 @@ same_window(const JoinStep *j, const char *l, const char *r)
 }
 
 /*
+ * Input i's rows under "s" in the window (and key) of "d", which names its
+ * keys as the left input does.
+ */
+static char *
+in_window(const JoinStep *j, int i, const char *s, const char *d)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	for (int k = 0; k < j->in[i].nkeys; k++)
+		appendStringInfo(&out, "%s.%s = %s.%s AND ", s, quote_identifier(j->in[i].keys[k]),
+						 d, quote_identifier(j->in[0].keys[k]));
+	appendStringInfo(&out, "%s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
+					 "AND %s.windowing_start OPERATOR(pg_catalog.=) %s.windowing_start", s, d, s, d);
+	return out.data;
+}
+
+/*
+ * The windows (keys named as the left input names them, start and end) of
+ * either input's rows that "filter" picks.
+ */
+static char *
+windows_sql(const JoinStep *j, const char *filter)
+{
+	StringInfoData keys[2];
+
+	for (int i = 0; i < 2; i++)
+	{
+		initStringInfo(&keys[i]);
+		for (int k = 0; k < j->in[i].nkeys; k++)
+			appendStringInfo(&keys[i], "%s AS %s, ", quote_identifier(j->in[i].keys[k]),
+							 quote_identifier(j->in[0].keys[k]));
+	}
+	return psprintf("SELECT %swindowing_start, windowing_end FROM %s WHERE %s "
+					"UNION SELECT %swindowing_start, windowing_end FROM %s WHERE %s",
+					keys[0].data, j->state[0], filter, keys[1].data, j->state[1], filter);
+}
+
+/*
+ * The select list over the rows of both inputs in the window of "d" (see
+ * in_window), joined as "join" says (inner, left, right or full: every
+ * pair, and for an outer join a side's rows alone where the other has
+ * none); an aggregating join's is grouped by the left keys, one row.
+ */
+static char *
+window_sql(const JoinStep *j, const char *d, const char *join)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	appendStringInfo(&out, "SELECT %s FROM (SELECT %s FROM %s AS s WHERE %s) AS %s "
+					 "%s JOIN (SELECT %s FROM %s AS s WHERE %s) AS %s ON true",
+					 j->def->aggregates, column_list(j, 0, ""), j->state[0], in_window(j, 0, "s", d),
+					 quote_identifier(j->in[0].alias),
+					 strcmp(join, "inner") == 0 ? "" : join,
+					 column_list(j, 1, ""), j->state[1], in_window(j, 1, "s", d),
+					 quote_identifier(j->in[1].alias));
+	for (int k = 0; j->aggregating && k < j->in[0].nkeys; k++)
+		appendStringInfo(&out, "%s %s.%s", k == 0 ? " GROUP BY" : ",",
+						 quote_identifier(j->in[0].alias), quote_identifier(j->in[0].keys[k]));
+	return out.data;
+}
+
+/*
+ * With allowed lateness, a step marks the rows of the windows it fires
+ * (those ending by $1), for a later firing to tell them from new ones:
+ * more of the statement "sql" that fires them.
+ */
+static void
+mark_fired(const JoinStep *j, StringInfo sql)
+{
+	for (int i = 0; i < 2 && j->lateness > 0; i++)
+		appendStringInfo(sql, ", fired%d AS (UPDATE %s SET windowing_fired = true "
+						 "WHERE NOT windowing_fired AND windowing_end OPERATOR(pg_catalog.<=) $1 RETURNING 1)",
+						 i, j->state[i]);
+}
+
+/*
+ * An aggregating window join's windows that the watermark fired (ending by
+ * "until"), or that a row new to them fires again: the select list over
+ * all of each one's rows, joined as the join type says, is written as its
+ * row of the results, or replaces it.  Outer joins need not wait for the
+ * window to leave, as the row can still change.
+ */
+static void
+fire_aggregates(JoinStep *j, int64 until)
+{
+	Oid			type = j->def->time_type;
+	Datum		arg = Int64GetDatum(until);
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "WITH due AS (%s)",
+					 windows_sql(j, "NOT windowing_fired AND windowing_end OPERATOR(pg_catalog.<=) $1"));
+	mark_fired(j, &sql);
+	appendStringInfo(&sql, " INSERT INTO %s SELECT ", j->result_table);
+	for (int k = 0; k < j->in[0].nkeys; k++)
+		appendStringInfo(&sql, "due.%s, ", quote_identifier(j->in[0].keys[k]));
+	appendStringInfo(&sql, "due.windowing_start, due.windowing_end, a.* FROM due, LATERAL (%s) AS a "
+					 "ON CONFLICT %s DO UPDATE SET %s",
+					 window_sql(j, "due", j->def->join_type), j->conflict, j->updates);
+	j->written += run(sql.data, 1, &arg, &type, SPI_OK_INSERT);
+}
+
+/*
  * A window join's pairs in the windows the watermark fired, those ending by
  * "until" (window_end - 1 at or before the watermark).  The rows that were
  * in a window when it fired met each other then, so only pairs with a row
@@ -508,19 +616,14 @@ fire(JoinStep *j, int64 until)
 					 "WHERE NOT l.windowing_fired AND l.%s AND r.%s",
 					 j->state[0], j->state[1], same_window(j, "l", "r"), due, due);
 	if (j->lateness > 0)
-	{
 		appendStringInfo(&sql,
 						 " UNION ALL SELECT l, r FROM %s AS r JOIN %s AS l ON %s "
 						 "WHERE NOT r.windowing_fired AND r.%s AND l.windowing_fired AND l.%s",
 						 j->state[1], j->state[0], same_window(j, "l", "r"), due, due);
-		for (int i = 0; i < 2; i++)
-			appendStringInfo(&sql,
-							 "), fired%d AS (UPDATE %s SET windowing_fired = true "
-							 "WHERE NOT windowing_fired AND %s RETURNING 1",
-							 i, j->state[i], due);
-	}
+	appendStringInfoChar(&sql, ')');
+	mark_fired(j, &sql);
 	appendStringInfo(&sql,
-					 ") INSERT INTO %s SELECT (pm.lr).windowing_start, (pm.lr).windowing_end, %s "
+					 " INSERT INTO %s SELECT (pm.lr).windowing_start, (pm.lr).windowing_end, %s "
 					 "FROM pm, LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
 					 j->result_table, j->def->aggregates,
 					 column_list(j, 0, "(pm.lr)."), quote_identifier(j->in[0].alias),
@@ -533,7 +636,7 @@ fire(JoinStep *j, int64 until)
  * (window_end - 1 + allowed lateness at or before the watermark), leave.
  * An outer side first writes its rows of a window where the other side has
  * none, with the other side's columns NULL: only then is it sure that no
- * row will come to meet them.
+ * row will come to meet them.  (An aggregating join wrote them as it fired.)
  */
 static void
 clean(JoinStep *j, int64 until)
@@ -542,7 +645,7 @@ clean(JoinStep *j, int64 until)
 	Datum		arg = Int64GetDatum(until);
 
 	for (int i = 0; i < 2; i++)
-		if (outer_side(j, i))
+		if (outer_side(j, i) && !j->aggregating)
 			j->written += run(psprintf("INSERT INTO %s SELECT (x.s).windowing_start, (x.s).windowing_end, %s "
 									   "FROM (SELECT s FROM %s AS s WHERE s.windowing_end OPERATOR(pg_catalog.<=) $1 "
 									   "AND NOT EXISTS (SELECT FROM %s AS o WHERE %s)) AS x "
@@ -576,6 +679,39 @@ move_watermark(JoinStep *j, int i, TimestampTz now, int64 idle_timeout)
 	if (in->cursor.rows > 0)
 		in->last_row_at = now;
 	in->watermark = w.value;
+}
+
+/*
+ * An aggregating window join's result table: its key (window_end, the left
+ * keys, window_start) for ON CONFLICT, and the columns after the keys and
+ * the window, the select list's, as ON CONFLICT updates them.
+ */
+static void
+load_outputs(JoinStep *j)
+{
+	Relation	rel = table_open(j->def->result_table, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData conflict;
+	StringInfoData updates;
+	int			skip = j->in[0].nkeys + 2;
+
+	initStringInfo(&conflict);
+	appendStringInfoString(&conflict, "(window_end, ");
+	for (int k = 0; k < j->in[0].nkeys; k++)
+		appendStringInfo(&conflict, "%s, ", quote_identifier(j->in[0].keys[k]));
+	appendStringInfoString(&conflict, "window_start)");
+	initStringInfo(&updates);
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+		const char *name = quote_identifier(NameStr(att->attname));
+
+		if (!att->attisdropped && skip-- <= 0)
+			appendStringInfo(&updates, "%s%s = EXCLUDED.%s", updates.len > 0 ? ", " : "", name, name);
+	}
+	table_close(rel, AccessShareLock);
+	j->conflict = conflict.data;
+	j->updates = updates.data;
 }
 
 static void
@@ -614,6 +750,9 @@ load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 	j->delay = def->max_out_of_orderness ?
 		pipeline_duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : -1;
 	j->windowed = def->assigner != NULL;
+	j->aggregating = j->windowed && !def->append;
+	if (j->aggregating)
+		load_outputs(j);
 	if (j->windowed)
 	{
 		j->assigner = PointerGetDatum(def->assigner);
@@ -664,7 +803,14 @@ join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 	 * moves.
 	 */
 	if (j.windowed && join_wm != WMK_NONE && (join_wm > before || progress->rows > 0))
-		fire(&j, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, 1));
+	{
+		int64		until = join_wm == WMK_END ? WMK_END : wmk_add(join_wm, 1);
+
+		if (j.aggregating)
+			fire_aggregates(&j, until);
+		else
+			fire(&j, until);
+	}
 	if (j.windowed && join_wm > before)
 		clean(&j, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, 1 - j.lateness));
 	else if (!j.windowed && join_wm > before)
@@ -694,15 +840,15 @@ join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 
 /*
  * The windows of window join "def" that have not fired, each with its key
- * (named by the left input's key columns), bounds and the pairs it would
- * write if it fired now (a JSON array of the select list's rows), into
- * "rsi"'s tuplestore, as open_windows() shows an aggregate pipeline's.
+ * (named by the left input's key columns), bounds and what it would write
+ * if it fired now (a JSON array of the select list's rows: its pairs, or
+ * an aggregating join's one row), into "rsi"'s tuplestore, as
+ * open_windows() shows an aggregate pipeline's.
  */
 void
 join_open_windows(const PipelineDef *def, PipelineProgress *progress, ReturnSetInfo *rsi)
 {
 	JoinStep	j;
-	StringInfoData keys[2];
 	StringInfoData json;
 	Oid			type = def->time_type;
 	Datum		arg;
@@ -710,31 +856,15 @@ join_open_windows(const PipelineDef *def, PipelineProgress *progress, ReturnSetI
 	load(&j, def, progress);
 	arg = Int64GetDatum(progress->watermark == WMK_NONE ? PG_INT64_MIN : wmk_add(progress->watermark, 1));
 	initStringInfo(&json);
-	for (int i = 0; i < 2; i++)
-	{
-		initStringInfo(&keys[i]);
-		for (int k = 0; k < j.in[i].nkeys; k++)
-			appendStringInfo(&keys[i], "%s AS %s, ", quote_identifier(j.in[i].keys[k]),
-							 quote_identifier(j.in[0].keys[k]));
-	}
 	for (int k = 0; k < j.in[0].nkeys; k++)
 		appendStringInfo(&json, "%s%s, w.%s", k > 0 ? ", " : "", quote_literal_cstr(j.in[0].keys[k]),
 						 quote_identifier(j.in[0].keys[k]));
-	run(psprintf("WITH w AS (SELECT %swindowing_start, windowing_end FROM %s "
-				 "WHERE windowing_end OPERATOR(pg_catalog.>) $1 "
-				 "UNION SELECT %swindowing_start, windowing_end FROM %s "
-				 "WHERE windowing_end OPERATOR(pg_catalog.>) $1) "
-				 "SELECT pg_catalog.jsonb_build_object(%s), w.windowing_start::pg_catalog.text, "
-				 "w.windowing_end::pg_catalog.text, COALESCE((SELECT pg_catalog.jsonb_agg("
-				 "y.j ORDER BY y.j) FROM (SELECT pg_catalog.to_jsonb(x) AS j FROM (SELECT %s "
-				 "FROM (SELECT l FROM %s AS l WHERE %s) AS pl, LATERAL (SELECT %s) AS %s, "
-				 "(SELECT r FROM %s AS r WHERE %s) AS pr, LATERAL (SELECT %s) AS %s) AS x) AS y), '[]'::pg_catalog.jsonb) "
-				 "FROM w ORDER BY w.windowing_end, w.windowing_start, 1",
-				 keys[0].data, j.state[0], keys[1].data, j.state[1], json.data, def->aggregates,
-				 j.state[0], same_window(&j, "l", "w"), column_list(&j, 0, "(pl.l)."),
-				 quote_identifier(j.in[0].alias),
-				 j.state[1], same_window(&j, "w", "r"), column_list(&j, 1, "(pr.r)."),
-				 quote_identifier(j.in[1].alias)),
+	run(psprintf("SELECT pg_catalog.jsonb_build_object(%s), w.windowing_start::pg_catalog.text, "
+				 "w.windowing_end::pg_catalog.text, COALESCE((SELECT pg_catalog.jsonb_agg(y.j ORDER BY y.j) "
+				 "FROM (SELECT pg_catalog.to_jsonb(x) AS j FROM (%s) AS x) AS y), '[]'::pg_catalog.jsonb) "
+				 "FROM (%s) AS w ORDER BY w.windowing_end, w.windowing_start, 1",
+				 json.data, window_sql(&j, "w", j.aggregating ? def->join_type : "inner"),
+				 windows_sql(&j, "windowing_end OPERATOR(pg_catalog.>) $1")),
 		1, &arg, &type, SPI_OK_SELECT);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{

@@ -1,6 +1,7 @@
 # Join pipelines exactly once under faults: the background worker runs an
-# inner, a left outer and a full outer interval join, and an inner tumbling
-# and a full outer hopping window join, of two consumed queues fed by
+# inner, a left outer and a full outer interval join, an inner tumbling and
+# a full outer hopping window join, and aggregates over a full tumbling
+# window join (upserted per key and window), of two consumed queues fed by
 # batches of producer transactions; between batches the worker is killed
 # with SIGKILL (wherever it is in its step) and the server is stopped with
 # -m immediate once.  Each result table must equal the same join in plain
@@ -48,6 +49,10 @@ SELECT windowing.create_window_join_pipeline('tumble_join', 'orders', 'ts', '{k}
 SELECT windowing.create_window_join_pipeline('hop_join', 'orders', 'ts', '{k}', 'payments', 'ts', '{k}',
     'o.k AS order_k, o.ts AS ordered_at, o.amount, p.k AS payment_k, p.ts AS paid_at, p.method',
     windowing.hopping('20 milliseconds', '10 milliseconds'), max_out_of_orderness => '5 milliseconds',
+    allowed_lateness => '50 milliseconds', join_type => 'full', left_alias => 'o', right_alias => 'p');
+SELECT windowing.create_window_join_pipeline('agg_join', 'orders', 'ts', '{k}', 'payments', 'ts', '{k}',
+    'count(o.amount) AS orders, count(p.method) AS payments, sum(o.amount) AS amount',
+    windowing.tumbling('10 milliseconds'), max_out_of_orderness => '5 milliseconds',
     allowed_lateness => '50 milliseconds', join_type => 'full', left_alias => 'o', right_alias => 'p');
 });
 
@@ -105,7 +110,7 @@ my $orders = $node->safe_psql('postgres', 'SELECT count(*) FROM orders_truth');
 my $payments = $node->safe_psql('postgres', 'SELECT count(*) FROM payments_truth');
 my $total = $orders + $payments;
 ok($node->poll_query_until('postgres',
-		"SELECT count(*) = 5 AND bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
+		"SELECT count(*) = 6 AND bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
 	"every pipeline consumed all $orders orders and $payments payments");
 
 # Before the end of input, the watermark alone wrote the orders that met
@@ -158,11 +163,17 @@ is(differences($node, 'postgres',
 		"$hop SELECT coalesce(o.window_start, p.window_start), coalesce(o.window_end, p.window_end),
 		        o.k, o.ts, o.amount, p.k, p.ts, p.method FROM o FULL JOIN p ON $same"),
 	'0', 'full hopping window join results equal the full join of the committed rows in their windows');
+is(differences($node, 'postgres',
+		'SELECT k, window_start, window_end, orders, payments, amount FROM agg_join_results',
+		"$tumble SELECT coalesce(o.k, p.k), coalesce(o.window_start, p.window_start),
+		        coalesce(o.window_end, p.window_end), count(o.amount), count(p.method), sum(o.amount)
+		 FROM o FULL JOIN p ON $same GROUP BY 1, 2, 3"),
+	'0', 'aggregates of the full tumbling window join equal those of the committed rows');
 
 is($node->safe_psql('postgres', q{
 SELECT (SELECT count(*) FROM inner_join_late) + (SELECT count(*) FROM left_join_late)
      + (SELECT count(*) FROM full_join_late) + (SELECT count(*) FROM tumble_join_late)
-     + (SELECT count(*) FROM hop_join_late)}),
+     + (SELECT count(*) FROM hop_join_late) + (SELECT count(*) FROM agg_join_late)}),
 	'0', 'no row was late');
 is($node->safe_psql('postgres', 'SELECT sum(late_routed + late_dropped) FROM windowing.pipeline_stats'),
 	'0', 'no row was counted late');
@@ -177,7 +188,8 @@ SELECT sum(n) FROM (
   UNION ALL SELECT count(*) FROM left_join_left_state UNION ALL SELECT count(*) FROM left_join_right_state
   UNION ALL SELECT count(*) FROM full_join_left_state UNION ALL SELECT count(*) FROM full_join_right_state
   UNION ALL SELECT count(*) FROM tumble_join_left_state UNION ALL SELECT count(*) FROM tumble_join_right_state
-  UNION ALL SELECT count(*) FROM hop_join_left_state UNION ALL SELECT count(*) FROM hop_join_right_state) s}),
+  UNION ALL SELECT count(*) FROM hop_join_left_state UNION ALL SELECT count(*) FROM hop_join_right_state
+  UNION ALL SELECT count(*) FROM agg_join_left_state UNION ALL SELECT count(*) FROM agg_join_right_state) s}),
 	'0', 'flush emptied the state tables');
 
 # Consumed queue storage was reclaimed in bulk while the pipelines ran, and
