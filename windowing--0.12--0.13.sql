@@ -18,18 +18,23 @@ DROP FUNCTION windowing.create_join_pipeline(text, regclass, name, name[], regcl
 
 -- The windows an assigner gives each time, as a pipeline's step assigns
 -- them (spec.c): a window join keeps a row once for each of its windows.
--- A NULL or out-of-range time has none; the assigner is checked either way.
-CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts timestamptz)
+-- Only those not past their cleanup time (window_end - 1 + lateness, in
+-- the time column's unit) at the watermark, if one is given.  A NULL or
+-- out-of-range time has none; the assigner is checked either way.
+CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts timestamptz,
+                                   watermark timestamptz DEFAULT NULL, lateness bigint DEFAULT 0)
 RETURNS TABLE (window_start timestamptz, window_end timestamptz)
 AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
 LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
 
-CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts timestamp)
+CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts timestamp,
+                                   watermark timestamp DEFAULT NULL, lateness bigint DEFAULT 0)
 RETURNS TABLE (window_start timestamp, window_end timestamp)
 AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
 LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
 
-CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts bigint)
+CREATE FUNCTION windowing._windows(assigner windowing.assigner, ts bigint,
+                                   watermark bigint DEFAULT NULL, lateness bigint DEFAULT 0)
 RETURNS TABLE (window_start bigint, window_end bigint)
 AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
 LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
@@ -50,10 +55,9 @@ BEGIN
         EXECUTE format('CREATE TABLE %I.%I (LIKE %s, windowing_start %s NOT NULL, '
                        'windowing_end %s NOT NULL, windowing_fired boolean NOT NULL DEFAULT false)',
                        nsp, tbl, source, time_type, time_type);
-        -- a row meets the other side's rows of its key in its window;
-        -- windows fire and leave by their end
-        EXECUTE format('CREATE INDEX ON %I.%I (%s, windowing_end, windowing_start)', nsp, tbl, keys);
-        EXECUTE format('CREATE INDEX ON %I.%I (windowing_end)', nsp, tbl);
+        -- windows fire and leave by their end, and a row meets the other
+        -- side's rows of its key in its window: one index serves both
+        EXECUTE format('CREATE INDEX ON %I.%I (windowing_end, %s, windowing_start)', nsp, tbl, keys);
     ELSE
         EXECUTE format('CREATE TABLE %I.%I (LIKE %s, windowing_matched boolean NOT NULL DEFAULT false)',
                        nsp, tbl, source);

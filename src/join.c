@@ -257,12 +257,13 @@ rows_sql(StringInfo sql, const JoinStep *j, int i)
 
 /*
  * The end of that statement: the rows of n that "late" picks into the late
- * table (if any) with the reason "reason" gives, and the step's counts,
- * with the pairs "pairs" counts.
+ * table (if any) with the reason "reason" gives, and the step's counts:
+ * of n's rows those "first" picks (one for each row read), and the pairs
+ * "pairs" counts.
  */
 static void
 late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
-		 const char *pairs)
+		 const char *first, const char *pairs)
 {
 	if (j->late_table)
 		appendStringInfo(sql,
@@ -272,8 +273,8 @@ late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char 
 						 "FROM n WHERE %s RETURNING 1)",
 						 j->late_table, j->in[i].side, reason, late);
 	appendStringInfo(sql,
-					 " SELECT pg_catalog.count(*) AS n, pg_catalog.max(n.ts) AS max_ts, "
-					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, %s AS pairs FROM n", late, pairs);
+					 " SELECT pg_catalog.count(*) FILTER (WHERE %s) AS n, pg_catalog.max(n.ts) AS max_ts, "
+					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, %s AS pairs FROM n", first, late, pairs);
 }
 
 /*
@@ -323,7 +324,7 @@ read_sql(const JoinStep *j, int i)
 						 j->state[1 - i]);
 	late_sql(&sql, j, i, "n.late",
 			 "CASE WHEN n.ts IS NULL THEN 'event time is null' ELSE 'late' END",
-			 "(SELECT pg_catalog.count(*) FROM res)");
+			 "true", "(SELECT pg_catalog.count(*) FROM res)");
 	return sql.data;
 }
 
@@ -331,34 +332,28 @@ read_sql(const JoinStep *j, int i)
  * The statement of input i's tick in a window join: each row is kept once
  * for each of its windows ($9 assigns them) that is not past its cleanup
  * time at the watermark the row met, window_end - 1 + allowed lateness
- * ($8 is 1 - allowed lateness), as Flink's WindowOperator.isWindowLate
- * has it; a row with no such window goes to the late table.  Rows meet
- * when their windows fire (fire()), so a step reads no pairs here.
+ * ($8), as Flink's WindowOperator.isWindowLate has it; a row with no such
+ * window goes to the late table.  Rows meet when their windows fire
+ * (fire()), so a step reads no pairs here.
  */
 static char *
 window_read_sql(const JoinStep *j, int i)
 {
 	StringInfoData sql;
-	const char *on_time = "w.wm IS NULL OR (y.window_end OPERATOR(pg_catalog.-) $8) "
-		"OPERATOR(pg_catalog.>) w.wm";
 
 	initStringInfo(&sql);
 	rows_sql(&sql, j, i);
 	appendStringInfo(&sql,
-					 ", n AS (SELECT w.r, w.ts, w.wm, x.windows, x.starts, x.ends FROM w, "
-					 "LATERAL (SELECT pg_catalog.count(*) AS windows, "
-					 "pg_catalog.array_agg(y.window_start) FILTER (WHERE %s) AS starts, "
-					 "pg_catalog.array_agg(y.window_end) FILTER (WHERE %s) AS ends "
-					 "FROM windowing._windows($9, w.ts) AS y) AS x), "
+					 ", n AS (SELECT w.r, w.ts, w.wm, y.s, y.e, y.i FROM w LEFT JOIN LATERAL "
+					 "windowing._windows($9, w.ts, w.wm, $8) WITH ORDINALITY AS y(s, e, i) ON true), "
 					 "kept AS (INSERT INTO %s (%s, windowing_start, windowing_end) "
-					 "SELECT %s, u.s, u.e FROM n, ROWS FROM (pg_catalog.unnest(n.starts), pg_catalog.unnest(n.ends)) AS u(s, e) "
-					 "RETURNING 1)",
-					 on_time, on_time, j->state[i], column_list(j, i, ""),
-					 column_list(j, i, "(n.r)."));
-	late_sql(&sql, j, i, "n.starts IS NULL",
+					 "SELECT %s, n.s, n.e FROM n WHERE n.i IS NOT NULL RETURNING 1)",
+					 j->state[i], column_list(j, i, ""), column_list(j, i, "(n.r)."));
+	late_sql(&sql, j, i, "n.i IS NULL",
 			 "CASE WHEN n.ts IS NULL THEN 'event time is null' "
-			 "WHEN n.windows OPERATOR(pg_catalog.=) 0 THEN 'event time out of range' ELSE 'late' END",
-			 "0::pg_catalog.int8");
+			 "WHEN NOT EXISTS (SELECT FROM windowing._windows($9, n.ts)) THEN 'event time out of range' "
+			 "ELSE 'late' END",
+			 "n.i IS NULL OR n.i OPERATOR(pg_catalog.=) 1", "0::pg_catalog.int8");
 	return sql.data;
 }
 
@@ -415,7 +410,8 @@ read_input(JoinStep *j, int i, int64 join_wm)
 	nulls[6] = j->delay < 0 ? 'n' : ' ';
 	if (j->windowed)
 	{
-		args[7] = span_datum(j, 1 - j->lateness);
+		args[7] = Int64GetDatum(j->lateness);
+		types[7] = INT8OID;
 		args[8] = j->assigner;
 		types[8] = j->assigner_type;
 	}

@@ -26,6 +26,7 @@
 #include "utils/tuplestore.h"
 
 #include "spec.h"
+#include "watermark.h"
 
 #define KEY_MAX (3 * sizeof(Interval) + 1 + TZ_STRLEN_MAX + 1)
 
@@ -476,10 +477,12 @@ assigner_cache(FunctionCallInfo fcinfo, Oid time_type)
 PG_FUNCTION_INFO_V1(windowing_assigner_windows);
 
 /*
- * _windows(assigner, ts): the start and end of each window of ts, by the
- * rules a pipeline's step follows.  Only the kinds that give a row its
- * windows by its time alone (tumbling, hopping, cumulating) have any; a
- * NULL or out-of-range time has none, for the caller to call late.
+ * _windows(assigner, ts, watermark, lateness): the start and end of each
+ * window of ts, by the rules a pipeline's step follows, that is not past
+ * its cleanup time (window_end - 1 + lateness, in the time column's unit)
+ * at the watermark; all of them if the watermark is NULL.  Only the kinds
+ * that give a row its windows by its time alone (tumbling, hopping,
+ * cumulating) have any; a NULL or out-of-range time has none.
  */
 Datum
 windowing_assigner_windows(PG_FUNCTION_ARGS)
@@ -504,6 +507,9 @@ windowing_assigner_windows(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
+		if (!PG_ARGISNULL(2) &&
+			wmk_add(c->windows[i].end - 1, PG_GETARG_INT64(3)) <= PG_GETARG_INT64(2))
+			continue;
 		values[0] = Int64GetDatum(c->windows[i].start);
 		values[1] = Int64GetDatum(c->windows[i].end);
 		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
