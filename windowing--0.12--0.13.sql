@@ -40,21 +40,30 @@ AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
 LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
 
 -- The table of an input's rows kept for matching: the queue's columns and,
--- for an interval join, whether each row met a row of the other side; for a
--- window join, a row for each window of each row (windowing_start,
--- windowing_end) and whether that window fired with the row in it.
+-- for an interval join (windows NULL), whether each row met a row of the
+-- other side; for a window join, a row for each window of each row
+-- (windowing_start, windowing_end) and the start of the window it was in
+-- when that fired (windowing_fired; a session that merged since has
+-- another start).
 CREATE FUNCTION windowing._create_join_state(nsp text, tbl text, source regclass,
                                              time_column name, key_columns name[],
-                                             time_type text, windowed boolean) RETURNS regclass
+                                             time_type text, windows text) RETURNS regclass
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     keys text := (SELECT string_agg(format('%I', c), ', ') FROM unnest(key_columns) c);
 BEGIN
-    IF windowed THEN
+    IF windows IS NOT NULL THEN
         EXECUTE format('CREATE TABLE %I.%I (LIKE %s, windowing_start %s NOT NULL, '
-                       'windowing_end %s NOT NULL, windowing_fired boolean NOT NULL DEFAULT false)',
-                       nsp, tbl, source, time_type, time_type);
+                       'windowing_end %s NOT NULL, windowing_fired %s)',
+                       nsp, tbl, source, time_type, time_type, time_type);
+    END IF;
+    IF windows = 'session' THEN
+        -- a row's key finds the sessions it may merge with and meet; they
+        -- fire and leave by their end
+        EXECUTE format('CREATE INDEX ON %I.%I (%s, windowing_start)', nsp, tbl, keys);
+        EXECUTE format('CREATE INDEX ON %I.%I (windowing_end)', nsp, tbl);
+    ELSIF windows IS NOT NULL THEN
         -- windows fire and leave by their end, and a row meets the other
         -- side's rows of its key in its window: one index serves both
         EXECUTE format('CREATE INDEX ON %I.%I (windowing_end, %s, windowing_start)', nsp, tbl, keys);
@@ -109,6 +118,9 @@ DECLARE
     la        name := coalesce(left_alias, (SELECT relname FROM pg_class WHERE oid = left_source));
     ra        name := coalesce(right_alias, (SELECT relname FROM pg_class WHERE oid = right_source));
     windowed  boolean := lower IS NULL AND upper IS NULL;
+    -- a window join's windows: merging sessions, or fixed by each row's time
+    windows   text := CASE WHEN NOT windowed THEN NULL
+                           WHEN (assigner).kind = 'session' THEN 'session' ELSE 'fixed' END;
     ltype     text;
     rtype     text;
     -- a window join's results start with the window, and aggregates of
@@ -156,17 +168,15 @@ BEGIN
         IF assigner IS NULL THEN
             RAISE EXCEPTION 'a window join pipeline needs an assigner'
                 USING ERRCODE = 'null_value_not_allowed',
-                      HINT = 'Pass windowing.tumbling(...), windowing.hopping(...) or windowing.cumulating(...).';
+                      HINT = 'Pass windowing.tumbling(...), hopping(...), cumulating(...) or session(...).';
         END IF;
-        IF (assigner).kind LIKE 'session%' THEN
-            RAISE EXCEPTION 'window join pipelines take tumbling, hopping or cumulating windows, not %',
-                            (assigner).kind
-                USING ERRCODE = 'feature_not_supported',
-                      HINT = 'Join rows near in time with windowing.create_join_pipeline(..., lower, upper).';
-        ELSIF coalesce((assigner).kind, '') <> ALL ('{tumbling, hopping, cumulating}') THEN
-            RAISE EXCEPTION 'window join pipelines take tumbling, hopping or cumulating windows, not %',
+        IF coalesce((assigner).kind, '') <> ALL ('{tumbling, hopping, cumulating, session}') THEN
+            RAISE EXCEPTION 'window join pipelines take tumbling, hopping, cumulating or session windows, not %',
                             coalesce((assigner).kind, 'none')
-                USING ERRCODE = 'feature_not_supported';
+                USING ERRCODE = 'feature_not_supported',
+                      HINT = CASE WHEN (assigner).kind = 'session_dynamic'
+                                  THEN 'Use windowing.session(gap): a window join''s sessions have one gap.'
+                                  ELSE 'Use windowing.tumbling(...), hopping(...), cumulating(...) or session(...).' END;
         END IF;
         PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
     ELSE
@@ -260,9 +270,9 @@ BEGIN
             '{side, event_time, watermark, reason, row_data}');
     END IF;
     lstate := windowing._create_join_state(nsp, name || '_left_state', left_source, left_time, left_keys,
-                                           ltype, windowed);
+                                           ltype, windows);
     rstate := windowing._create_join_state(nsp, name || '_right_state', right_source, right_time, right_keys,
-                                           ltype, windowed);
+                                           ltype, windows);
 
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,

@@ -187,6 +187,55 @@ SELECT * FROM wj_day_results ORDER BY 1, 2, 3, 4;
 RESET timezone;
 SELECT windowing.drop_pipeline('wj_day', drop_tables => true);
 
+-- session windows of 5 ms, merging across both inputs: a row's window is
+-- [ts, ts + 5) until it overlaps or touches another of its key, on either
+-- side.  With allowed lateness, a late row merges into a fired session and
+-- fires it again with the pairs it makes, written with the session's new
+-- bounds; pairs written before keep theirs
+SELECT windowing.create_window_join_pipeline('wj_sess', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
+    windowing.session('5 milliseconds'), allowed_lateness => '20 milliseconds', join_type => 'full');
+SELECT windowing.create_window_join_pipeline('wj_sess_n', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'count(wj_clicks.who) AS clicks, count(wj_views.page) AS views',
+    windowing.session('5 milliseconds'), allowed_lateness => '20 milliseconds', join_type => 'full');
+-- click 1 [1, 6) and view 3 [3, 8) merge into [1, 8); click 20 and view
+-- 30 stand alone
+INSERT INTO wj_clicks VALUES (1, 1, 'a1'), (1, 20, 'a20');
+INSERT INTO wj_views VALUES (1, 3, 'b3'), (1, 30, 'b30');
+SELECT windowing.process('wj_sess'), windowing.process('wj_sess_n');
+-- at watermark 19, [1, 8) fired
+SELECT * FROM wj_sess_results ORDER BY 1, 3, 4;
+SELECT ad, ts, windowing_start, windowing_end, windowing_fired FROM wj_sess_left_state ORDER BY ts;
+-- click 6 is late for its own window?  No: [6, 11) is within the
+-- lateness; it touches [1, 8), which grows to [1, 11) and fires again
+INSERT INTO wj_clicks VALUES (1, 6, 'a6');
+SELECT windowing.process('wj_sess'), windowing.process('wj_sess_n');
+SELECT * FROM wj_sess_results ORDER BY 1, 3, 4;
+-- view 9 grows it to [1, 14); view 15 [15, 20) touches click 20's
+-- [20, 25): [15, 25), not fired yet
+INSERT INTO wj_views VALUES (1, 15, 'b15'), (1, 9, 'b9');
+SELECT windowing.process('wj_sess'), windowing.process('wj_sess_n');
+SELECT * FROM wj_sess_results ORDER BY 1, 3, 4;
+SELECT ad, ts, windowing_start, windowing_end, windowing_fired FROM wj_sess_right_state ORDER BY ts;
+SELECT * FROM windowing.open_windows('wj_sess');
+-- the aggregates of each session, replaced as it grew: a session that
+-- merged into a bigger one leaves its row to the bigger one's
+SELECT * FROM wj_sess_n_results ORDER BY 1, 2;
+-- at watermark 33 [1, 14) leaves; a click at 2 only touches it, and is late
+INSERT INTO wj_clicks VALUES (1, 34, 'a34');
+INSERT INTO wj_views VALUES (1, 40, 'b40');
+SELECT windowing.process('wj_sess'), windowing.process('wj_sess_n');
+INSERT INTO wj_clicks VALUES (1, 2, 'late');
+SELECT windowing.process('wj_sess'), windowing.process('wj_sess_n');
+SELECT side, event_time, watermark, reason FROM wj_sess_late;
+SELECT windowing.flush('wj_sess'), windowing.flush('wj_sess_n');
+SELECT * FROM wj_sess_results ORDER BY 1, 3, 4;
+SELECT * FROM wj_sess_n_results ORDER BY 1, 2;
+SELECT windowing.drop_pipeline('wj_sess', drop_tables => true);
+SELECT windowing.drop_pipeline('wj_sess_n', drop_tables => true);
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+
 -- aggregates over each window's pairs: one row per key and window, with
 -- the left keys and the window, written when it fires and replaced when a
 -- late row makes it fire again
@@ -269,7 +318,7 @@ SELECT windowing.alter_pipeline('wj_tx', allowed_lateness => '1 second');
 
 -- definitions refused
 SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
-    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.session('1 second'));
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.session_dynamic('gap'));
 SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
     'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.counting(5));
 SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',

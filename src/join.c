@@ -69,6 +69,7 @@
 #include "join.h"
 #include "pipeline.h"
 #include "plans.h"
+#include "spec.h"
 #include "sql_pipeline.h"
 #include "tick.h"
 #include "watermark.h"
@@ -88,6 +89,7 @@ typedef struct JoinStep
 	int64		upper;
 	int64		delay;			/* max_out_of_orderness; -1: none */
 	bool		windowed;		/* a window join: assigner, lateness */
+	bool		sessions;		/* its windows are sessions, which merge */
 	bool		aggregating;	/* a window join of aggregates, upserted */
 	char	   *conflict;		/* its result table's key, window last */
 	char	   *updates;		/* and its outputs as ON CONFLICT sets them */
@@ -357,6 +359,106 @@ window_read_sql(const JoinStep *j, int i)
 	return sql.data;
 }
 
+/*
+ * Input i's key columns, each after "prefix" and named "as" followed by
+ * the left input's name for it (if "as"), joined by commas.
+ */
+static char *
+key_list(const JoinStep *j, int i, const char *prefix, const char *as)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	for (int k = 0; k < j->in[i].nkeys; k++)
+		appendStringInfo(&out, "%s%s%s%s%s", k > 0 ? ", " : "", prefix,
+						 quote_identifier(j->in[i].keys[k]), as ? as : "",
+						 as ? quote_identifier(j->in[0].keys[k]) : "");
+	return out.data;
+}
+
+/* Equal keys of input i's row under "s" and "d", named as the left's. */
+static char *
+keys_as_left(const JoinStep *j, int i, const char *s, const char *d)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	for (int k = 0; k < j->in[i].nkeys; k++)
+		appendStringInfo(&out, "%s%s.%s = %s.%s", k > 0 ? " AND " : "", s,
+						 quote_identifier(j->in[i].keys[k]), d, quote_identifier(j->in[0].keys[k]));
+	return out.data;
+}
+
+/*
+ * The statement of input i's tick in a session window join.  A row's
+ * window is [ts, ts + gap) ($9) until it merges, as in Flink's
+ * MergingWindowSet, with every session of its key it overlaps or touches,
+ * on either input (ex: the sessions of the keys the tick holds).  A row is
+ * late when its own window and every session it touches are past their
+ * cleanup time at the watermark it met (so a late row may still join a
+ * live session; $8 and $10 are the lateness); the rows of a step merge
+ * with each other whatever their order.  The rows on time and the
+ * sessions they touch are merged into islands (iv, br, isl: a new island
+ * where a window starts after every earlier one of its key ended); the
+ * rows are kept with their island's bounds, and the kept rows of both
+ * inputs in a session that grew move to its new bounds.
+ */
+static char *
+session_read_sql(const JoinStep *j, int i)
+{
+	const int	o = 1 - i;
+	const char *k0 = key_list(j, 0, "", NULL);
+	const char *touches = psprintf("EXISTS (SELECT FROM ex WHERE %s AND ex.s OPERATOR(pg_catalog.<=) n.e "
+								   "AND ex.e OPERATOR(pg_catalog.>=) n.s AND (ex.e OPERATOR(pg_catalog.-) $10) "
+								   "OPERATOR(pg_catalog.>) n.wm)",
+								   keys_as_left(j, i, "(n.r)", "ex"));
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	rows_sql(&sql, j, i);
+	appendStringInfo(&sql,
+					 ", n AS (SELECT w.r, w.ts, w.wm, y.window_start AS s, y.window_end AS e, "
+					 "EXISTS (SELECT FROM windowing._windows($9, w.ts, w.wm, $8)) AS own "
+					 "FROM w LEFT JOIN LATERAL windowing._windows($9, w.ts) AS y ON true), "
+					 "ex AS (SELECT %s, s.windowing_start AS s, s.windowing_end AS e FROM %s AS s "
+					 "WHERE (%s) IN (SELECT %s FROM n) "
+					 "UNION SELECT %s, s.windowing_start, s.windowing_end FROM %s AS s "
+					 "WHERE (%s) IN (SELECT %s FROM n)), "
+					 "acc AS (SELECT n.* FROM n WHERE n.own OR (n.s IS NOT NULL AND %s)), "
+					 "iv AS (SELECT %s, ex.s, ex.e FROM ex UNION ALL SELECT %s, acc.s, acc.e FROM acc), "
+					 "br AS (SELECT iv.*, CASE WHEN iv.s OPERATOR(pg_catalog.<=) pg_catalog.max(iv.e) "
+					 "OVER (PARTITION BY %s ORDER BY iv.s, iv.e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) "
+					 "THEN 0 ELSE 1 END AS b FROM iv), "
+					 "isl AS (SELECT br.*, pg_catalog.sum(br.b) OVER (PARTITION BY %s ORDER BY br.s, br.e "
+					 "ROWS UNBOUNDED PRECEDING) AS island FROM br), "
+					 "mp AS (SELECT DISTINCT %s, isl.s, isl.e, "
+					 "pg_catalog.min(isl.s) OVER (PARTITION BY %s, isl.island) AS ms, "
+					 "pg_catalog.max(isl.e) OVER (PARTITION BY %s, isl.island) AS me FROM isl), "
+					 "kept AS (INSERT INTO %s (%s, windowing_start, windowing_end) "
+					 "SELECT %s, COALESCE(mp.ms, acc.s), COALESCE(mp.me, acc.e) FROM acc LEFT JOIN mp "
+					 "ON %s AND mp.s OPERATOR(pg_catalog.=) acc.s AND mp.e OPERATOR(pg_catalog.=) acc.e "
+					 "RETURNING 1)",
+					 key_list(j, i, "s.", " AS "), j->state[i], key_list(j, i, "s.", NULL),
+					 key_list(j, i, "(n.r).", NULL),
+					 key_list(j, o, "s.", " AS "), j->state[o], key_list(j, o, "s.", NULL),
+					 key_list(j, i, "(n.r).", NULL),
+					 touches, k0, key_list(j, i, "(acc.r).", " AS "), k0, k0, k0, k0, k0,
+					 j->state[i], column_list(j, i, ""), column_list(j, i, "(acc.r)."),
+					 keys_as_left(j, i, "(acc.r)", "mp"));
+	for (int s = 0; s < 2; s++)
+		appendStringInfo(&sql,
+						 ", moved%d AS (UPDATE %s AS u SET windowing_start = mp.ms, windowing_end = mp.me "
+						 "FROM mp WHERE %s AND u.windowing_start OPERATOR(pg_catalog.=) mp.s "
+						 "AND u.windowing_end OPERATOR(pg_catalog.=) mp.e "
+						 "AND (mp.ms OPERATOR(pg_catalog.<>) mp.s OR mp.me OPERATOR(pg_catalog.<>) mp.e) RETURNING 1)",
+						 s, j->state[s], keys_as_left(j, s, "u", "mp"));
+	late_sql(&sql, j, i, psprintf("n.s IS NULL OR NOT (n.own OR %s)", touches),
+			 "CASE WHEN n.ts IS NULL THEN 'event time is null' "
+			 "WHEN n.s IS NULL THEN 'event time out of range' ELSE 'late' END",
+			 "true", "0::pg_catalog.int8");
+	return sql.data;
+}
+
 static Datum
 watermark_arg(int64 w, char *null_flag)
 {
@@ -391,10 +493,10 @@ read_input(JoinStep *j, int i, int64 join_wm)
 	JoinInput  *in = &j->in[i];
 	const JoinInput *other = &j->in[1 - i];
 	Oid			tt = j->def->time_type;
-	Oid			types[9] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
-	j->span_type};
-	Datum		args[9];
-	char		nulls[10] = "         ";
+	Oid			types[10] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
+	j->span_type, j->span_type};
+	Datum		args[10];
+	char		nulls[11] = "          ";
 	bool		isnull;
 	Datum		max_ts;
 	int64		late;
@@ -414,14 +516,17 @@ read_input(JoinStep *j, int i, int64 join_wm)
 		types[7] = INT8OID;
 		args[8] = j->assigner;
 		types[8] = j->assigner_type;
+		args[9] = span_datum(j, 1 - j->lateness);
 	}
 	else
 	{
 		args[7] = span_datum(j, j->lower);
 		args[8] = span_datum(j, j->upper);
+		nulls[9] = 'n';
 	}
-	if (plans_execute(j->windowed ? window_read_sql(j, i) : read_sql(j, i), 9, types, args, nulls,
-					  false, 0) != SPI_OK_SELECT ||
+	if (plans_execute(j->sessions ? session_read_sql(j, i) :
+					  j->windowed ? window_read_sql(j, i) : read_sql(j, i),
+					  10, types, args, nulls, false, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
 	in->cursor.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -549,6 +654,17 @@ window_sql(const JoinStep *j, const char *d, const char *join)
 }
 
 /*
+ * A row (of alias "a", with its dot) that was not in its window when the
+ * window fired: none fired yet, or a session that has since merged and
+ * starts elsewhere.  Two rows met when both are marked with the same start.
+ */
+static char *
+unmarked(const char *a)
+{
+	return psprintf("%swindowing_fired IS DISTINCT FROM %swindowing_start", a, a);
+}
+
+/*
  * With allowed lateness, a step marks the rows of the windows it fires
  * (those ending by $1), for a later firing to tell them from new ones:
  * more of the statement "sql" that fires them.
@@ -557,9 +673,9 @@ static void
 mark_fired(const JoinStep *j, StringInfo sql)
 {
 	for (int i = 0; i < 2 && j->lateness > 0; i++)
-		appendStringInfo(sql, ", fired%d AS (UPDATE %s SET windowing_fired = true "
-						 "WHERE NOT windowing_fired AND windowing_end OPERATOR(pg_catalog.<=) $1 RETURNING 1)",
-						 i, j->state[i]);
+		appendStringInfo(sql, ", fired%d AS (UPDATE %s SET windowing_fired = windowing_start "
+						 "WHERE %s AND windowing_end OPERATOR(pg_catalog.<=) $1 RETURNING 1)",
+						 i, j->state[i], unmarked(""));
 }
 
 /*
@@ -567,7 +683,8 @@ mark_fired(const JoinStep *j, StringInfo sql)
  * "until"), or that a row new to them fires again: the select list over
  * all of each one's rows, joined as the join type says, is written as its
  * row of the results, or replaces it.  Outer joins need not wait for the
- * window to leave, as the row can still change.
+ * window to leave, as the row can still change.  A session that grew
+ * takes the place of the rows of the sessions it merged.
  */
 static void
 fire_aggregates(JoinStep *j, int64 until)
@@ -578,8 +695,15 @@ fire_aggregates(JoinStep *j, int64 until)
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "WITH due AS (%s)",
-					 windows_sql(j, "NOT windowing_fired AND windowing_end OPERATOR(pg_catalog.<=) $1"));
+					 windows_sql(j, psprintf("%s AND windowing_end OPERATOR(pg_catalog.<=) $1", unmarked(""))));
 	mark_fired(j, &sql);
+	if (j->sessions)
+		appendStringInfo(&sql, ", merged AS (DELETE FROM %s AS g USING due WHERE %s "
+						 "AND g.window_start OPERATOR(pg_catalog.>=) due.windowing_start "
+						 "AND g.window_end OPERATOR(pg_catalog.<=) due.windowing_end "
+						 "AND (g.window_start OPERATOR(pg_catalog.<>) due.windowing_start "
+						 "OR g.window_end OPERATOR(pg_catalog.<>) due.windowing_end) RETURNING 1)",
+						 j->result_table, keys_as_left(j, 0, "g", "due"));
 	appendStringInfo(&sql, " INSERT INTO %s SELECT ", j->result_table);
 	for (int k = 0; k < j->in[0].nkeys; k++)
 		appendStringInfo(&sql, "due.%s, ", quote_identifier(j->in[0].keys[k]));
@@ -609,13 +733,15 @@ fire(JoinStep *j, int64 until)
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
 					 "WITH pm AS (SELECT l AS lr, r AS rr FROM %s AS l JOIN %s AS r ON %s "
-					 "WHERE NOT l.windowing_fired AND l.%s AND r.%s",
-					 j->state[0], j->state[1], same_window(j, "l", "r"), due, due);
+					 "WHERE %s AND l.%s AND r.%s AND (l.windowing_fired IS NULL "
+					 "OR l.windowing_fired IS DISTINCT FROM r.windowing_fired)",
+					 j->state[0], j->state[1], same_window(j, "l", "r"), unmarked("l."), due, due);
 	if (j->lateness > 0)
 		appendStringInfo(&sql,
 						 " UNION ALL SELECT l, r FROM %s AS r JOIN %s AS l ON %s "
-						 "WHERE NOT r.windowing_fired AND r.%s AND l.windowing_fired AND l.%s",
-						 j->state[1], j->state[0], same_window(j, "l", "r"), due, due);
+						 "WHERE %s AND r.%s AND NOT %s AND l.%s",
+						 j->state[1], j->state[0], same_window(j, "l", "r"), unmarked("r."), due,
+						 unmarked("l."), due);
 	appendStringInfoChar(&sql, ')');
 	mark_fired(j, &sql);
 	appendStringInfo(&sql,
@@ -747,6 +873,13 @@ load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 		pipeline_duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : -1;
 	j->windowed = def->assigner != NULL;
 	j->aggregating = j->windowed && !def->append;
+	if (j->windowed)
+	{
+		WindowSpec	spec;
+
+		spec_from_assigner(&spec, def->assigner, def->time_type);
+		j->sessions = spec.kind == WK_SESSION;
+	}
 	if (j->aggregating)
 		load_outputs(j);
 	if (j->windowed)

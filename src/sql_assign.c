@@ -25,6 +25,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
+#include "session_merge.h"
 #include "spec.h"
 #include "watermark.h"
 
@@ -482,7 +483,9 @@ PG_FUNCTION_INFO_V1(windowing_assigner_windows);
  * its cleanup time (window_end - 1 + lateness, in the time column's unit)
  * at the watermark; all of them if the watermark is NULL.  Only the kinds
  * that give a row its windows by its time alone (tumbling, hopping,
- * cumulating) have any; a NULL or out-of-range time has none.
+ * cumulating) have any, and sessions of a fixed gap, whose window for a
+ * row is [ts, ts + gap) until it merges; a NULL or out-of-range time has
+ * none.
  */
 Datum
 windowing_assigner_windows(PG_FUNCTION_ARGS)
@@ -495,13 +498,19 @@ windowing_assigner_windows(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	c = assigner_cache(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, 1));
-	if (c->spec.kind != WK_TUMBLE && c->spec.kind != WK_HOP && c->spec.kind != WK_CUMULATE)
+	if (c->spec.kind != WK_TUMBLE && c->spec.kind != WK_HOP && c->spec.kind != WK_CUMULATE &&
+		!(c->spec.kind == WK_SESSION && c->spec.gap > 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("only tumbling, hopping and cumulating windows are given by time alone")));
+				 errmsg("only tumbling, hopping, cumulating and fixed-gap session windows are given by time alone")));
 	if (PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	n = spec_windows(&c->spec, PG_GETARG_INT64(1), c->windows);
+	if (c->spec.kind == WK_SESSION)
+		n = sm_row_window(PG_GETARG_INT64(1), c->spec.gap, c->windows) &&
+			(!c->spec.is_timestamp ||
+			 (IS_VALID_TIMESTAMP(c->windows[0].start) && IS_VALID_TIMESTAMP(c->windows[0].end))) ? 1 : 0;
+	else
+		n = spec_windows(&c->spec, PG_GETARG_INT64(1), c->windows);
 	for (int i = 0; i < n; i++)
 	{
 		Datum		values[2];

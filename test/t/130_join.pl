@@ -1,7 +1,8 @@
 # Join pipelines exactly once under faults: the background worker runs an
 # inner, a left outer and a full outer interval join, an inner tumbling and
-# a full outer hopping window join, and aggregates over a full tumbling
-# window join (upserted per key and window), of two consumed queues fed by
+# a full outer hopping window join, an inner session window join, and
+# aggregates over a full tumbling window join (upserted per key and
+# window), of two consumed queues fed by
 # batches of producer transactions; between batches the worker is killed
 # with SIGKILL (wherever it is in its step) and the server is stopped with
 # -m immediate once.  Each result table must equal the same join in plain
@@ -50,6 +51,9 @@ SELECT windowing.create_window_join_pipeline('hop_join', 'orders', 'ts', '{k}', 
     'o.k AS order_k, o.ts AS ordered_at, o.amount, p.k AS payment_k, p.ts AS paid_at, p.method',
     windowing.hopping('20 milliseconds', '10 milliseconds'), max_out_of_orderness => '5 milliseconds',
     allowed_lateness => '50 milliseconds', join_type => 'full', left_alias => 'o', right_alias => 'p');
+SELECT windowing.create_window_join_pipeline('session_join', 'orders', 'ts', '{k}', 'payments', 'ts', '{k}',
+    'orders.k, orders.ts AS ordered_at, orders.amount, payments.ts AS paid_at, payments.method',
+    windowing.session('5 milliseconds'), max_out_of_orderness => '50 milliseconds');
 SELECT windowing.create_window_join_pipeline('agg_join', 'orders', 'ts', '{k}', 'payments', 'ts', '{k}',
     'count(o.amount) AS orders, count(p.method) AS payments, sum(o.amount) AS amount',
     windowing.tumbling('10 milliseconds'), max_out_of_orderness => '5 milliseconds',
@@ -110,7 +114,7 @@ my $orders = $node->safe_psql('postgres', 'SELECT count(*) FROM orders_truth');
 my $payments = $node->safe_psql('postgres', 'SELECT count(*) FROM payments_truth');
 my $total = $orders + $payments;
 ok($node->poll_query_until('postgres',
-		"SELECT count(*) = 6 AND bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
+		"SELECT count(*) = 7 AND bool_and(rows_consumed = $total) FROM windowing.pipeline_stats"),
 	"every pipeline consumed all $orders orders and $payments payments");
 
 # Before the end of input, the watermark alone wrote the orders that met
@@ -163,6 +167,18 @@ is(differences($node, 'postgres',
 		"$hop SELECT coalesce(o.window_start, p.window_start), coalesce(o.window_end, p.window_end),
 		        o.k, o.ts, o.amount, p.k, p.ts, p.method FROM o FULL JOIN p ON $same"),
 	'0', 'full hopping window join results equal the full join of the committed rows in their windows');
+# Sessions of both queues' rows together, per key, as the SQL session
+# function makes them: no row comes late enough to touch a session that
+# left, so each pair is written once, with its session's final bounds.
+is(differences($node, 'postgres',
+		'SELECT window_start, window_end, k, ordered_at, amount, paid_at, method FROM session_join_results',
+		q{WITH u AS (SELECT 'o' AS side, k, ts, amount, NULL AS method FROM orders_truth
+		             UNION ALL SELECT 'p', k, ts, NULL, method FROM payments_truth),
+		       s AS (SELECT u.*, (windowing.session(u.ts, 5::bigint) OVER (PARTITION BY u.k ORDER BY u.ts)).*
+		             FROM u)
+		  SELECT o.window_start, o.window_end, o.k, o.ts, o.amount, p.ts, p.method
+		  FROM s o JOIN s p ON o.side = 'o' AND p.side = 'p' AND o.k = p.k AND o.window_start = p.window_start}),
+	'0', 'session window join results equal the pairs of the committed rows in their sessions');
 is(differences($node, 'postgres',
 		'SELECT k, window_start, window_end, orders, payments, amount FROM agg_join_results',
 		"$tumble SELECT coalesce(o.k, p.k), coalesce(o.window_start, p.window_start),
@@ -173,7 +189,8 @@ is(differences($node, 'postgres',
 is($node->safe_psql('postgres', q{
 SELECT (SELECT count(*) FROM inner_join_late) + (SELECT count(*) FROM left_join_late)
      + (SELECT count(*) FROM full_join_late) + (SELECT count(*) FROM tumble_join_late)
-     + (SELECT count(*) FROM hop_join_late) + (SELECT count(*) FROM agg_join_late)}),
+     + (SELECT count(*) FROM hop_join_late) + (SELECT count(*) FROM agg_join_late)
+     + (SELECT count(*) FROM session_join_late)}),
 	'0', 'no row was late');
 is($node->safe_psql('postgres', 'SELECT sum(late_routed + late_dropped) FROM windowing.pipeline_stats'),
 	'0', 'no row was counted late');
@@ -189,7 +206,8 @@ SELECT sum(n) FROM (
   UNION ALL SELECT count(*) FROM full_join_left_state UNION ALL SELECT count(*) FROM full_join_right_state
   UNION ALL SELECT count(*) FROM tumble_join_left_state UNION ALL SELECT count(*) FROM tumble_join_right_state
   UNION ALL SELECT count(*) FROM hop_join_left_state UNION ALL SELECT count(*) FROM hop_join_right_state
-  UNION ALL SELECT count(*) FROM agg_join_left_state UNION ALL SELECT count(*) FROM agg_join_right_state) s}),
+  UNION ALL SELECT count(*) FROM agg_join_left_state UNION ALL SELECT count(*) FROM agg_join_right_state
+  UNION ALL SELECT count(*) FROM session_join_left_state UNION ALL SELECT count(*) FROM session_join_right_state) s}),
 	'0', 'flush emptied the state tables');
 
 # Consumed queue storage was reclaimed in bulk while the pipelines ran, and
