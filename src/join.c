@@ -175,17 +175,20 @@ side_rows(const JoinStep *j, int i, const char *filter)
 					quote_identifier(j->in[i].alias));
 }
 
-/* Equal keys of a left row under alias "l" and a right row under "r", each
- * comparison followed by AND. */
+/*
+ * Equal keys of input ia's row under alias "a" and input ib's under "b",
+ * joined by AND: the left's and the right's, or an input's and a window's
+ * keys named as the left input names them (ib 0).
+ */
 static char *
-keys_equal(const JoinStep *j, const char *l, const char *r)
+keys_match(const JoinStep *j, int ia, const char *a, int ib, const char *b)
 {
 	StringInfoData out;
 
 	initStringInfo(&out);
-	for (int k = 0; k < j->in[0].nkeys; k++)
-		appendStringInfo(&out, "%s.%s = %s.%s AND ", l, quote_identifier(j->in[0].keys[k]),
-						 r, quote_identifier(j->in[1].keys[k]));
+	for (int k = 0; k < j->in[ia].nkeys; k++)
+		appendStringInfo(&out, "%s%s.%s = %s.%s", k > 0 ? " AND " : "", a,
+						 quote_identifier(j->in[ia].keys[k]), b, quote_identifier(j->in[ib].keys[k]));
 	return out.data;
 }
 
@@ -208,7 +211,7 @@ join_condition(const JoinStep *j, const char *l, const char *r, int probed)
 	bool		upper_excl = j->def->join_upper_exclusive;
 
 	initStringInfo(&out);
-	appendStringInfoString(&out, keys_equal(j, l, r));
+	appendStringInfo(&out, "%s AND ", keys_match(j, 0, l, 1, r));
 	if (probed == 1)
 		appendStringInfo(&out, "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $8) AND "
 						 "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $9)",
@@ -376,19 +379,6 @@ key_list(const JoinStep *j, int i, const char *prefix, const char *as)
 	return out.data;
 }
 
-/* Equal keys of input i's row under "s" and "d", named as the left's. */
-static char *
-keys_as_left(const JoinStep *j, int i, const char *s, const char *d)
-{
-	StringInfoData out;
-
-	initStringInfo(&out);
-	for (int k = 0; k < j->in[i].nkeys; k++)
-		appendStringInfo(&out, "%s%s.%s = %s.%s", k > 0 ? " AND " : "", s,
-						 quote_identifier(j->in[i].keys[k]), d, quote_identifier(j->in[0].keys[k]));
-	return out.data;
-}
-
 /*
  * The statement of input i's tick in a session window join.  A row's
  * window is [ts, ts + gap) ($9) until it merges, as in Flink's
@@ -411,7 +401,7 @@ session_read_sql(const JoinStep *j, int i)
 	const char *touches = psprintf("EXISTS (SELECT FROM ex WHERE %s AND ex.s OPERATOR(pg_catalog.<=) n.e "
 								   "AND ex.e OPERATOR(pg_catalog.>=) n.s AND (ex.e OPERATOR(pg_catalog.-) $10) "
 								   "OPERATOR(pg_catalog.>) n.wm)",
-								   keys_as_left(j, i, "(n.r)", "ex"));
+								   keys_match(j, i, "(n.r)", 0, "ex"));
 	StringInfoData sql;
 
 	initStringInfo(&sql);
@@ -444,14 +434,14 @@ session_read_sql(const JoinStep *j, int i)
 					 key_list(j, i, "(n.r).", NULL),
 					 touches, k0, key_list(j, i, "(acc.r).", " AS "), k0, k0, k0, k0, k0,
 					 j->state[i], column_list(j, i, ""), column_list(j, i, "(acc.r)."),
-					 keys_as_left(j, i, "(acc.r)", "mp"));
+					 keys_match(j, i, "(acc.r)", 0, "mp"));
 	for (int s = 0; s < 2; s++)
 		appendStringInfo(&sql,
 						 ", moved%d AS (UPDATE %s AS u SET windowing_start = mp.ms, windowing_end = mp.me "
 						 "FROM mp WHERE %s AND u.windowing_start OPERATOR(pg_catalog.=) mp.s "
 						 "AND u.windowing_end OPERATOR(pg_catalog.=) mp.e "
 						 "AND (mp.ms OPERATOR(pg_catalog.<>) mp.s OR mp.me OPERATOR(pg_catalog.<>) mp.e) RETURNING 1)",
-						 s, j->state[s], keys_as_left(j, s, "u", "mp"));
+						 s, j->state[s], keys_match(j, s, "u", 0, "mp"));
 	late_sql(&sql, j, i, psprintf("n.s IS NULL OR NOT (n.own OR %s)", touches),
 			 "CASE WHEN n.ts IS NULL THEN 'event time is null' "
 			 "WHEN n.s IS NULL THEN 'event time out of range' ELSE 'late' END",
@@ -584,9 +574,9 @@ expire(JoinStep *j, int i, int64 until)
 static char *
 same_window(const JoinStep *j, const char *l, const char *r)
 {
-	return psprintf("%s%s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
+	return psprintf("%s AND %s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
 					"AND %s.windowing_start OPERATOR(pg_catalog.=) %s.windowing_start",
-					keys_equal(j, l, r), r, l, r, l);
+					keys_match(j, 0, l, 1, r), r, l, r, l);
 }
 
 /*
@@ -596,15 +586,9 @@ same_window(const JoinStep *j, const char *l, const char *r)
 static char *
 in_window(const JoinStep *j, int i, const char *s, const char *d)
 {
-	StringInfoData out;
-
-	initStringInfo(&out);
-	for (int k = 0; k < j->in[i].nkeys; k++)
-		appendStringInfo(&out, "%s.%s = %s.%s AND ", s, quote_identifier(j->in[i].keys[k]),
-						 d, quote_identifier(j->in[0].keys[k]));
-	appendStringInfo(&out, "%s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
-					 "AND %s.windowing_start OPERATOR(pg_catalog.=) %s.windowing_start", s, d, s, d);
-	return out.data;
+	return psprintf("%s AND %s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
+					"AND %s.windowing_start OPERATOR(pg_catalog.=) %s.windowing_start",
+					keys_match(j, i, s, 0, d), s, d, s, d);
 }
 
 /*
@@ -703,7 +687,7 @@ fire_aggregates(JoinStep *j, int64 until)
 						 "AND g.window_end OPERATOR(pg_catalog.<=) due.windowing_end "
 						 "AND (g.window_start OPERATOR(pg_catalog.<>) due.windowing_start "
 						 "OR g.window_end OPERATOR(pg_catalog.<>) due.windowing_end) RETURNING 1)",
-						 j->result_table, keys_as_left(j, 0, "g", "due"));
+						 j->result_table, keys_match(j, 0, "g", 0, "due"));
 	appendStringInfo(&sql, " INSERT INTO %s SELECT ", j->result_table);
 	for (int k = 0; k < j->in[0].nkeys; k++)
 		appendStringInfo(&sql, "due.%s, ", quote_identifier(j->in[0].keys[k]));
