@@ -40,11 +40,14 @@
  * windows, and the step is:
  *
  * 1. as above, but a row is kept for each of its windows not yet past its
- *    cleanup time at the watermark it met, and late if it has none;
+ *    cleanup time at the watermark it met, and late if it has none; a
+ *    session row merges with its key's sessions on both inputs;
  * 2. (after the watermarks move) the windows the watermark reached fire:
  *    the pairs with a row new to a fired window are written, and with
  *    allowed lateness those rows are marked, so a late row re-fires its
- *    window with the pairs it makes and no pair is written twice;
+ *    window with the pairs it makes and no pair is written twice; a join
+ *    whose select list aggregates writes each fired window's row instead,
+ *    over all its rows, replacing the row of an earlier firing;
  * 3. the windows past their cleanup time leave, an outer join's rows that
  *    met nothing in their window written first.
  *
