@@ -11,6 +11,23 @@ ALTER TABLE windowing.pipeline
         AND (join_type IS NOT NULL OR join_lower IS NULL)
         AND (assigner IS DISTINCT FROM NULL) = (join_lower IS NULL));
 
+-- A join step may read part of a tick (max_rows); the rest waits in it.
+ALTER TABLE windowing.join_input
+    ADD COLUMN tick_hi pg_snapshot,
+    ADD COLUMN last_seq bigint NOT NULL DEFAULT 0;
+CREATE OR REPLACE FUNCTION windowing._queue_cursors(queue regclass)
+RETURNS TABLE (pipeline_id int, name text, state text, tick_lo pg_snapshot, tick_hi pg_snapshot)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT p.id, p.name, p.state, p.tick_lo, p.tick_hi
+FROM windowing.pipeline p
+WHERE p.source = queue AND p.join_type IS NULL
+UNION ALL
+SELECT p.id, p.name, p.state, i.tick_lo, i.tick_hi
+FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id
+WHERE i.source = queue
+$$;
+
 DROP FUNCTION windowing._create_join_state(text, text, regclass, name, name[]);
 DROP FUNCTION windowing.create_join_pipeline(text, regclass, name, name[], regclass, name, name[], text,
                                              interval, interval, boolean, boolean, text, interval,

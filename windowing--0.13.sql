@@ -681,6 +681,10 @@ CREATE TABLE windowing.join_input (
     max_seen      bigint,
     last_row_at   timestamptz,
     rows_consumed bigint NOT NULL DEFAULT 0,
+    -- a tick read in part (a step's max_rows): its snapshot, and the
+    -- arrival number read up to
+    tick_hi       pg_snapshot,
+    last_seq      bigint NOT NULL DEFAULT 0,
     PRIMARY KEY (pipeline_id, side)
 );
 SELECT pg_catalog.pg_extension_config_dump('windowing.join_input', '');
@@ -709,7 +713,7 @@ SELECT p.id, p.name, p.state, p.tick_lo, p.tick_hi
 FROM windowing.pipeline p
 WHERE p.source = queue AND p.join_type IS NULL
 UNION ALL
-SELECT p.id, p.name, p.state, i.tick_lo, NULL
+SELECT p.id, p.name, p.state, i.tick_lo, i.tick_hi
 FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id
 WHERE i.source = queue
 $$;

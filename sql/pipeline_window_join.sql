@@ -63,10 +63,26 @@ $$;
 SELECT windowing.create_window_join_pipeline('wj_once', 'wj_clicks', 'ts', '{ad}',
     'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
     windowing.tumbling('10 milliseconds'), max_out_of_orderness => '10 milliseconds');
+-- and in steps of at most 3 rows of each queue, the rest of a tick left
+-- to the next step
+SELECT windowing.create_window_join_pipeline('wj_chunks', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
+    windowing.tumbling('10 milliseconds'), max_out_of_orderness => '10 milliseconds');
 CALL pg_temp.feed(NULL);
 SELECT windowing.process('wj_once');
 SELECT windowing.flush('wj_once');
 SELECT * FROM wj_once_results ORDER BY 1, 3, 4;
+SELECT windowing.process('wj_chunks', max_rows => 3);
+SELECT side, tick_hi IS NOT NULL AS tick_open, rows_consumed FROM windowing.join_input
+WHERE pipeline_id = (SELECT id FROM windowing.pipeline WHERE name = 'wj_chunks') ORDER BY side;
+SELECT windowing.process('wj_chunks', max_rows => 3) FROM generate_series(1, 2);
+SELECT side, tick_hi IS NOT NULL AS tick_open, rows_consumed FROM windowing.join_input
+WHERE pipeline_id = (SELECT id FROM windowing.pipeline WHERE name = 'wj_chunks') ORDER BY side;
+SELECT windowing.flush('wj_chunks');
+SELECT count(*) AS differences FROM (
+    (TABLE wj_once_results EXCEPT ALL TABLE wj_chunks_results)
+    UNION ALL (TABLE wj_chunks_results EXCEPT ALL TABLE wj_once_results)) d;
+SELECT windowing.drop_pipeline('wj_chunks', drop_tables => true);
 SELECT windowing.drop_pipeline('wj_once');
 DELETE FROM wj_clicks;
 DELETE FROM wj_views;

@@ -407,7 +407,8 @@ catalog_load_join_inputs(int32 id, JoinInput *inputs)
 	if (plans_execute("SELECT side, source::pg_catalog.oid, alias::pg_catalog.text, "
 					   "time_column::pg_catalog.text, key_columns::pg_catalog.text[], "
 					   "state_table::pg_catalog.oid, tick_lo::pg_catalog.text, scan_from, scan_next, "
-					   "scan_next_xid::pg_catalog.text, watermark, max_seen, last_row_at "
+					   "scan_next_xid::pg_catalog.text, watermark, max_seen, last_row_at, "
+					   "tick_hi::pg_catalog.text, last_seq "
 					   "FROM windowing.join_input WHERE pipeline_id OPERATOR(pg_catalog.=) $1 "
 					   "ORDER BY side",
 					   1, &type, &arg, NULL, false, 0) != SPI_OK_SELECT || SPI_processed != 2)
@@ -427,6 +428,8 @@ catalog_load_join_inputs(int32 id, JoinInput *inputs)
 		in->keys = names_at(i, "key_columns", &in->nkeys);
 		in->state_table = oid_at(i, "state_table");
 		in->cursor.tick_lo = text_at(i, "tick_lo");
+		in->cursor.tick_hi = text_at(i, "tick_hi");
+		in->cursor.last_seq = int8_at(i, "last_seq", 0);
 		in->cursor.scan_from = int8_at(i, "scan_from", 0);
 		in->cursor.scan_next = int8_at(i, "scan_next", 0);
 		in->cursor.scan_next_xid = text_at(i, "scan_next_xid");
@@ -441,10 +444,10 @@ catalog_load_join_inputs(int32 id, JoinInput *inputs)
 void
 catalog_save_join_input(int32 id, const JoinInput *in)
 {
-	Oid			types[10] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, TEXTOID, INT8OID,
-	INT8OID, TIMESTAMPTZOID, INT8OID};
-	Datum		args[10];
-	char		flags[11] = "          ";
+	Oid			types[12] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, TEXTOID, INT8OID,
+	INT8OID, TIMESTAMPTZOID, INT8OID, TEXTOID, INT8OID};
+	Datum		args[12];
+	char		flags[13] = "            ";
 
 	args[0] = Int32GetDatum(id);
 	args[1] = CStringGetTextDatum(in->side);
@@ -456,12 +459,15 @@ catalog_save_join_input(int32 id, const JoinInput *in)
 	args[7] = int8_arg(in->max_seen, INT64_MIN, &flags[7]);
 	args[8] = int8_arg(in->last_row_at, DT_NOBEGIN, &flags[8]);
 	args[9] = Int64GetDatum(in->cursor.rows);
+	args[10] = text_arg(in->cursor.tick_hi, &flags[10]);
+	args[11] = Int64GetDatum(in->cursor.last_seq);
 	if (plans_execute("UPDATE windowing.join_input SET tick_lo = $3::pg_catalog.pg_snapshot, "
 					   "scan_from = $4, scan_next = $5, scan_next_xid = $6::pg_catalog.xid8, "
 					   "watermark = $7, max_seen = $8, last_row_at = $9, "
-					   "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $10 "
+					   "rows_consumed = rows_consumed OPERATOR(pg_catalog.+) $10, "
+					   "tick_hi = $11::pg_catalog.pg_snapshot, last_seq = $12 "
 					   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND side OPERATOR(pg_catalog.=) $2",
-					   10, types, args, flags, false, 0) != SPI_OK_UPDATE || SPI_processed != 1)
+					   12, types, args, flags, false, 0) != SPI_OK_UPDATE || SPI_processed != 1)
 		elog(ERROR, "could not save the %s input of join pipeline %d", in->side, id);
 }
 

@@ -100,6 +100,7 @@ typedef struct JoinStep
 	Oid			assigner_type;
 	int64		lateness;		/* allowed_lateness */
 	int64		written;		/* result rows */
+	bool		partial[2];		/* an input's tick was read in part */
 } JoinStep;
 
 /* The columns a state table adds to its queue's. */
@@ -239,8 +240,8 @@ outer_side(const JoinStep *j, int i)
 
 /*
  * The start of the statement of input i's tick: its rows (t) in arrival
- * order, each with the join's watermark as it stood at that row (w.wm,
- * from $4 to $7).
+ * order, the first $11 of them (all if NULL), each with the join's
+ * watermark as it stood at that row (w.wm, from $4 to $7).
  */
 static void
 rows_sql(StringInfo sql, const JoinStep *j, int i)
@@ -256,7 +257,7 @@ rows_sql(StringInfo sql, const JoinStep *j, int i)
 					 "WHERE pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $1::pg_catalog.pg_snapshot) "
 					 "AND ($2::pg_catalog.pg_snapshot IS NULL "
 					 "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $2::pg_catalog.pg_snapshot)) "
-					 "AND q.windowing_seq OPERATOR(pg_catalog.>) $3), "
+					 "AND q.windowing_seq OPERATOR(pg_catalog.>) $3 ORDER BY q.windowing_seq LIMIT $11), "
 					 "w AS (SELECT t.r, t.ts, CASE WHEN o.own IS NULL OR $6 IS NULL THEN $4 "
 					 "ELSE GREATEST($4, LEAST(o.own, $6)) END AS wm "
 					 "FROM t, LATERAL (SELECT GREATEST($5, t.before OPERATOR(pg_catalog.-) $7) AS own) o)",
@@ -282,7 +283,8 @@ late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char 
 						 j->late_table, j->in[i].side, reason, late);
 	appendStringInfo(sql,
 					 " SELECT pg_catalog.count(*) FILTER (WHERE %s) AS n, pg_catalog.max(n.ts) AS max_ts, "
-					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, %s AS pairs FROM n", first, late, pairs);
+					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, %s AS pairs, "
+					 "pg_catalog.max((n.r).windowing_seq) AS last_seq FROM n", first, late, pairs);
 }
 
 /*
@@ -479,17 +481,20 @@ refresh_statistics(JoinStep *j, int i)
 			 j->def->name);
 }
 
-/* Reads input i's open tick into its state table or the late table. */
+/*
+ * Reads input i's open tick, or its first max_rows rows (<= 0: all), into
+ * its state table or the late table.
+ */
 static void
-read_input(JoinStep *j, int i, int64 join_wm)
+read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 {
 	JoinInput  *in = &j->in[i];
 	const JoinInput *other = &j->in[1 - i];
 	Oid			tt = j->def->time_type;
-	Oid			types[10] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
-	j->span_type, j->span_type};
-	Datum		args[10];
-	char		nulls[11] = "          ";
+	Oid			types[11] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
+	j->span_type, j->span_type, INT8OID};
+	Datum		args[11];
+	char		nulls[12] = "           ";
 	bool		isnull;
 	Datum		max_ts;
 	int64		late;
@@ -517,9 +522,11 @@ read_input(JoinStep *j, int i, int64 join_wm)
 		args[8] = span_datum(j, j->upper);
 		nulls[9] = 'n';
 	}
+	args[10] = Int64GetDatum(max_rows);
+	nulls[10] = max_rows > 0 ? ' ' : 'n';
 	if (plans_execute(j->sessions ? session_read_sql(j, i) :
 					  j->windowed ? window_read_sql(j, i) : read_sql(j, i),
-					  10, types, args, nulls, false, 0) != SPI_OK_SELECT ||
+					  11, types, args, nulls, false, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
 	in->cursor.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -529,6 +536,11 @@ read_input(JoinStep *j, int i, int64 join_wm)
 	late = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
 	j->written += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4,
 											  &isnull));
+	/* a tick read up to max_rows may hold more: the next step goes on */
+	j->partial[i] = max_rows > 0 && in->cursor.rows >= max_rows;
+	if (j->partial[i])
+		in->cursor.last_seq = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+														  SPI_tuptable->tupdesc, 5, &isnull));
 	if (j->late_table)
 		j->progress->late_routed += late;
 	else
@@ -883,7 +895,7 @@ load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 }
 
 void
-join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
+join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bool consume_rows,
 		  bool has_watermark, int64 watermark, TimestampTz now, int64 idle_timeout)
 {
 	JoinStep	j;
@@ -903,8 +915,10 @@ join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 	{
 		for (int i = 0; i < 2; i++)
 		{
-			tick_open(&j.in[i].cursor, j.in[i].source, 0);
-			read_input(&j, i, before);
+			/* a tick read in part goes on where the last step stopped */
+			if (j.in[i].cursor.tick_hi == NULL)
+				tick_open(&j.in[i].cursor, j.in[i].source, 0);
+			read_input(&j, i, before, max_rows);
 		}
 		for (int i = 0; i < 2; i++)
 			move_watermark(&j, i, now, idle_timeout);
@@ -946,7 +960,7 @@ join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
 	catalog_save_progress(def, progress);
 	for (int i = 0; i < 2; i++)
 	{
-		if (j.in[i].cursor.tick_hi)
+		if (j.in[i].cursor.tick_hi && !j.partial[i])
 			tick_close(&j.in[i].cursor);
 		catalog_save_join_input(def->id, &j.in[i]);
 	}

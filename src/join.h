@@ -14,13 +14,14 @@
 
 /*
  * One step of join pipeline "def", loaded with its progress: reads the new
- * rows of both inputs (if consume_rows), moves the watermark (to at least
+ * rows of both inputs (if consume_rows; at most max_rows of each, if
+ * positive, the rest left for the next step), moves the watermark (to at least
  * "watermark" if has_watermark; an input idle for idle_timeout microseconds,
  * -1 for none, follows the clock "now"), writes pairs, late rows and
  * progress.  Needs SPI connected, as the pipeline's owner.
  */
-extern void join_step(const PipelineDef *def, PipelineProgress *progress, bool consume_rows,
-					  bool has_watermark, int64 watermark, TimestampTz now,
+extern void join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows,
+					  bool consume_rows, bool has_watermark, int64 watermark, TimestampTz now,
 					  int64 idle_timeout);
 
 /*

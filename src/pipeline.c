@@ -1040,7 +1040,7 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	s.cxt = CurrentMemoryContext;
 	load_step(&s, name);
 	if (s.def.join_type)
-		join_step(&s.def, &s.progress, consume_rows, has_watermark, watermark, s.now,
+		join_step(&s.def, &s.progress, max_rows, consume_rows, has_watermark, watermark, s.now,
 				  s.idle_timeout);
 	else if (s.def.route_errors)
 		step_routing_errors(&s, name, &req);
