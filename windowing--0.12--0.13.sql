@@ -388,3 +388,61 @@ COMMENT ON FUNCTION windowing.create_window_join_pipeline(text, regclass, name, 
                                                           text, windowing.assigner, text, interval, interval,
                                                           interval, name, name, name, name, boolean, text) IS
     'create a window join pipeline over two queues: the pairs of rows of a key in the same window, written when the window fires; returns its id';
+
+/* ---- pipeline_stats of join pipelines ------------------------------------ */
+
+-- A join keeps no windows in memory or in window_state: its open_windows
+-- and heap_windows are NULL, and its state_spilled_bytes the size of its
+-- state tables.
+CREATE OR REPLACE VIEW windowing.pipeline_stats AS
+SELECT p.name, p.state,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark)::text
+            WHEN t.is_ms THEN p.watermark::text
+            ELSE windowing._as_timestamp(p.watermark)::text END AS watermark,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark) END AS watermark_time,
+       CASE WHEN t.is_ms THEN p.watermark END AS watermark_ms,
+       CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.max_seen) END AS max_event_time,
+       CASE WHEN t.is_ms THEN p.max_seen END AS max_event_ms,
+       CASE WHEN NOT t.is_ms AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN '0'::pg_catalog.interval
+            WHEN NOT t.is_ms THEN windowing._as_timestamptz(p.max_seen)
+                                  OPERATOR(pg_catalog.-) windowing._as_timestamptz(p.watermark) END AS lag,
+       CASE WHEN t.is_ms AND p.watermark OPERATOR(pg_catalog.>=) p.max_seen THEN 0
+            WHEN t.is_ms THEN p.max_seen OPERATOR(pg_catalog.-) p.watermark END AS lag_ms,
+       CASE WHEN p.join_type IS NULL
+            THEN windowing._backlog_rows(p.source, p.tick_lo, p.tick_hi, p.last_seq, p.scan_from)
+            ELSE (SELECT pg_catalog.sum(windowing._backlog_rows(i.source, i.tick_lo, NULL, i.scan_from,
+                                                                i.scan_from))::bigint
+                  FROM windowing.join_input i WHERE i.pipeline_id OPERATOR(pg_catalog.=) p.id)
+       END AS backlog_rows,
+       p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
+       CASE WHEN p.join_type IS NULL
+            THEN coalesce(windowing._state_windows(p.id, p.steps), s.windows) END AS open_windows,
+       m.bytes AS state_memory_bytes,
+       CASE WHEN p.join_type IS NOT NULL THEN coalesce(j.bytes, 0)
+            WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
+       p.steps, p.last_step_at, p.last_row_at, p.failures,
+       CASE WHEN e.shown THEN p.last_error END AS last_error,
+       p.last_error_at, p.last_error_sqlstate,
+       CASE WHEN e.shown THEN p.last_error_detail END AS last_error_detail,
+       CASE WHEN e.shown THEN p.last_error_hint END AS last_error_hint,
+       p.last_error_seq,
+       windowing._state_memory_windows(p.id, p.steps) AS memory_windows,
+       CASE WHEN p.join_type IS NULL THEN coalesce(s.windows, 0) END AS heap_windows,
+       p.state_hits, p.state_misses
+FROM windowing.pipeline p
+CROSS JOIN LATERAL (SELECT pg_catalog.pg_has_role(p.owner, 'USAGE')
+                           OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
+                           AS shown) e
+CROSS JOIN LATERAL (SELECT p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype
+                           AS is_ts,
+                           p.time_type OPERATOR(pg_catalog.=) 'pg_catalog.int8'::pg_catalog.regtype
+                           AS is_ms) t
+LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
+                          pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
+                   FROM windowing.window_state w
+                   WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true
+CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m
+-- a join's state is the rows its state tables keep
+LEFT JOIN LATERAL (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(i.state_table))::bigint AS bytes
+                   FROM windowing.join_input i
+                   WHERE i.pipeline_id OPERATOR(pg_catalog.=) p.id) j ON true;

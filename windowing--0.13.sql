@@ -2215,7 +2215,8 @@ FROM windowing.pipeline p;
 -- read, never negative (a watermark given or flushed past it is no lag).
 -- open_windows counts windows where the state is (the process that steps
 -- the pipeline, else the heap), memory_windows and heap_windows each place
--- (window_state lags behind state_log);
+-- (window_state lags behind state_log); a join pipeline's are NULL, and
+-- its state_spilled_bytes is the size of its state tables;
 -- backlog_rows reads the queue as the caller.
 CREATE VIEW windowing.pipeline_stats AS
 SELECT p.name, p.state,
@@ -2238,9 +2239,11 @@ SELECT p.name, p.state,
                   FROM windowing.join_input i WHERE i.pipeline_id OPERATOR(pg_catalog.=) p.id)
        END AS backlog_rows,
        p.rows_consumed, p.windows_fired, p.late_routed, p.late_dropped,
-       coalesce(windowing._state_windows(p.id, p.steps), s.windows) AS open_windows,
+       CASE WHEN p.join_type IS NULL
+            THEN coalesce(windowing._state_windows(p.id, p.steps), s.windows) END AS open_windows,
        m.bytes AS state_memory_bytes,
-       CASE WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
+       CASE WHEN p.join_type IS NOT NULL THEN coalesce(j.bytes, 0)
+            WHEN m.bytes OPERATOR(pg_catalog.>) 0 THEN 0 ELSE coalesce(s.bytes, 0) END AS state_spilled_bytes,
        p.steps, p.last_step_at, p.last_row_at, p.failures,
        CASE WHEN e.shown THEN p.last_error END AS last_error,
        p.last_error_at, p.last_error_sqlstate,
@@ -2248,7 +2251,8 @@ SELECT p.name, p.state,
        CASE WHEN e.shown THEN p.last_error_hint END AS last_error_hint,
        p.last_error_seq,
        windowing._state_memory_windows(p.id, p.steps) AS memory_windows,
-       coalesce(s.windows, 0) AS heap_windows, p.state_hits, p.state_misses
+       CASE WHEN p.join_type IS NULL THEN coalesce(s.windows, 0) END AS heap_windows,
+       p.state_hits, p.state_misses
 FROM windowing.pipeline p
 CROSS JOIN LATERAL (SELECT pg_catalog.pg_has_role(p.owner, 'USAGE')
                            OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
@@ -2261,7 +2265,11 @@ LEFT JOIN LATERAL (SELECT pg_catalog.count(*) AS windows,
                           pg_catalog.sum(pg_catalog.octet_length(w.state))::bigint AS bytes
                    FROM windowing.window_state w
                    WHERE w.pipeline_id OPERATOR(pg_catalog.=) p.id) s ON true
-CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m;
+CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes) m
+-- a join's state is the rows its state tables keep
+LEFT JOIN LATERAL (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(i.state_table))::bigint AS bytes
+                   FROM windowing.join_input i
+                   WHERE i.pipeline_id OPERATOR(pg_catalog.=) p.id) j ON true;
 
 -- Every queue, what becomes of its rows, and the pipelines reading it.
 CREATE VIEW windowing.queues AS

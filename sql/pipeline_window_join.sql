@@ -34,7 +34,9 @@ SELECT side, event_time, watermark, reason, row_data FROM wj_tumble_late;
 SELECT windowing.flush('wj_tumble');
 SELECT * FROM wj_tumble_results ORDER BY 1, 3, 4, 5;
 SELECT count(*) FROM wj_tumble_left_state;
-SELECT rows_consumed, windows_fired, late_routed FROM windowing.pipeline_stats WHERE name = 'wj_tumble';
+SELECT rows_consumed, windows_fired, late_routed, open_windows, memory_windows, heap_windows,
+       state_memory_bytes, state_spilled_bytes > 0 AS state_tables
+FROM windowing.pipeline_stats WHERE name = 'wj_tumble';
 SELECT windowing.drop_pipeline('wj_tumble', drop_tables => true);
 DELETE FROM wj_clicks;
 DELETE FROM wj_views;
