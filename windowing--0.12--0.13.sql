@@ -446,3 +446,119 @@ CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes
 LEFT JOIN LATERAL (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(i.state_table))::bigint AS bytes
                    FROM windowing.join_input i
                    WHERE i.pipeline_id OPERATOR(pg_catalog.=) p.id) j ON true;
+
+/* ---- alter_pipeline of join pipelines -------------------------------------- */
+
+DROP FUNCTION windowing._refuse_join(text, text);
+-- alter_pipeline(name, ...) of a join pipeline: its watermark settings
+-- may change ("changes": anything else is asked for too); its inputs,
+-- windows and select list stay as they were made.
+CREATE FUNCTION windowing._check_join_alter(pipeline_name text, changes boolean) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF changes AND EXISTS (SELECT FROM windowing.pipeline p WHERE p.name = pipeline_name
+                                                            AND p.join_type IS NOT NULL) THEN
+        RAISE EXCEPTION 'alter_pipeline changes only the max_out_of_orderness and idle_timeout of join pipeline "%"',
+                        pipeline_name
+            USING ERRCODE = 'feature_not_supported',
+                  HINT = 'Drop the join pipeline and create it again with what it should be.';
+    END IF;
+END
+$$;
+
+-- A join's watermark settings may change; the rest stays as it was made.
+CREATE OR REPLACE FUNCTION windowing.alter_pipeline(
+    name                 text,
+    max_out_of_orderness interval DEFAULT NULL,
+    allowed_lateness     interval DEFAULT NULL,
+    idle_timeout         interval DEFAULT NULL,
+    no_idle_timeout      boolean  DEFAULT false,
+    time_column          name     DEFAULT NULL,
+    key_columns          name[]   DEFAULT NULL,
+    assigner             windowing.assigner DEFAULT NULL,
+    aggregates           text     DEFAULT NULL,
+    emit                 text     DEFAULT NULL,
+    "trigger"            text     DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p        windowing.pipeline;
+    lateness interval;
+    fixed    text;
+    cleaned  numeric;
+    early    boolean;
+    purges   boolean;
+BEGIN
+    PERFORM windowing._check_owner(name);
+    PERFORM windowing._check_join_alter(name, num_nonnulls(allowed_lateness, time_column, key_columns, assigner, aggregates, emit, "trigger") > 0);
+    IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
+        RAISE EXCEPTION 'no_idle_timeout must be true or false, and false when idle_timeout is given'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
+    PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
+    PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
+    PERFORM windowing._lock_pipeline(name);
+    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = alter_pipeline.name;
+    fixed := CASE WHEN time_column <> p.time_column OR (time_column IS NOT NULL AND p.time_column IS NULL)
+                  THEN 'time column'
+                  WHEN key_columns <> p.key_columns THEN 'key columns'
+                  WHEN assigner <> p.assigner THEN 'assigner'
+                  WHEN aggregates <> p.aggregates THEN 'aggregates'
+                  WHEN emit <> p.emit THEN 'emit mode' END;
+    IF fixed IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot change the % of pipeline "%"', fixed, name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Its window state and result table are made for the time column, key columns, assigner, aggregates and emit mode it was created with.',
+                  HINT = 'Create a new pipeline beside it, or drop it and create it again.';
+    END IF;
+    -- from one early interval to another: the windows' timers carry on
+    IF "trigger" IS NOT NULL THEN
+        early := windowing._check_trigger("trigger", p.assigner, p.time_type);
+        purges := windowing._trigger_purges("trigger", p.assigner, p.time_type);
+        PERFORM windowing._check_trigger_input(p.source, "trigger", p.assigner, p.time_type);
+    END IF;
+    IF "trigger" IS NOT NULL AND early <> windowing._check_trigger(p."trigger", p.assigner, p.time_type) THEN
+        RAISE EXCEPTION 'cannot change pipeline "%" between firing at the watermark only and firing early', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A trigger that fires early keeps a timer with each window''s state, and its result table has a pane column.',
+                  HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
+    END IF;
+    IF "trigger" IS NOT NULL AND purges <> windowing._trigger_purges(p."trigger", p.assigner, p.time_type) THEN
+        RAISE EXCEPTION 'cannot change pipeline "%" between purging its windows as they fire and keeping their rows', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'The windows'' states hold the rows since their last firing, or all their rows.',
+                  HINT = 'Create a new pipeline beside it with the other trigger, then drop this one.';
+    END IF;
+    lateness := coalesce(allowed_lateness, p.allowed_lateness);
+    IF lateness < p.allowed_lateness THEN
+        RAISE EXCEPTION 'cannot lower the allowed lateness of pipeline "%"', name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = format('Windows fired and kept alive for %s more would end without their final result.',
+                                  p.allowed_lateness),
+                  HINT = 'Create a new pipeline beside it with the lower lateness, then drop this one.';
+    END IF;
+    -- the windows cleaned up by now: their last instant plus the old lateness is at the watermark
+    IF lateness > p.allowed_lateness AND p.watermark IS NOT NULL THEN
+        cleaned := p.watermark - trunc(extract(epoch FROM p.allowed_lateness) * 1000000
+                   / CASE WHEN p.time_type = 'bigint'::regtype THEN 1000 ELSE 1 END);
+        p.cleaned_until := greatest(p.cleaned_until, greatest(cleaned, -9223372036854775808)::bigint);
+    END IF;
+    UPDATE windowing.pipeline
+    SET max_out_of_orderness = coalesce(alter_pipeline.max_out_of_orderness, p.max_out_of_orderness),
+        allowed_lateness = lateness,
+        idle_timeout = CASE WHEN no_idle_timeout THEN NULL
+                            ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
+        cleaned_until = p.cleaned_until,
+        "trigger" = CASE WHEN alter_pipeline."trigger" IS NULL THEN p."trigger"
+                         WHEN early OR purges THEN alter_pipeline."trigger" END
+    WHERE id = p.id;
+    -- as create_pipeline makes them: room for re-fires' updates once windows outlive their firing
+    IF p.emit = 'upsert' AND p.allowed_lateness = '0' AND lateness > '0'
+       AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
+        EXECUTE format('ALTER TABLE %s SET (fillfactor = 50)', p.result_table);
+    END IF;
+END
+$$;

@@ -1995,25 +1995,17 @@ BEGIN
 END
 $$;
 
--- alter_pipeline: changes how a pipeline treats time; NULL leaves a
--- setting as it is.  Steps take turns with it, so the next step runs with
--- the new settings.  The watermark never goes back: a larger
--- max_out_of_orderness holds it where it is until the newest event time
--- read has gone far enough ahead.  A larger allowed_lateness keeps windows
--- alive longer from now on, but cannot bring back those already cleaned
--- up, whose state is gone (a row for one would start it anew and replace
--- its result): cleaned_until marks them late for good.  A smaller one is
--- refused: windows fired and kept alive would lose their final result.
--- What the state and the result table were made for stays: the time
--- column, keys, assigner, aggregates and emit mode are parameters only to
--- refuse a change of them clearly.
--- What aggregate pipelines have and join pipelines do not (yet).
-CREATE FUNCTION windowing._refuse_join(pipeline_name text, what text) RETURNS void
+-- alter_pipeline(name, ...) of a join pipeline: its watermark settings
+-- may change ("changes": anything else is asked for too); its inputs,
+-- windows and select list stay as they were made.
+CREATE FUNCTION windowing._check_join_alter(pipeline_name text, changes boolean) RETURNS void
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF EXISTS (SELECT FROM windowing.pipeline p WHERE p.name = pipeline_name AND p.join_type IS NOT NULL) THEN
-        RAISE EXCEPTION '% does not apply to join pipeline "%"', what, pipeline_name
+    IF changes AND EXISTS (SELECT FROM windowing.pipeline p WHERE p.name = pipeline_name
+                                                            AND p.join_type IS NOT NULL) THEN
+        RAISE EXCEPTION 'alter_pipeline changes only the max_out_of_orderness and idle_timeout of join pipeline "%"',
+                        pipeline_name
             USING ERRCODE = 'feature_not_supported',
                   HINT = 'Drop the join pipeline and create it again with what it should be.';
     END IF;
@@ -2069,6 +2061,18 @@ BEGIN
 END
 $$;
 
+-- alter_pipeline: changes how a pipeline treats time; NULL leaves a
+-- setting as it is.  Steps take turns with it, so the next step runs with
+-- the new settings.  The watermark never goes back: a larger
+-- max_out_of_orderness holds it where it is until the newest event time
+-- read has gone far enough ahead.  A larger allowed_lateness keeps windows
+-- alive longer from now on, but cannot bring back those already cleaned
+-- up, whose state is gone (a row for one would start it anew and replace
+-- its result): cleaned_until marks them late for good.  A smaller one is
+-- refused: windows fired and kept alive would lose their final result.
+-- What the state and the result table were made for stays: the time
+-- column, keys, assigner, aggregates and emit mode are parameters only to
+-- refuse a change of them clearly.
 CREATE FUNCTION windowing.alter_pipeline(
     name                 text,
     max_out_of_orderness interval DEFAULT NULL,
@@ -2093,7 +2097,7 @@ DECLARE
     purges   boolean;
 BEGIN
     PERFORM windowing._check_owner(name);
-    PERFORM windowing._refuse_join(name, 'alter_pipeline');
+    PERFORM windowing._check_join_alter(name, num_nonnulls(allowed_lateness, time_column, key_columns, assigner, aggregates, emit, "trigger") > 0);
     IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
         RAISE EXCEPTION 'no_idle_timeout must be true or false, and false when idle_timeout is given'
             USING ERRCODE = 'invalid_parameter_value';

@@ -252,8 +252,12 @@ SELECT windowing.resume_pipeline('j_tx');
 SELECT join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive, aggregates
 FROM windowing.pipelines WHERE name = 'j_tx';
 
+-- a join's watermark settings change from its next step; the rest of its
+-- definition does not
+SELECT windowing.alter_pipeline('j_tx', max_out_of_orderness => '1 second', idle_timeout => '1 minute');
+SELECT max_out_of_orderness, allowed_lateness FROM windowing.pipelines WHERE name = 'j_tx';
+SELECT windowing.alter_pipeline('j_tx', aggregates => 'j_left.v');
 -- what aggregate pipelines have and joins do not, refused clearly
-SELECT windowing.alter_pipeline('j_tx', max_out_of_orderness => '1 second');
 SELECT windowing.rebuild('j_tx');
 SELECT * FROM windowing.open_windows('j_tx');
 
