@@ -64,7 +64,8 @@ my $seed = $ENV{WINDOWING_SEED} // time();
 srand($seed);
 diag("seed $seed");
 
-# Producers: batches in their own transactions.  Orders come in time order,
+# Producers: batches of each queue in their own transactions, the orders'
+# and the payments of a batch committed in either order.  Orders come in time order,
 # a few units apart over six keys, so that a key's orders are about the
 # upper bound apart: many payments meet several orders, and some orders and
 # payments meet nothing.  Payments come in the order of their orders, so at
@@ -96,9 +97,12 @@ sub produce
 		}
 		my $o = join(', ', @orders);
 		my $p = join(', ', @payments);
-		my $sql = "BEGIN; INSERT INTO orders VALUES $o; INSERT INTO orders_truth VALUES $o;";
-		$sql .= " INSERT INTO payments VALUES $p; INSERT INTO payments_truth VALUES $p;" if @payments;
-		$node->safe_psql('postgres', "$sql COMMIT;");
+		# two producers, each committing its own batch, in either order
+		my @commits = ("BEGIN; INSERT INTO orders VALUES $o; INSERT INTO orders_truth VALUES $o; COMMIT;");
+		push @commits, "BEGIN; INSERT INTO payments VALUES $p; INSERT INTO payments_truth VALUES $p; COMMIT;"
+		  if @payments;
+		@commits = reverse @commits if rand() < 0.5;
+		$node->safe_psql('postgres', $_) for @commits;
 	}
 }
 
