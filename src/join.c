@@ -803,6 +803,40 @@ move_watermark(JoinStep *j, int i, TimestampTz now, int64 idle_timeout)
 }
 
 /*
+ * Reads input i's new rows, up to max_rows (<= 0: all): the rest of a tick
+ * a step read in part, then (if that ends short of max_rows) a new tick,
+ * as an aggregate pipeline's step does; else a new tick.  Returns whether
+ * it went on with a tick read in part, which is progress to save even if
+ * no row was left in it.
+ */
+static bool
+read_ticks(JoinStep *j, int i, int64 join_wm, int64 max_rows, TimestampTz now,
+		   int64 idle_timeout)
+{
+	JoinInput  *in = &j->in[i];
+	int64		rows;
+
+	if (in->cursor.tick_hi == NULL)
+	{
+		tick_open(&in->cursor, in->source, 0);
+		read_input(j, i, join_wm, max_rows);
+		return false;
+	}
+	read_input(j, i, join_wm, max_rows);
+	rows = in->cursor.rows;
+	if (j->partial[i] || (max_rows > 0 && rows >= max_rows))
+		return true;
+	/* the next tick's rows come after these in arrival order */
+	if (rows > 0)
+		move_watermark(j, i, now, idle_timeout);
+	tick_close(&in->cursor);
+	tick_open(&in->cursor, in->source, 0);
+	read_input(j, i, join_wm, max_rows > 0 ? max_rows - rows : 0);
+	in->cursor.rows += rows;
+	return true;
+}
+
+/*
  * An aggregating window join's result table: its key (window_end, the left
  * keys, window_start) for ON CONFLICT, and the columns after the keys and
  * the window, the select list's, as ON CONFLICT updates them.
@@ -901,6 +935,7 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	JoinStep	j;
 	int64		before = progress->watermark;
 	int64		join_wm;
+	bool		resumed = false;	/* went on with a tick read in part */
 
 	load(&j, def, progress);
 	/*
@@ -914,12 +949,7 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	if (consume_rows)
 	{
 		for (int i = 0; i < 2; i++)
-		{
-			/* a tick read in part goes on where the last step stopped */
-			if (j.in[i].cursor.tick_hi == NULL)
-				tick_open(&j.in[i].cursor, j.in[i].source, 0);
-			read_input(&j, i, before, max_rows);
-		}
+			resumed |= read_ticks(&j, i, before, max_rows, now, idle_timeout);
 		for (int i = 0; i < 2; i++)
 			move_watermark(&j, i, now, idle_timeout);
 	}
@@ -948,9 +978,12 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 		expire(&j, 0, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, -j.upper));
 		expire(&j, 1, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, j.lower));
 	}
-	/* as for aggregate pipelines, a step that changed nothing writes nothing */
+	/*
+	 * As for aggregate pipelines, a step that changed nothing writes
+	 * nothing; but one that found the end of a tick read in part closes it.
+	 */
 	if (progress->rows == 0 && join_wm == before && j.written == 0 &&
-		progress->late_routed + progress->late_dropped == 0)
+		progress->late_routed + progress->late_dropped == 0 && !resumed)
 		return;
 	progress->watermark = join_wm;
 	progress->max_seen = Max(j.in[0].max_seen, j.in[1].max_seen);
