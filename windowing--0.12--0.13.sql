@@ -15,6 +15,7 @@ ALTER TABLE windowing.pipeline
 ALTER TABLE windowing.join_input
     ADD COLUMN tick_hi pg_snapshot,
     ADD COLUMN last_seq bigint NOT NULL DEFAULT 0;
+GRANT UPDATE (tick_hi, last_seq) ON windowing.join_input TO PUBLIC;
 CREATE OR REPLACE FUNCTION windowing._queue_cursors(queue regclass)
 RETURNS TABLE (pipeline_id int, name text, state text, tick_lo pg_snapshot, tick_hi pg_snapshot)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp

@@ -701,7 +701,7 @@ CREATE POLICY own_tables ON windowing.join_input AS RESTRICTIVE FOR INSERT
 GRANT SELECT, INSERT (pipeline_id, side, source, alias, time_column, key_columns, state_table)
     ON windowing.join_input TO PUBLIC;
 GRANT UPDATE (tick_lo, scan_from, scan_next, scan_next_xid, watermark, max_seen, last_row_at,
-              rows_consumed)
+              rows_consumed, tick_hi, last_seq)
     ON windowing.join_input TO PUBLIC;
 
 -- Every cursor on a queue: each pipeline's, each join input's.

@@ -334,6 +334,29 @@ SELECT * FROM wj_tx_results ORDER BY 1, 3, 4;
 -- what aggregate pipelines have and joins do not, refused clearly
 SELECT windowing.alter_pipeline('wj_tx', allowed_lateness => '1 second');
 
+-- a role that is no superuser makes, steps and reads a window join of its
+-- own queues, in steps that read part of a tick
+CREATE ROLE wj_owner;
+GRANT USAGE, CREATE ON SCHEMA public TO wj_owner;
+SET ROLE wj_owner;
+SELECT windowing.create_queue('wj_mine_l', 'k int, ts bigint');
+SELECT windowing.create_queue('wj_mine_r', 'k int, ts bigint');
+SELECT windowing.create_window_join_pipeline('wj_own', 'wj_mine_l', 'ts', '{k}', 'wj_mine_r', 'ts', '{k}',
+    'count(*) AS n', windowing.session('5 milliseconds'), join_type => 'full',
+    allowed_lateness => '5 milliseconds') > 0 AS created;
+INSERT INTO wj_mine_l VALUES (1, 1), (1, 30), (2, 3);
+INSERT INTO wj_mine_r VALUES (1, 2), (2, 40);
+SELECT windowing.process('wj_own', max_rows => 2);
+SELECT * FROM windowing.open_windows('wj_own');
+SELECT windowing.process('wj_own');
+SELECT windowing.flush('wj_own');
+SELECT * FROM wj_own_results ORDER BY 1, 2;
+SELECT windowing.drop_pipeline('wj_own', drop_tables => true);
+DROP TABLE wj_mine_l, wj_mine_r;
+RESET ROLE;
+REVOKE USAGE, CREATE ON SCHEMA public FROM wj_owner;
+DROP ROLE wj_owner;
+
 -- definitions refused
 SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
     'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.session_dynamic('gap'));
