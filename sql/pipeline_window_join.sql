@@ -305,6 +305,31 @@ SELECT * FROM wj_mine ORDER BY 1, 2;
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines
 WHERE name IN ('wj_rev', 'wj_cog', 'wj_mine') ORDER BY name;
 
+-- an idle input: views stop coming, and after idle_timeout their
+-- watermark follows the clock, so the clicks' windows fire without them
+SELECT windowing.create_queue('wj_taps', 'ad int, ts timestamptz');
+SELECT windowing.create_queue('wj_seen', 'ad int, ts timestamptz');
+SELECT windowing.create_window_join_pipeline('wj_idle', 'wj_taps', 'ts', '{ad}', 'wj_seen', 'ts', '{ad}',
+    'wj_taps.ts AS tapped, wj_seen.ts AS seen', windowing.tumbling('1 minute'), join_type => 'left',
+    idle_timeout => '5 minutes');
+SET windowing.clock = '2026-01-02 00:00+00';
+INSERT INTO wj_taps VALUES (1, '2026-01-02 00:00:10+00'), (2, '2026-01-02 00:00:20+00');
+INSERT INTO wj_seen VALUES (1, '2026-01-02 00:00:30+00');
+SELECT windowing.process('wj_idle');
+SET windowing.clock = '2026-01-02 00:03+00';
+INSERT INTO wj_taps VALUES (3, '2026-01-02 00:02:00+00');
+SELECT windowing.process('wj_idle');
+-- the views' watermark (00:00:29.999999) holds [00:00, 00:01) back
+SELECT * FROM wj_idle_results;
+SET windowing.clock = '2026-01-02 00:06+00';
+SELECT windowing.process('wj_idle');
+-- quiet for 5 minutes, the views follow the clock: the join's watermark is
+-- the taps' (00:01:59.999999), [00:00, 00:01) fires and leaves
+SELECT tapped, seen FROM wj_idle_results ORDER BY tapped;
+SELECT watermark_time FROM windowing.pipeline_stats WHERE name = 'wj_idle';
+RESET windowing.clock;
+SELECT windowing.drop_pipeline('wj_idle', drop_tables => true);
+
 -- transactions: a step rolled back by a savepoint leaves nothing behind
 SELECT windowing.create_window_join_pipeline('wj_tx', 'wj_clicks', 'ts', '{ad}',
     'wj_views', 'ts', '{ad}', 'wj_clicks.who, wj_views.page',
