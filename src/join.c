@@ -613,18 +613,10 @@ in_window(const JoinStep *j, int i, const char *s, const char *d)
 static char *
 windows_sql(const JoinStep *j, const char *filter)
 {
-	StringInfoData keys[2];
-
-	for (int i = 0; i < 2; i++)
-	{
-		initStringInfo(&keys[i]);
-		for (int k = 0; k < j->in[i].nkeys; k++)
-			appendStringInfo(&keys[i], "%s AS %s, ", quote_identifier(j->in[i].keys[k]),
-							 quote_identifier(j->in[0].keys[k]));
-	}
-	return psprintf("SELECT %swindowing_start, windowing_end FROM %s WHERE %s "
-					"UNION SELECT %swindowing_start, windowing_end FROM %s WHERE %s",
-					keys[0].data, j->state[0], filter, keys[1].data, j->state[1], filter);
+	return psprintf("SELECT %s, windowing_start, windowing_end FROM %s WHERE %s "
+					"UNION SELECT %s, windowing_start, windowing_end FROM %s WHERE %s",
+					key_list(j, 0, "", " AS "), j->state[0], filter,
+					key_list(j, 1, "", " AS "), j->state[1], filter);
 }
 
 /*
