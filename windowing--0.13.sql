@@ -2107,6 +2107,12 @@ BEGIN
     PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
     PERFORM windowing._lock_pipeline(name);
     SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = alter_pipeline.name;
+    -- as create_pipeline: the clock is an instant, a timestamp column's zone unknown
+    IF alter_pipeline.idle_timeout IS NOT NULL AND p.time_type = 'timestamp'::regtype THEN
+        RAISE EXCEPTION 'idle_timeout needs a timestamptz or bigint time column'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'The watermark would follow the clock, which is no local time.';
+    END IF;
     fixed := CASE WHEN time_column <> p.time_column OR (time_column IS NOT NULL AND p.time_column IS NULL)
                   THEN 'time column'
                   WHEN key_columns <> p.key_columns THEN 'key columns'

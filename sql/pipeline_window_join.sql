@@ -401,5 +401,13 @@ SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}'
     'wj_views', 'ts', '{ad}', 'wj_clicks.who', windowing.tumbling('0.5 milliseconds'));
 SELECT windowing.create_window_join_pipeline('wj_bad', 'wj_clicks', 'ts', '{ad}',
     'wj_views', 'ts', '{ad}', 'wj_clicks.ts AS window_start', windowing.tumbling('1 second'));
+-- alter_pipeline refuses what create refuses: an idle timeout on local time
+SELECT windowing.create_queue('wj_local_l', 'k int, ts timestamp');
+SELECT windowing.create_queue('wj_local_r', 'k int, ts timestamp');
+SELECT windowing.create_window_join_pipeline('wj_local', 'wj_local_l', 'ts', '{k}', 'wj_local_r', 'ts', '{k}',
+    'wj_local_l.k', windowing.tumbling('1 minute')) > 0 AS created;
+SELECT windowing.alter_pipeline('wj_local', idle_timeout => '1 minute');
+SELECT windowing.drop_pipeline('wj_local', drop_tables => true);
+DROP TABLE wj_local_l, wj_local_r;
 SELECT to_regclass('wj_bad_results') IS NULL AS nothing_made;
 SELECT windowing.drop_pipeline('wj_tx', drop_tables => true);
