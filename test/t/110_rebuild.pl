@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
-use Windowing qw(worker_node differences worker_pid);
+use Windowing qw(worker_node differences worker_pid kill_worker);
 
 my $node = worker_node('rebuild', q{
 windowing.poll_interval = 20ms
@@ -46,10 +46,7 @@ for my $round (1 .. 12)
 		q{SELECT rows_done FROM windowing.rebuild_progress WHERE name = 'sums'});
 	$seen_progress++ if $done ne '' && $done > 0 && $done < 200000;
 	my $pid = worker_pid($node);
-	next unless $pid;
-	kill 'KILL', $pid;
-	$kills++;
-	$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back';
+	$kills += kill_worker($node, $pid) if $pid;
 }
 ok($kills >= 6, "the worker was killed $kills times");
 ok($seen_progress > 0, 'rebuild_progress showed the replay part done');

@@ -22,7 +22,7 @@ use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 
-our @EXPORT_OK = qw(worker_node differences worker_pid wait_for_worker kill_worker_between);
+our @EXPORT_OK = qw(worker_node differences worker_pid wait_for_worker kill_worker kill_worker_between);
 
 sub worker_node
 {
@@ -52,6 +52,24 @@ sub wait_for_worker
 	  or die 'no worker';
 }
 
+# SIGKILLs the worker "pid" and waits for the server to be back.  The
+# postmaster restarts every process once it has reaped the killed one: until
+# the pid is gone, a query may still get in before the restart, and the next
+# one fail while the server recovers.
+sub kill_worker
+{
+	my ($node, $pid) = @_;
+	kill 'KILL', $pid or return 0;
+	my $waited = 0;
+	while (kill 0, $pid)
+	{
+		die "worker $pid did not go away" if $waited++ > 60 * 100;
+		select(undef, undef, undef, 0.01);
+	}
+	$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back';
+	return 1;
+}
+
 sub kill_worker_between
 {
 	my ($node, $rounds, $produce) = @_;
@@ -61,10 +79,7 @@ sub kill_worker_between
 		$produce->();
 		wait_for_worker($node);
 		my $pid = worker_pid($node);
-		next unless $pid;
-		kill 'KILL', $pid;
-		$kills++;
-		$node->poll_query_until('postgres', 'SELECT true') or die 'server did not come back';
+		$kills += kill_worker($node, $pid) if $pid;
 	}
 	return $kills;
 }
