@@ -22,6 +22,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "session_merge.h"
 #include "spec.h"
 #include "zone.h"
 
@@ -307,8 +308,13 @@ spec_windows(const WindowSpec *s, int64 ts, WmWindow *out)
 			n = ts < out[0].end ? 1 : 0;
 			break;
 		case WK_SESSION:
+			/* a row's first window, until it merges; a column's gaps are the operator's */
+			if (s->gap <= 0)
+				elog(ERROR, "sessions with a gap column are assigned by the operator");
+			n = sm_row_window(ts, s->gap, out) ? 1 : -1;
+			break;
 		case WK_COUNT:
-			elog(ERROR, "session and count windows are assigned by the operator");
+			elog(ERROR, "count windows are assigned by the operator");
 			break;
 		default:
 			elog(ERROR, "unrecognized window kind %d", (int) s->kind);

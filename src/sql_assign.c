@@ -25,7 +25,6 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "session_merge.h"
 #include "spec.h"
 #include "watermark.h"
 
@@ -505,12 +504,7 @@ windowing_assigner_windows(PG_FUNCTION_ARGS)
 				 errmsg("only tumbling, hopping, cumulating and fixed-gap session windows are given by time alone")));
 	if (PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	if (c->spec.kind == WK_SESSION)
-		n = sm_row_window(PG_GETARG_INT64(1), c->spec.gap, c->windows) &&
-			(!c->spec.is_timestamp ||
-			 (IS_VALID_TIMESTAMP(c->windows[0].start) && IS_VALID_TIMESTAMP(c->windows[0].end))) ? 1 : 0;
-	else
-		n = spec_windows(&c->spec, PG_GETARG_INT64(1), c->windows);
+	n = spec_windows(&c->spec, PG_GETARG_INT64(1), c->windows);
 	for (int i = 0; i < n; i++)
 	{
 		Datum		values[2];
