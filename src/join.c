@@ -391,7 +391,8 @@ key_list(const JoinStep *j, int i, const char *prefix, const char *as)
  * on either input (ex: the sessions of the keys the tick holds).  A row is
  * late when its own window and every session it touches are past their
  * cleanup time at the watermark it met (so a late row may still join a
- * live session; $8 and $10 are the lateness); the rows of a step merge
+ * live session; a window is past when its end less $10, 1 - lateness, is
+ * at or before the watermark); the rows of a step merge
  * with each other whatever their order.  The rows on time and the
  * sessions they touch are merged into islands (iv, br, isl: a new island
  * where a window starts after every earlier one of its key ended); the
@@ -413,7 +414,8 @@ session_read_sql(const JoinStep *j, int i)
 	rows_sql(&sql, j, i);
 	appendStringInfo(&sql,
 					 ", n AS (SELECT w.r, w.ts, w.wm, y.window_start AS s, y.window_end AS e, "
-					 "EXISTS (SELECT FROM windowing._windows($9, w.ts, w.wm, $8)) AS own "
+					 "y.window_end IS NOT NULL AND (w.wm IS NULL OR (y.window_end OPERATOR(pg_catalog.-) $10) "
+					 "OPERATOR(pg_catalog.>) w.wm) AS own "
 					 "FROM w LEFT JOIN LATERAL windowing._windows($9, w.ts) AS y ON true), "
 					 "ex AS (SELECT %s, s.windowing_start AS s, s.windowing_end AS e FROM %s AS s "
 					 "WHERE (%s) IN (SELECT %s FROM n) "
@@ -585,25 +587,17 @@ expire(JoinStep *j, int i, int64 until)
 		1, &arg, &type, SPI_OK_DELETE);
 }
 
-/* Rows of a window join's inputs in the same window, under "l" and "r". */
-static char *
-same_window(const JoinStep *j, const char *l, const char *r)
-{
-	return psprintf("%s AND %s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
-					"AND %s.windowing_start OPERATOR(pg_catalog.=) %s.windowing_start",
-					keys_match(j, 0, l, 1, r), r, l, r, l);
-}
-
 /*
- * Input i's rows under "s" in the window (and key) of "d", which names its
- * keys as the left input does.
+ * Input ia's row under "a" in the same window, with equal keys, as input
+ * ib's under "b" (or as a window under "b" whose keys are named as the left
+ * input names them: ib 0).
  */
 static char *
-in_window(const JoinStep *j, int i, const char *s, const char *d)
+window_match(const JoinStep *j, int ia, const char *a, int ib, const char *b)
 {
 	return psprintf("%s AND %s.windowing_end OPERATOR(pg_catalog.=) %s.windowing_end "
 					"AND %s.windowing_start OPERATOR(pg_catalog.=) %s.windowing_start",
-					keys_match(j, i, s, 0, d), s, d, s, d);
+					keys_match(j, ia, a, ib, b), a, b, a, b);
 }
 
 /*
@@ -621,7 +615,7 @@ windows_sql(const JoinStep *j, const char *filter)
 
 /*
  * The select list over the rows of both inputs in the window of "d" (see
- * in_window), joined as "join" says (inner, left, right or full: every
+ * window_match), joined as "join" says (inner, left, right or full: every
  * pair, and for an outer join a side's rows alone where the other has
  * none); an aggregating join's is grouped by the left keys, one row.
  */
@@ -633,10 +627,10 @@ window_sql(const JoinStep *j, const char *d, const char *join)
 	initStringInfo(&out);
 	appendStringInfo(&out, "SELECT %s FROM (SELECT %s FROM %s AS s WHERE %s) AS %s "
 					 "%s JOIN (SELECT %s FROM %s AS s WHERE %s) AS %s ON true",
-					 j->def->aggregates, column_list(j, 0, ""), j->state[0], in_window(j, 0, "s", d),
+					 j->def->aggregates, column_list(j, 0, ""), j->state[0], window_match(j, 0, "s", 0, d),
 					 quote_identifier(j->in[0].alias),
 					 strcmp(join, "inner") == 0 ? "" : join,
-					 column_list(j, 1, ""), j->state[1], in_window(j, 1, "s", d),
+					 column_list(j, 1, ""), j->state[1], window_match(j, 1, "s", 0, d),
 					 quote_identifier(j->in[1].alias));
 	for (int k = 0; j->aggregating && k < j->in[0].nkeys; k++)
 		appendStringInfo(&out, "%s %s.%s", k == 0 ? " GROUP BY" : ",",
@@ -695,11 +689,9 @@ fire_aggregates(JoinStep *j, int64 until)
 						 "AND (g.window_start OPERATOR(pg_catalog.<>) due.windowing_start "
 						 "OR g.window_end OPERATOR(pg_catalog.<>) due.windowing_end) RETURNING 1)",
 						 j->result_table, keys_match(j, 0, "g", 0, "due"));
-	appendStringInfo(&sql, " INSERT INTO %s SELECT ", j->result_table);
-	for (int k = 0; k < j->in[0].nkeys; k++)
-		appendStringInfo(&sql, "due.%s, ", quote_identifier(j->in[0].keys[k]));
-	appendStringInfo(&sql, "due.windowing_start, due.windowing_end, a.* FROM due, LATERAL (%s) AS a "
-					 "ON CONFLICT %s DO UPDATE SET %s",
+	appendStringInfo(&sql, " INSERT INTO %s SELECT %s, due.windowing_start, due.windowing_end, a.* "
+					 "FROM due, LATERAL (%s) AS a ON CONFLICT %s DO UPDATE SET %s",
+					 j->result_table, key_list(j, 0, "due.", NULL),
 					 window_sql(j, "due", j->def->join_type), j->conflict, j->updates);
 	j->written += run(sql.data, 1, &arg, &type, SPI_OK_INSERT);
 }
@@ -726,12 +718,12 @@ fire(JoinStep *j, int64 until)
 					 "WITH pm AS (SELECT l AS lr, r AS rr FROM %s AS l JOIN %s AS r ON %s "
 					 "WHERE %s AND l.%s AND r.%s AND (l.windowing_fired IS NULL "
 					 "OR l.windowing_fired IS DISTINCT FROM r.windowing_fired)",
-					 j->state[0], j->state[1], same_window(j, "l", "r"), unmarked("l."), due, due);
+					 j->state[0], j->state[1], window_match(j, 0, "l", 1, "r"), unmarked("l."), due, due);
 	if (j->lateness > 0)
 		appendStringInfo(&sql,
 						 " UNION ALL SELECT l, r FROM %s AS r JOIN %s AS l ON %s "
 						 "WHERE %s AND r.%s AND NOT %s AND l.%s",
-						 j->state[1], j->state[0], same_window(j, "l", "r"), unmarked("r."), due,
+						 j->state[1], j->state[0], window_match(j, 0, "l", 1, "r"), unmarked("r."), due,
 						 unmarked("l."), due);
 	appendStringInfoChar(&sql, ')');
 	mark_fired(j, &sql);
@@ -764,7 +756,7 @@ clean(JoinStep *j, int64 until)
 									   "AND NOT EXISTS (SELECT FROM %s AS o WHERE %s)) AS x "
 									   "CROSS JOIN LATERAL (SELECT %s) AS %s LEFT JOIN %s ON true",
 									   j->result_table, j->def->aggregates, j->state[i], j->state[1 - i],
-									   i == 0 ? same_window(j, "s", "o") : same_window(j, "o", "s"),
+									   window_match(j, i, "s", 1 - i, "o"),
 									   column_list(j, i, "(x.s)."), quote_identifier(j->in[i].alias),
 									   side_rows(j, 1 - i, "false")),
 							  1, &arg, &type, SPI_OK_INSERT);
@@ -816,7 +808,7 @@ read_ticks(JoinStep *j, int i, int64 join_wm, int64 max_rows, TimestampTz now,
 	}
 	read_input(j, i, join_wm, max_rows);
 	rows = in->cursor.rows;
-	if (j->partial[i] || (max_rows > 0 && rows >= max_rows))
+	if (j->partial[i])
 		return true;
 	/* the next tick's rows come after these in arrival order */
 	if (rows > 0)
