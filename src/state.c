@@ -27,6 +27,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 #include "keys.h"
 #include "operator.h"
@@ -347,17 +348,23 @@ delete_dropped(int32 id, Operator *op)
 		4, types, args, SPI_OK_DELETE);
 }
 
-/* Windows to write into window_state, gathered as arrays. */
+/* A window to write into window_state. */
+typedef struct Upsert
+{
+	const bytea *key;
+	int64		start;
+	int64		end;
+	int			fire_count;
+	const bytea *state;
+} Upsert;
+
+/* Windows to write into window_state. */
 typedef struct Upserts
 {
 	int			key_groups;
 	int			n;
 	int			size;
-	Datum	   *keys;
-	Datum	   *starts;
-	Datum	   *ends;
-	Datum	   *fires;
-	Datum	   *states;
+	Upsert	   *windows;
 } Upserts;
 
 static void
@@ -366,32 +373,47 @@ upserts_init(Upserts *u, int key_groups)
 	u->key_groups = key_groups;
 	u->n = 0;
 	u->size = 64;
-	u->keys = palloc(sizeof(Datum) * u->size);
-	u->starts = palloc(sizeof(Datum) * u->size);
-	u->ends = palloc(sizeof(Datum) * u->size);
-	u->fires = palloc(sizeof(Datum) * u->size);
-	u->states = palloc(sizeof(Datum) * u->size);
+	u->windows = palloc(sizeof(Upsert) * u->size);
 }
 
 static void
 upserts_add(Upserts *u, const bytea *key, int64 start, int64 end, int fire_count,
 			const bytea *state)
 {
+	Upsert	   *w;
+
 	if (u->n == u->size)
 	{
 		u->size *= 2;
-		u->keys = repalloc(u->keys, sizeof(Datum) * u->size);
-		u->starts = repalloc(u->starts, sizeof(Datum) * u->size);
-		u->ends = repalloc(u->ends, sizeof(Datum) * u->size);
-		u->fires = repalloc(u->fires, sizeof(Datum) * u->size);
-		u->states = repalloc(u->states, sizeof(Datum) * u->size);
+		u->windows = repalloc_huge(u->windows, sizeof(Upsert) * u->size);
 	}
-	u->keys[u->n] = PointerGetDatum(key);
-	u->starts[u->n] = Int64GetDatum(start);
-	u->ends[u->n] = Int64GetDatum(end);
-	u->fires[u->n] = Int32GetDatum(fire_count);
-	u->states[u->n] = PointerGetDatum(state);
-	u->n++;
+	w = &u->windows[u->n++];
+	w->key = key;
+	w->start = start;
+	w->end = end;
+	w->fire_count = fire_count;
+	w->state = state;
+}
+
+/* window_state's primary key order (bytea compares as memcmp, then length). */
+static int
+upsert_cmp(const void *a, const void *b)
+{
+	const Upsert *x = a;
+	const Upsert *y = b;
+	int			xlen = VARSIZE_ANY_EXHDR(x->key);
+	int			ylen = VARSIZE_ANY_EXHDR(y->key);
+	int			c = memcmp(VARDATA_ANY(x->key), VARDATA_ANY(y->key), Min(xlen, ylen));
+
+	if (c != 0)
+		return c;
+	if (xlen != ylen)
+		return xlen < ylen ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return 0;
 }
 
 /* A stored window whose newest state is in state_log only (state_store_fold). */
@@ -402,34 +424,41 @@ upsert_stored(const bytea *key, const StoredWindow *w, void *arg)
 }
 
 /*
- * Brings window_state up to date with the windows gathered (every window
- * whose newest state is not there), each with its key group, and empties
- * the pipeline's state_log.
+ * Windows to upsert in one statement: few enough that the statement's
+ * rows stay within work_mem rather than spilling to a temporary file.
  */
+#define UPSERT_BATCH 4096
+
+/* Upserts n windows into window_state. */
 static void
-upserts_write(int32 id, Upserts *u, Operator *op)
+upsert_batch(int32 id, const Upsert *windows, int n, int key_groups)
 {
 	Oid			types[7] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT4ARRAYOID, BYTEAARRAYOID, INT2ARRAYOID};
 	Datum		args[7];
-	Datum	   *groups;
+	Datum	   *keys = palloc(sizeof(Datum) * n);
+	Datum	   *starts = palloc(sizeof(Datum) * n);
+	Datum	   *ends = palloc(sizeof(Datum) * n);
+	Datum	   *fires = palloc(sizeof(Datum) * n);
+	Datum	   *states = palloc(sizeof(Datum) * n);
+	Datum	   *groups = palloc(sizeof(Datum) * n);
 
+	for (int i = 0; i < n; i++)
+	{
+		keys[i] = PointerGetDatum(windows[i].key);
+		starts[i] = Int64GetDatum(windows[i].start);
+		ends[i] = Int64GetDatum(windows[i].end);
+		fires[i] = Int32GetDatum(windows[i].fire_count);
+		states[i] = PointerGetDatum(windows[i].state);
+		groups[i] = Int16GetDatum(keys_group(windows[i].key, key_groups));
+	}
 	args[0] = Int32GetDatum(id);
-	if (op->log_steps > 0)
-		run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-			1, types, args, SPI_OK_DELETE);
-	op->log_steps = 0;
-	if (u->n == 0)
-		return;
-	args[1] = PointerGetDatum(construct_array(u->keys, u->n, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[2] = PointerGetDatum(int8_array(u->starts, u->n));
-	args[3] = PointerGetDatum(int8_array(u->ends, u->n));
-	args[4] = PointerGetDatum(construct_array(u->fires, u->n, INT4OID, 4, true, TYPALIGN_INT));
-	args[5] = PointerGetDatum(construct_array(u->states, u->n, BYTEAOID, -1, false, TYPALIGN_INT));
-	groups = palloc(sizeof(Datum) * u->n);
-	for (int i = 0; i < u->n; i++)
-		groups[i] = Int16GetDatum(keys_group(DatumGetByteaPP(u->keys[i]), u->key_groups));
-	args[6] = PointerGetDatum(construct_array(groups, u->n, INT2OID, 2, true, TYPALIGN_SHORT));
+	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(int8_array(starts, n));
+	args[3] = PointerGetDatum(int8_array(ends, n));
+	args[4] = PointerGetDatum(construct_array(fires, n, INT4OID, 4, true, TYPALIGN_INT));
+	args[5] = PointerGetDatum(construct_array(states, n, BYTEAOID, -1, false, TYPALIGN_INT));
+	args[6] = PointerGetDatum(construct_array(groups, n, INT2OID, 2, true, TYPALIGN_SHORT));
 	run_on_state("INSERT INTO windowing.window_state AS w "
 		"(pipeline_id, key, window_start, window_end, fire_count, state, key_group) "
 		"SELECT $1, u.k, u.s, u.e, u.f, u.st, u.g "
@@ -439,6 +468,40 @@ upserts_write(int32 id, Upserts *u, Operator *op)
 		"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
 		"SET fire_count = excluded.fire_count, state = excluded.state",
 		7, types, args, SPI_OK_INSERT);
+}
+
+/*
+ * Brings window_state up to date with the windows gathered (every window
+ * whose newest state is not there), each with its key group, and empties
+ * the pipeline's state_log.
+ */
+static void
+upserts_write(int32 id, Upserts *u, Operator *op)
+{
+	MemoryContext batch_cxt;
+	MemoryContext old;
+
+	if (op->log_steps > 0)
+	{
+		Oid			type = INT4OID;
+		Datum		arg = Int32GetDatum(id);
+
+		run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+					 1, &type, &arg, SPI_OK_DELETE);
+	}
+	op->log_steps = 0;
+	/* in the index's order, the probes walk its leaves rather than jump */
+	qsort(u->windows, u->n, sizeof(Upsert), upsert_cmp);
+	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "window state upserts",
+									  ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(batch_cxt);
+	for (int i = 0; i < u->n; i += UPSERT_BATCH)
+	{
+		upsert_batch(id, u->windows + i, Min(UPSERT_BATCH, u->n - i), u->key_groups);
+		MemoryContextReset(batch_cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(batch_cxt);
 }
 
 /* What a step's state came from, for state_save. */
