@@ -451,9 +451,8 @@ CREATE TABLE windowing.pipeline (
     allowed_lateness     interval NOT NULL,
     result_table         regclass NOT NULL,
     late_table           regclass,
-    emit                 text NOT NULL CHECK (emit IN ('upsert', 'append')),
-    state                text NOT NULL DEFAULT 'running'
-                         CHECK (state IN ('running', 'paused', 'failed')),
+    emit                 text NOT NULL,
+    state                text NOT NULL DEFAULT 'running',
     created_at           timestamptz NOT NULL DEFAULT now(),
     -- cursor: the rows committed between tick_lo and tick_hi, past last_seq
     tick_lo              pg_snapshot,
@@ -490,7 +489,7 @@ CREATE TABLE windowing.pipeline (
     definition_stamp     text NOT NULL,
     -- a row whose aggregate inputs fail: the step fails ('stop'), or the
     -- row goes to the late table and the step goes on ('route')
-    on_error             text NOT NULL DEFAULT 'stop' CHECK (on_error IN ('stop', 'route')),
+    on_error             text NOT NULL DEFAULT 'stop',
     -- the rest of the last error, as a late row's error holds it, and the
     -- arrival number (windowing_seq) of the row it was found failing on
     last_error_sqlstate  text,
@@ -506,7 +505,7 @@ CREATE TABLE windowing.pipeline (
     state_misses         bigint NOT NULL DEFAULT 0,
     -- the hash partitions of its keys (Flink's max parallelism), fixed at
     -- creation: each window's state is stored with its key's group
-    key_groups           int NOT NULL DEFAULT 128 CHECK (key_groups BETWEEN 1 AND 32767),
+    key_groups           int NOT NULL DEFAULT 128,
     -- a rebuild's replay (rebuild()): the replay_rows rows visible in
     -- replay_until, in the order of replay_order, of which replay_done are
     -- replayed; NULL: none under way
@@ -534,19 +533,48 @@ CREATE TABLE windowing.pipeline (
     -- bounds) the rows of a key in the same window meet; its source, time
     -- column and keys are its left input's (the inputs are in
     -- windowing.join_input) and aggregates holds the select list
-    join_type            text CHECK (join_type IN ('inner', 'left', 'right', 'full')),
+    join_type            text,
     join_lower           interval,
     join_upper           interval,
     join_lower_exclusive boolean,
-    join_upper_exclusive boolean,
-    -- an aggregate pipeline has an assigner; a join, its bounds (an
-    -- interval join) or an assigner (a window join)
-    CONSTRAINT pipeline_join_check CHECK ((join_lower IS NULL) = (join_upper IS NULL)
-        AND (join_lower IS NULL) = (join_lower_exclusive IS NULL)
-        AND (join_lower IS NULL) = (join_upper_exclusive IS NULL)
-        AND (join_type IS NOT NULL OR join_lower IS NULL)
-        AND (assigner IS DISTINCT FROM NULL) = (join_lower IS NULL))
+    join_upper_exclusive boolean
 );
+-- The rules a pipeline row keeps.  A trigger on the columns they read, not
+-- CHECK constraints: the executor compiles every CHECK constraint of a
+-- table at each UPDATE of it, and every step updates its pipeline's row
+-- (its cursor and counters), which this trigger skips.
+CREATE FUNCTION windowing._check_pipeline() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    p windowing.pipeline := NEW;
+    rule text;
+BEGIN
+    rule := CASE
+        WHEN p.emit NOT IN ('upsert', 'append') THEN 'pipeline_emit_check'
+        WHEN p.state NOT IN ('running', 'paused', 'failed') THEN 'pipeline_state_check'
+        WHEN p.on_error NOT IN ('stop', 'route') THEN 'pipeline_on_error_check'
+        WHEN p.key_groups NOT BETWEEN 1 AND 32767 THEN 'pipeline_key_groups_check'
+        WHEN p.join_type NOT IN ('inner', 'left', 'right', 'full') THEN 'pipeline_join_type_check'
+        -- an aggregate pipeline has an assigner; a join, its bounds (an
+        -- interval join) or an assigner (a window join)
+        WHEN NOT ((p.join_lower IS NULL) = (p.join_upper IS NULL)
+                  AND (p.join_lower IS NULL) = (p.join_lower_exclusive IS NULL)
+                  AND (p.join_lower IS NULL) = (p.join_upper_exclusive IS NULL)
+                  AND (p.join_type IS NOT NULL OR p.join_lower IS NULL)
+                  AND (p.assigner IS DISTINCT FROM NULL) = (p.join_lower IS NULL))
+            THEN 'pipeline_join_check'
+    END;
+    IF rule IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'check_violation',
+            MESSAGE = format('new row for relation "pipeline" violates check constraint "%s"', rule),
+            DETAIL = format('Pipeline "%s".', p.name), TABLE = 'pipeline', CONSTRAINT = rule;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER pipeline_check
+    AFTER INSERT OR UPDATE OF emit, state, on_error, key_groups, join_type, join_lower, join_upper,
+                              join_lower_exclusive, join_upper_exclusive, assigner
+    ON windowing.pipeline FOR EACH ROW EXECUTE FUNCTION windowing._check_pipeline();
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
 

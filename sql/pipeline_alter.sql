@@ -95,6 +95,16 @@ SELECT * FROM windowing.open_windows('alt');
 UPDATE windowing.pipeline SET aggregates = 'count(*) AS n, sum(ts) AS total' WHERE name = 'alt';
 SELECT * FROM windowing.open_windows('alt');
 
+-- the row's rules hold for a superuser's hand too
+UPDATE windowing.pipeline SET emit = 'both' WHERE name = 'alt';
+UPDATE windowing.pipeline SET state = 'stopped' WHERE name = 'alt';
+UPDATE windowing.pipeline SET on_error = 'skip' WHERE name = 'alt';
+UPDATE windowing.pipeline SET key_groups = 0 WHERE name = 'alt';
+UPDATE windowing.pipeline SET join_type = 'cross' WHERE name = 'alt';
+UPDATE windowing.pipeline SET join_lower = '0', join_upper = '1 minute' WHERE name = 'alt';
+UPDATE windowing.pipeline SET assigner = NULL WHERE name = 'alt';
+SELECT emit, state, on_error, key_groups, join_type FROM windowing.pipeline WHERE name = 'alt';
+
 -- a lateness raised on a pipeline of sliding windows kept as slices
 CREATE TABLE hops (ts bigint);
 SELECT windowing.create_pipeline('hop', 'hops', 'ts',
