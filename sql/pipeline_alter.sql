@@ -143,6 +143,29 @@ SELECT event_time, reason FROM loc_late;
 SELECT windowing.flush('loc');
 SELECT window_start, count FROM loc_results ORDER BY window_start;
 
+-- A process analyses a select list once and keeps it until the catalogs
+-- change: a function dropped and made again (a new OID) is found anew.
+SELECT windowing.create_queue('scaled_ev', 'k int, ts bigint, v int') IS NOT NULL;
+CREATE FUNCTION scaled(v int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT v * 2';
+SELECT windowing.create_pipeline('sc', 'scaled_ev', 'ts', '{k}', windowing.tumbling('10 milliseconds'),
+       'count(*) AS n, sum(public.scaled(v)) AS s', start => false) > 0;
+INSERT INTO scaled_ev (k, ts, v) VALUES (1, 1, 5);
+SELECT windowing.process('sc');
+SELECT * FROM windowing.open_windows('sc');
+DROP FUNCTION scaled(int);
+CREATE FUNCTION scaled(v int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT v * 3';
+INSERT INTO scaled_ev (k, ts, v) VALUES (1, 2, 5);
+SELECT windowing.process('sc');
+SELECT * FROM windowing.open_windows('sc');
+-- and so is a column renamed, away and back
+ALTER TABLE scaled_ev RENAME COLUMN v TO w;
+INSERT INTO scaled_ev (k, ts, w) VALUES (1, 3, 5);
+SELECT windowing.process('sc');
+ALTER TABLE scaled_ev RENAME COLUMN w TO v;
+SELECT windowing.process('sc');
+SELECT * FROM windowing.open_windows('sc');
+
 DROP VIEW alt_now;
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines;
-DROP TABLE ev, hops, local_ev;
+DROP TABLE ev, hops, local_ev, scaled_ev;
+DROP FUNCTION scaled(int);

@@ -30,9 +30,11 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -43,6 +45,8 @@
 #include "parser/parser.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
+#include "utils/catcache.h"
+#include "utils/inval.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
 #include "utils/fmgroids.h"
@@ -221,7 +225,7 @@ setup_bounds(ParseState *pstate, void *arg)
  * as parameters.  Syntax errors too point into the select list.
  */
 static Query *
-analyse(Oid source, const char *aggregates, Oid window_type)
+analyse_now(Oid source, const char *aggregates, Oid window_type)
 {
 	char	   *text = psprintf("SELECT %s", aggregates);
 	RawStmt    *stmt = makeNode(RawStmt);
@@ -241,6 +245,112 @@ analyse(Oid source, const char *aggregates, Oid window_type)
 	stmt->stmt_location = -1;
 	q = parse_analyze_withcb(stmt, text, setup_bounds, &window_type, NULL);
 	error_context_stack = errcb.previous;
+	return q;
+}
+
+
+/*
+ * Select lists analysed in this process, kept from step to step: parsing
+ * and analysing one was a good part of a small step's cost.  Any change
+ * to the catalogs an analysis reads (functions, aggregates, types,
+ * operators, casts, schemas, the source table) forgets them all, as
+ * PostgreSQL's plan cache does for its plans.
+ */
+typedef struct Analysed
+{
+	Oid			source;
+	Oid			window_type;
+	Oid			user;
+	char	   *search_path;
+	char	   *aggregates;
+	Query	   *query;
+} Analysed;
+
+/* more than a process's pipelines, usually; past it, all are forgotten */
+#define MAX_ANALYSED 256
+
+static MemoryContext analysed_cxt = NULL;
+static List *analysed = NIL;
+static uint64 analysed_generation = 0;	/* counts the forgettings */
+
+static void
+forget_analysed(void)
+{
+	analysed_generation++;
+	analysed = NIL;
+	MemoryContextReset(analysed_cxt);
+}
+
+static void
+analysed_syscache_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	forget_analysed();
+}
+
+static void
+analysed_relcache_changed(Datum arg, Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, analysed)
+	{
+		if (!OidIsValid(relid) || ((Analysed *) lfirst(lc))->source == relid)
+		{
+			forget_analysed();
+			return;
+		}
+	}
+}
+
+static void
+watch_catalogs(void)
+{
+	const int	caches[] = {PROCOID, AGGFNOID, TYPEOID, OPEROID, CASTSOURCETARGET, NAMESPACEOID};
+
+	analysed_cxt = AllocSetContextCreate(TopMemoryContext, "windowing analysed select lists",
+										 ALLOCSET_SMALL_SIZES);
+	for (int i = 0; i < lengthof(caches); i++)
+		CacheRegisterSyscacheCallback(caches[i], analysed_syscache_changed, (Datum) 0);
+	CacheRegisterRelcacheCallback(analysed_relcache_changed, (Datum) 0);
+}
+
+/* A copy of the select list's analysis: the caller may change it. */
+static Query *
+analyse(Oid source, const char *aggregates, Oid window_type)
+{
+	uint64		generation;
+	Query	   *q;
+	Analysed   *a;
+	MemoryContext old;
+	ListCell   *lc;
+
+	if (analysed_cxt == NULL)
+		watch_catalogs();
+	foreach(lc, analysed)
+	{
+		a = lfirst(lc);
+		if (a->source == source && a->window_type == window_type && a->user == GetUserId() &&
+			strcmp(a->search_path, namespace_search_path) == 0 &&
+			strcmp(a->aggregates, aggregates) == 0)
+			return copyObject(a->query);
+	}
+	if (list_length(analysed) >= MAX_ANALYSED)
+		forget_analysed();
+	generation = analysed_generation;
+	q = analyse_now(source, aggregates, window_type);
+	/* a change seen while analysing may have come after what it read */
+	if (generation != analysed_generation)
+		return q;
+	old = MemoryContextSwitchTo(analysed_cxt);
+	a = palloc(sizeof(Analysed));
+	a->source = source;
+	a->window_type = window_type;
+	a->user = GetUserId();
+	a->search_path = pstrdup(namespace_search_path);
+	a->aggregates = pstrdup(aggregates);
+	a->query = copyObject(q);
+	analysed = lappend(analysed, a);
+	MemoryContextSwitchTo(old);
 	return q;
 }
 

@@ -561,16 +561,23 @@ catalog_queue_consumes(Oid source)
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
-/* The pipeline's owner if it is running, else InvalidOid. */
+/*
+ * The pipeline's owner if it is running, else InvalidOid; "failing": its
+ * last steps failed (catalog_clear_failures ends the streak).
+ */
 Oid
-catalog_owner_if_running(const char *name)
+catalog_owner_if_running(const char *name, bool *failing)
 {
-	if (execute_for("SELECT owner FROM windowing.pipeline"
+	if (execute_for("SELECT owner, failures OPERATOR(pg_catalog.<>) 0 AS failing"
+					" FROM windowing.pipeline"
 					" WHERE name OPERATOR(pg_catalog.=) $1"
 					" AND state OPERATOR(pg_catalog.=) 'running'",
 					name, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not lock pipeline \"%s\"", name);
-	return SPI_processed == 1 ? oid_value("owner") : InvalidOid;
+	if (SPI_processed != 1)
+		return InvalidOid;
+	*failing = bool_value("failing");
+	return oid_value("owner");
 }
 
 /*

@@ -134,7 +134,7 @@ extern void catalog_start_replay(const PipelineDef *def, const char *snapshot,
 								 int64 rows);
 extern List *catalog_running_pipelines(MemoryContext cxt);
 extern List *catalog_consumed_queues(MemoryContext cxt);
-extern Oid	catalog_owner_if_running(const char *name);
+extern Oid	catalog_owner_if_running(const char *name, bool *failing);
 extern bool catalog_record_failure(const char *name, const ErrorData *edata,
 								   bool row_known, int64 row, int max_failures);
 extern void catalog_clear_failures(const char *name);

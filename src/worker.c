@@ -278,13 +278,13 @@ step_error_context(void *arg)
  * skipped, and from here on a pause or drop waits for this step to finish.
  */
 static Oid
-lock_if_running(const char *name)
+lock_if_running(const char *name, bool *failing)
 {
 	Oid			owner;
 
 	pipeline_lock(name);
 	SPI_connect();
-	owner = catalog_owner_if_running(name);
+	owner = catalog_owner_if_running(name, failing);
 	SPI_finish();
 	return owner;
 }
@@ -312,10 +312,11 @@ step_pipeline(const char *name)
 {
 	ErrorContextCallback errcb;
 	Oid			owner;
+	bool		failing = false;
 	int64		consumed = 0;
 
 	begin_catalog_transaction(psprintf("step of pipeline \"%s\"", name));
-	owner = lock_if_running(name);
+	owner = lock_if_running(name, &failing);
 	if (!OidIsValid(owner))
 	{
 		commit_transaction();
@@ -337,7 +338,7 @@ step_pipeline(const char *name)
 	}
 	PG_END_TRY();
 
-	if (consumed > 0)
+	if (consumed > 0 && failing)
 		clear_failures(name);
 	commit_transaction();
 	return consumed;
