@@ -29,9 +29,12 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "miscadmin.h"
 
 #include "owner.h"
 #include "plans.h"
@@ -61,23 +64,6 @@ typedef struct RowPasser
 	void	   *arg;
 	uint64		rows;
 } RowPasser;
-
-/* The one value of a one-row query of text parameters. */
-static Datum
-query_value(const char *sql, int nargs, const char *arg1, const char *arg2, bool *isnull)
-{
-	Oid			types[2] = {TEXTOID, TEXTOID};
-	Datum		args[2];
-
-	if (nargs > 0)
-		args[0] = CStringGetTextDatum(arg1);
-	if (nargs > 1)
-		args[1] = CStringGetTextDatum(arg2);
-	if (plans_execute(sql, nargs, types, args, NULL, false, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "could not run: %s", sql);
-	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
-}
 
 /* xmin and xmax of snapshot text "xmin:xmax:xip,..."; returns its xip. */
 static const char *
@@ -169,10 +155,13 @@ with_own(char *now, char *(*own) (const char *snap, uint64 xid))
 static char *
 snapshot_now(char *(*own) (const char *snap, uint64 xid))
 {
-	bool		isnull;
+	Datum		snap;
 
-	return with_own(TextDatumGetCString(query_value("SELECT pg_catalog.pg_current_snapshot()::pg_catalog.text",
-													0, NULL, NULL, &isnull)), own);
+	/* as a statement would take it: a new one, unless the isolation keeps one */
+	PushActiveSnapshot(GetTransactionSnapshot());
+	snap = OidFunctionCall0Coll(F_PG_CURRENT_SNAPSHOT, InvalidOid);
+	PopActiveSnapshot();
+	return with_own(OidOutputFunctionCall(F_PG_SNAPSHOT_OUT, snap), own);
 }
 
 /*
@@ -243,17 +232,34 @@ tick_snapshot_upstream(int32 upstream, int64 *watermark)
 static int64
 queue_numbered(Oid source)
 {
-	Oid			type = OIDOID;
-	Datum		seq = ObjectIdGetDatum(getIdentitySequence(source,
-														   get_attnum(source, "windowing_seq"),
-														   false));
-	bool		isnull;
+	LOCAL_FCINFO(fcinfo, 1);
+	Oid			seq = getIdentitySequence(source, get_attnum(source, "windowing_seq"), false);
+	Oid			save_user;
+	int			save_sec;
+	Datum		last;
 
-	if (owner_execute(owner_of_table(source),
-					  "SELECT COALESCE(pg_catalog.pg_sequence_last_value($1::pg_catalog.regclass), 0)",
-					  1, &type, &seq) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not read the arrival numbers of a queue");
-	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	InitFunctionCallInfoData(*fcinfo, NULL, 1, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = ObjectIdGetDatum(seq);
+	fcinfo->args[0].isnull = false;
+	/* an error on the way restores the user with the transaction's abort */
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(owner_of_table(source), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	last = pg_sequence_last_value(fcinfo);
+	SetUserIdAndSecContext(save_user, save_sec);
+	return fcinfo->isnull ? 0 : DatumGetInt64(last);
+}
+
+/* Whether no transaction under scan_next_xid was running at tick_lo. */
+static bool
+scan_next_settled(const PipelineProgress *p)
+{
+	uint64		xmin;
+	uint64		xmax;
+
+	if (p->tick_lo == NULL || p->scan_next_xid == NULL)
+		return false;
+	(void) snapshot_parts(p->tick_lo, &xmin, &xmax);
+	return xmin >= strtou64(p->scan_next_xid, NULL, 10);
 }
 
 /*
@@ -272,12 +278,7 @@ queue_numbered(Oid source)
 void
 tick_open(PipelineProgress *p, Oid source, int32 upstream)
 {
-	bool		isnull;
-
-	if (p->tick_lo && p->scan_next_xid &&
-		DatumGetBool(query_value("SELECT pg_catalog.pg_snapshot_xmin($1::pg_catalog.pg_snapshot) "
-								 "OPERATOR(pg_catalog.>=) $2::pg_catalog.xid8",
-								 2, p->tick_lo, p->scan_next_xid, &isnull)))
+	if (scan_next_settled(p))
 	{
 		p->scan_from = p->scan_next;
 		p->scan_next_xid = NULL;
