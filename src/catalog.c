@@ -154,21 +154,54 @@ typedef struct StampCheck
 {
 	int32		id;				/* hash key */
 	char	   *stamp;			/* in TopMemoryContext */
-	char	   *definition;
+	StringInfoData definition;	/* definition_bytes() */
 	bool		matches;
 } StampCheck;
+
+/*
+ * The stamped columns of the row catalog_load_pipeline read, as bytes:
+ * equal bytes are an equal definition (unequal ones are checked again).
+ */
+static void
+definition_bytes(StringInfo buf)
+{
+	const char *const columns[] = {"time_column", "time_type", "key_columns", "assigner",
+	"aggregates"};
+
+	for (int i = 0; i < lengthof(columns); i++)
+	{
+		int			fnum = fnumber(columns[i]);
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, fnum, &isnull);
+		Form_pg_attribute att = TupleDescAttr(SPI_tuptable->tupdesc, fnum - 1);
+
+		appendStringInfoChar(buf, isnull ? 'n' : 'v');
+		if (isnull)
+			continue;
+		if (att->attbyval)
+			appendBinaryStringInfo(buf, (const char *) &d, sizeof(Datum));
+		else
+		{
+			struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+			int			len = VARSIZE_ANY(v);
+
+			appendBinaryStringInfo(buf, (const char *) &len, sizeof(len));
+			appendBinaryStringInfo(buf, (const char *) v, len);
+		}
+	}
+}
 
 /*
  * Does the pipeline's definition still match the stamp it was created
  * with (_definition_stamp)?  The stamp is an SQL function that costs a
  * tenth of a one-row step, so each process remembers the answer for the
- * definition (as text, to see it change) and stamp it was given, and asks
+ * definition (as bytes, to see it change) and stamp it was given, and asks
  * again when either changes, as catalog_load_pipeline read the row: with
  * a fresh snapshot, since the step may have waited for the pipeline's lock
  * while its owner changed.
  */
 static bool
-stamp_matches(int32 id, const char *stamp, const char *definition)
+stamp_matches(int32 id, const char *stamp)
 {
 	static HTAB *checks = NULL;
 	StampCheck *c;
@@ -176,6 +209,7 @@ stamp_matches(int32 id, const char *stamp, const char *definition)
 	Oid			type = INT4OID;
 	Datum		arg = Int32GetDatum(id);
 	bool		isnull;
+	StringInfoData definition;
 
 	if (checks == NULL)
 	{
@@ -183,15 +217,19 @@ stamp_matches(int32 id, const char *stamp, const char *definition)
 
 		checks = hash_create("windowing definition stamps", 16, &ctl, HASH_ELEM | HASH_BLOBS);
 	}
+	initStringInfo(&definition);
+	definition_bytes(&definition);
 	c = hash_search(checks, &id, HASH_ENTER, &found);
-	if (found && strcmp(c->stamp, stamp) == 0 && strcmp(c->definition, definition) == 0)
+	if (found && c->stamp != NULL && strcmp(c->stamp, stamp) == 0 &&
+		c->definition.len == definition.len &&
+		memcmp(c->definition.data, definition.data, definition.len) == 0)
 		return c->matches;
-	if (found)
+	if (found && c->stamp != NULL)
 	{
 		pfree(c->stamp);
-		pfree(c->definition);
+		pfree(c->definition.data);
 	}
-	c->stamp = c->definition = NULL;
+	c->stamp = NULL;
 	if (plans_execute("SELECT definition_stamp OPERATOR(pg_catalog.=) windowing._definition_stamp("
 					   "time_column, time_type, key_columns, assigner, aggregates) "
 					   "FROM windowing.pipeline WHERE id OPERATOR(pg_catalog.=) $1",
@@ -199,8 +237,10 @@ stamp_matches(int32 id, const char *stamp, const char *definition)
 		elog(ERROR, "could not check the definition of pipeline %d", id);
 	c->matches = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
 											&isnull));
+	c->definition.data = MemoryContextAlloc(TopMemoryContext, definition.len + 1);
+	memcpy(c->definition.data, definition.data, definition.len + 1);
+	c->definition.len = c->definition.maxlen = definition.len;
 	c->stamp = MemoryContextStrdup(TopMemoryContext, stamp);
-	c->definition = MemoryContextStrdup(TopMemoryContext, definition);
 	return c->matches;
 }
 
@@ -217,10 +257,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 					"emit OPERATOR(pg_catalog.=) 'append' AS emit_append, tick_lo::pg_catalog.text, "
 					"tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
 					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced, "
-					"cleaned_until, definition_stamp, pg_catalog.concat_ws(' ', "
-					"pg_catalog.quote_nullable(time_column), time_type::pg_catalog.oid, "
-					"pg_catalog.quote_literal(key_columns), pg_catalog.quote_literal(assigner), "
-					"pg_catalog.quote_literal(aggregates)) AS definition, "
+					"cleaned_until, definition_stamp, "
 					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
 					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text, "
 					"COALESCE(watermark_from, 0)::pg_catalog.int8 AS watermark_from, tick_watermark, "
@@ -281,7 +318,7 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	progress->state_hits = 0;
 	progress->state_misses = 0;
 	/* last: it may run a statement of its own */
-	def->intact = stamp_matches(def->id, text_value("definition_stamp"), text_value("definition"));
+	def->intact = stamp_matches(def->id, text_value("definition_stamp"));
 }
 
 /*
