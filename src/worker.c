@@ -140,10 +140,20 @@ database_claimed(void)
 static bool
 lock_catalog(void)
 {
-	if (!OidIsValid(get_extension_oid("windowing", true)))
+	/* the table the extension was last found with: pg_extension has no cache */
+	static Oid	found_with = InvalidOid;
+	Oid			catalog = RangeVarGetRelid(makeRangeVar("windowing", "pipeline", -1),
+										   AccessShareLock, true);
+
+	if (!OidIsValid(catalog))
 		return false;
-	return OidIsValid(RangeVarGetRelid(makeRangeVar("windowing", "pipeline", -1),
-									   AccessShareLock, true));
+	if (catalog != found_with)
+	{
+		if (!OidIsValid(get_extension_oid("windowing", true)))
+			return false;
+		found_with = catalog;
+	}
+	return true;
 }
 
 /* Reports the error being handled and rolls back; returns the error. */
