@@ -83,7 +83,43 @@ FROM unnest(ARRAY['t', 's', 'h']) kind, unnest(ARRAY['small_', 'reread_']) other
      LATERAL pg_temp.summary('one_' || kind || '_results') a
 ORDER BY kind, other;
 SELECT count(*) AS log_rows_left FROM windowing.state_log;
+-- Every window has left.  Read back from the heap, the log is folded, and
+-- window_state keeps no row of a window that left (one late row makes
+-- each pipeline step).
+INSERT INTO taps VALUES (1, 0, 1);
+SELECT count(windowing._forget_state(id)) FROM windowing.pipeline;
+SELECT count(*) FILTER (WHERE windowing.process(name) = 1) AS stepped FROM windowing.pipelines;
+SELECT count(*) AS rows_left FROM windowing.window_state;
+-- A window that leaves (a session merged into a bigger one, a window
+-- cleaned up) keeps its row in window_state until the log is folded: then
+-- the row goes.  A session is stored, grows (its stored row is left
+-- behind), and is read back: window_state holds its one window.
+CREATE TABLE grow (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('grow_s', 'grow', 'ts', '{k}', windowing.session('40 milliseconds'),
+    'count(*) AS n', max_out_of_orderness => '50 milliseconds', start => false,
+    retention => 'consume') > 0;
+CREATE FUNCTION pg_temp.reread() RETURNS TABLE (stored bigint, open bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'grow_s';
+    PERFORM windowing.process('grow_s');
+    RETURN QUERY
+        SELECT (SELECT count(*) FROM windowing.window_state w JOIN windowing.pipeline p
+                ON p.id = w.pipeline_id WHERE p.name = 'grow_s'),
+               (SELECT count(*) FROM windowing.open_windows('grow_s'));
+END
+$$;
+-- [1000, 1040), in the log
+INSERT INTO grow VALUES (1, 1000, 1);
+SELECT * FROM pg_temp.reread();
+-- stored as the step reads the log back; [1000, 1070) leaves it behind
+INSERT INTO grow VALUES (1, 1030, 1);
+SELECT * FROM pg_temp.reread();
+-- its row goes as the next step reads the log back; [1000, 1090)
+INSERT INTO grow VALUES (1, 1050, 1);
+SELECT * FROM pg_temp.reread();
+SELECT window_start, window_end, results FROM windowing.open_windows('grow_s');
 
 SELECT count(*) FROM (SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines) d;
 SELECT count(*) AS log_rows_after_drop FROM windowing.state_log;
-DROP TABLE taps;
+DROP TABLE taps, grow;

@@ -95,6 +95,50 @@ typedef struct SavedWindow
 	bytea	   *state;
 } SavedWindow;
 
+/* A window_state row to write, or (without a state) to delete. */
+typedef struct StateRow
+{
+	const bytea *key;
+	int64		start;
+	int64		end;
+	int			fire_count;
+	const bytea *state;
+} StateRow;
+
+typedef struct StateRows
+{
+	int			n;
+	int			size;
+	StateRow   *rows;
+} StateRows;
+
+static void
+rows_init(StateRows *r)
+{
+	r->n = 0;
+	r->size = 64;
+	r->rows = palloc(sizeof(StateRow) * r->size);
+}
+
+static void
+rows_add(StateRows *r, const bytea *key, int64 start, int64 end, int fire_count,
+		 const bytea *state)
+{
+	StateRow   *w;
+
+	if (r->n == r->size)
+	{
+		r->size *= 2;
+		r->rows = repalloc_huge(r->rows, sizeof(StateRow) * r->size);
+	}
+	w = &r->rows[r->n++];
+	w->key = key;
+	w->start = start;
+	w->end = end;
+	w->fire_count = fire_count;
+	w->state = state;
+}
+
 /* A live window's bounds, fire count, where its state is, and its state. */
 static void
 put_window(StringInfo buf, const WindowEntry *e)
@@ -223,8 +267,12 @@ stored_row(HTAB *stored, HeapTuple tup, TupleDesc desc)
 	w->state = DatumGetByteaPCopy(PointerGetDatum(r.state));
 }
 
+/*
+ * A state_log row's changes applied to a table of windows; the windows it
+ * says left are added to "departed".
+ */
 static void
-stored_changes(HTAB *stored, const char *changes, Size size)
+stored_changes(HTAB *stored, const char *changes, Size size, StateRows *departed)
 {
 	const char *p = changes + sizeof(int);
 	int			ndropped;
@@ -236,6 +284,7 @@ stored_changes(HTAB *stored, const char *changes, Size size)
 
 		get_bounds(&p, &k);
 		hash_search(stored, &k, HASH_REMOVE, NULL);
+		rows_add(departed, k.key, k.start, k.end, 0, NULL);
 	}
 	while (p < changes + size)
 	{
@@ -310,97 +359,12 @@ state_clear(int32 id)
 				 1, &type, &arg, SPI_OK_DELETE);
 }
 
-/* Deletes the window_state rows of the windows that left during the step. */
-static void
-delete_dropped(int32 id, Operator *op)
-{
-	int			n = 0;
-	Datum	   *keys = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
-	Datum	   *starts = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
-	Datum	   *ends = palloc(sizeof(Datum) * Max(list_length(op->dropped), 1));
-	Oid			types[4] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
-	Datum		args[4];
-	ListCell   *lc;
-
-	foreach(lc, op->dropped)
-	{
-		WindowRef  *w = lfirst(lc);
-
-		if (!w->stored)
-			continue;
-		keys[n] = PointerGetDatum(w->k.key);
-		starts[n] = Int64GetDatum(w->k.start);
-		ends[n] = Int64GetDatum(w->k.end);
-		n++;
-	}
-	if (n == 0)
-		return;
-	args[0] = Int32GetDatum(id);
-	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[2] = PointerGetDatum(int8_array(starts, n));
-	args[3] = PointerGetDatum(int8_array(ends, n));
-	run_on_state("DELETE FROM windowing.window_state AS w "
-		"USING ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(k, s, e) "
-		"WHERE w.pipeline_id OPERATOR(pg_catalog.=) $1 "
-		"AND w.key OPERATOR(pg_catalog.=) u.k "
-		"AND w.window_start OPERATOR(pg_catalog.=) u.s "
-		"AND w.window_end OPERATOR(pg_catalog.=) u.e",
-		4, types, args, SPI_OK_DELETE);
-}
-
-/* A window to write into window_state. */
-typedef struct Upsert
-{
-	const bytea *key;
-	int64		start;
-	int64		end;
-	int			fire_count;
-	const bytea *state;
-} Upsert;
-
-/* Windows to write into window_state. */
-typedef struct Upserts
-{
-	int			key_groups;
-	int			n;
-	int			size;
-	Upsert	   *windows;
-} Upserts;
-
-static void
-upserts_init(Upserts *u, int key_groups)
-{
-	u->key_groups = key_groups;
-	u->n = 0;
-	u->size = 64;
-	u->windows = palloc(sizeof(Upsert) * u->size);
-}
-
-static void
-upserts_add(Upserts *u, const bytea *key, int64 start, int64 end, int fire_count,
-			const bytea *state)
-{
-	Upsert	   *w;
-
-	if (u->n == u->size)
-	{
-		u->size *= 2;
-		u->windows = repalloc_huge(u->windows, sizeof(Upsert) * u->size);
-	}
-	w = &u->windows[u->n++];
-	w->key = key;
-	w->start = start;
-	w->end = end;
-	w->fire_count = fire_count;
-	w->state = state;
-}
-
 /* window_state's primary key order (bytea compares as memcmp, then length). */
 static int
-upsert_cmp(const void *a, const void *b)
+row_cmp(const void *a, const void *b)
 {
-	const Upsert *x = a;
-	const Upsert *y = b;
+	const StateRow *x = a;
+	const StateRow *y = b;
 	int			xlen = VARSIZE_ANY_EXHDR(x->key);
 	int			ylen = VARSIZE_ANY_EXHDR(y->key);
 	int			c = memcmp(VARDATA_ANY(x->key), VARDATA_ANY(y->key), Min(xlen, ylen));
@@ -418,44 +382,87 @@ upsert_cmp(const void *a, const void *b)
 
 /* A stored window whose newest state is in state_log only (state_store_fold). */
 static void
-upsert_stored(const bytea *key, const StoredWindow *w, void *arg)
+add_stored(const bytea *key, const StoredWindow *w, void *arg)
 {
-	upserts_add(arg, key, w->start, w->end, w->fire_count, w->state);
+	rows_add(arg, key, w->start, w->end, w->fire_count, w->state);
+}
+
+/* A window that left with a row in window_state (state_store_departures). */
+static void
+add_departed(const bytea *key, int64 start, int64 end, void *arg)
+{
+	rows_add(arg, key, start, end, 0, NULL);
 }
 
 /*
- * Windows to upsert in one statement: few enough that the statement's
- * rows stay within work_mem rather than spilling to a temporary file.
+ * Rows to write in one statement: few enough that the statement's rows
+ * stay within work_mem rather than spilling to a temporary file.
  */
-#define UPSERT_BATCH 4096
+#define STATE_BATCH 4096
 
-/* Upserts n windows into window_state. */
+/* The rows' bounds as the arrays $2 (keys), $3 (starts) and $4 (ends). */
 static void
-upsert_batch(int32 id, const Upsert *windows, int n, int key_groups)
+bounds_args(const StateRow *rows, int n, Datum *args)
+{
+	Datum	   *keys = palloc(sizeof(Datum) * n);
+	Datum	   *starts = palloc(sizeof(Datum) * n);
+	Datum	   *ends = palloc(sizeof(Datum) * n);
+
+	for (int i = 0; i < n; i++)
+	{
+		keys[i] = PointerGetDatum(rows[i].key);
+		starts[i] = Int64GetDatum(rows[i].start);
+		ends[i] = Int64GetDatum(rows[i].end);
+	}
+	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(int8_array(starts, n));
+	args[3] = PointerGetDatum(int8_array(ends, n));
+}
+
+/*
+ * Deletes n windows' rows from window_state, each found through the
+ * primary key (a lateral probe, which the planner cannot turn into a hash
+ * join over every window of the pipeline), then by its ctid.
+ */
+static void
+delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
+{
+	Oid			types[4] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
+	Datum		args[4];
+
+	args[0] = Int32GetDatum(id);
+	bounds_args(rows, n, args);
+	run_on_state("DELETE FROM windowing.window_state AS w "
+		"WHERE w.ctid OPERATOR(pg_catalog.=) ANY (ARRAY("
+		"SELECT x.ctid FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), "
+		"pg_catalog.unnest($4)) AS u(k, s, e), "
+		"LATERAL (SELECT y.ctid FROM windowing.window_state AS y "
+		"WHERE y.pipeline_id OPERATOR(pg_catalog.=) $1 "
+		"AND y.key OPERATOR(pg_catalog.=) u.k "
+		"AND y.window_start OPERATOR(pg_catalog.=) u.s "
+		"AND y.window_end OPERATOR(pg_catalog.=) u.e OFFSET 0) AS x))",
+		4, types, args, SPI_OK_DELETE);
+}
+
+/* Upserts n windows into window_state, each with its key group. */
+static void
+upsert_batch(int32 id, const StateRow *rows, int n, int key_groups)
 {
 	Oid			types[7] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT4ARRAYOID, BYTEAARRAYOID, INT2ARRAYOID};
 	Datum		args[7];
-	Datum	   *keys = palloc(sizeof(Datum) * n);
-	Datum	   *starts = palloc(sizeof(Datum) * n);
-	Datum	   *ends = palloc(sizeof(Datum) * n);
 	Datum	   *fires = palloc(sizeof(Datum) * n);
 	Datum	   *states = palloc(sizeof(Datum) * n);
 	Datum	   *groups = palloc(sizeof(Datum) * n);
 
 	for (int i = 0; i < n; i++)
 	{
-		keys[i] = PointerGetDatum(windows[i].key);
-		starts[i] = Int64GetDatum(windows[i].start);
-		ends[i] = Int64GetDatum(windows[i].end);
-		fires[i] = Int32GetDatum(windows[i].fire_count);
-		states[i] = PointerGetDatum(windows[i].state);
-		groups[i] = Int16GetDatum(keys_group(windows[i].key, key_groups));
+		fires[i] = Int32GetDatum(rows[i].fire_count);
+		states[i] = PointerGetDatum(rows[i].state);
+		groups[i] = Int16GetDatum(keys_group(rows[i].key, key_groups));
 	}
 	args[0] = Int32GetDatum(id);
-	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[2] = PointerGetDatum(int8_array(starts, n));
-	args[3] = PointerGetDatum(int8_array(ends, n));
+	bounds_args(rows, n, args);
 	args[4] = PointerGetDatum(construct_array(fires, n, INT4OID, 4, true, TYPALIGN_INT));
 	args[5] = PointerGetDatum(construct_array(states, n, BYTEAOID, -1, false, TYPALIGN_INT));
 	args[6] = PointerGetDatum(construct_array(groups, n, INT2OID, 2, true, TYPALIGN_SHORT));
@@ -471,16 +478,36 @@ upsert_batch(int32 id, const Upsert *windows, int n, int key_groups)
 }
 
 /*
- * Brings window_state up to date with the windows gathered (every window
- * whose newest state is not there), each with its key group, and empties
- * the pipeline's state_log.
+ * Runs "write" over the rows in window_state's key order, so that its
+ * probes walk the index's leaves rather than jump, STATE_BATCH at a time.
  */
 static void
-upserts_write(int32 id, Upserts *u, Operator *op)
+write_rows(int32 id, StateRows *r, int key_groups,
+		   void (*write) (int32 id, const StateRow *rows, int n, int key_groups))
 {
-	MemoryContext batch_cxt;
-	MemoryContext old;
+	MemoryContext batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "window state rows",
+													ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(batch_cxt);
 
+	qsort(r->rows, r->n, sizeof(StateRow), row_cmp);
+	for (int i = 0; i < r->n; i += STATE_BATCH)
+	{
+		write(id, r->rows + i, Min(STATE_BATCH, r->n - i), key_groups);
+		MemoryContextReset(batch_cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(batch_cxt);
+}
+
+/*
+ * Brings window_state up to date: the rows of the windows that left
+ * ("gone") go first, since a session window can leave and come back with
+ * the same bounds, then every window whose newest state is not there
+ * ("changed") is upserted; the pipeline's state_log is emptied.
+ */
+static void
+write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Operator *op)
+{
 	if (op->log_steps > 0)
 	{
 		Oid			type = INT4OID;
@@ -490,18 +517,8 @@ upserts_write(int32 id, Upserts *u, Operator *op)
 					 1, &type, &arg, SPI_OK_DELETE);
 	}
 	op->log_steps = 0;
-	/* in the index's order, the probes walk its leaves rather than jump */
-	qsort(u->windows, u->n, sizeof(Upsert), upsert_cmp);
-	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "window state upserts",
-									  ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(batch_cxt);
-	for (int i = 0; i < u->n; i += UPSERT_BATCH)
-	{
-		upsert_batch(id, u->windows + i, Min(UPSERT_BATCH, u->n - i), u->key_groups);
-		MemoryContextReset(batch_cxt);
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(batch_cxt);
+	write_rows(id, gone, key_groups, delete_batch);
+	write_rows(id, changed, key_groups, upsert_batch);
 }
 
 /* What a step's state came from, for state_save. */
@@ -513,41 +530,72 @@ struct StepState
 	StateStore *store;			/* its windows in this process, or NULL: all
 								 * of them were read from the heap */
 	bool		by_key;			/* taken from the store as needed */
+	StateRows	log_departed;	/* read from the heap: the windows state_log
+								 * says left, whose rows window_state may
+								 * still hold */
 	int64		hits;			/* keys found in the store */
 	int64		misses;			/* keys read from the heap */
 };
 
-/* Folds every window of the operator whose newest state is not in window_state. */
+/* The windows that left during the step with a row in window_state. */
+static void
+add_dropped(StateRows *gone, const Operator *op)
+{
+	ListCell   *lc;
+
+	foreach(lc, op->dropped)
+	{
+		WindowRef  *w = lfirst(lc);
+
+		if (w->stored)
+			rows_add(gone, w->k.key, w->k.start, w->k.end, 0, NULL);
+	}
+}
+
+/*
+ * Folds the windows of an operator that read all of its state from the
+ * heap: the rows of those that left go, and those whose newest state is
+ * not in window_state are written there.
+ */
 static void
 fold_windows(StepState *ss)
 {
 	Operator   *op = ss->op;
-	Upserts		u;
+	StateRows	changed;
 	wintab_iterator it;
 	WindowEntry *e;
 
-	upserts_init(&u, ss->key_groups);
+	add_dropped(&ss->log_departed, op);
+	rows_init(&changed);
 	wintab_start_iterate(op->windows, &it);
 	while ((e = op_next_window(op, &it)) != NULL)
 	{
 		if (e->gone || !(e->dirty || e->logged))
 			continue;
-		upserts_add(&u, e->k.key, e->k.start, e->k.end, e->fire_count, e->saved);
+		rows_add(&changed, e->k.key, e->k.start, e->k.end, e->fire_count, e->saved);
 		e->stored = true;
 		e->logged = false;
 	}
-	upserts_write(ss->id, &u, op);
+	write_state(ss->id, ss->key_groups, &ss->log_departed, &changed, op);
 }
 
-/* Folds every window of the store whose newest state is not in window_state. */
+/*
+ * Folds the store: the rows of the windows that left since the last fold
+ * go, and every window whose newest state is not in window_state is
+ * written there.
+ */
 static void
 fold_store(StepState *ss)
 {
-	Upserts		u;
+	StateRows	gone;
+	StateRows	changed;
 
-	upserts_init(&u, ss->key_groups);
-	state_store_fold(ss->store, upsert_stored, &u);
-	upserts_write(ss->id, &u, ss->op);
+	rows_init(&gone);
+	rows_init(&changed);
+	state_store_departures(ss->store, add_departed, &gone);
+	state_store_fold(ss->store, add_stored, &changed);
+	write_state(ss->id, ss->key_groups, &gone, &changed, ss->op);
+	state_store_departures_done(ss->store);
 }
 
 /* Writes the step's changes as one state_log row. */
@@ -598,18 +646,18 @@ put_windows(StateStore *st, Operator *op)
 }
 
 /*
- * Writes step "step"'s window state: the rows of windows that left go from
- * window_state (first, since a session window can leave and come back
- * with the same bounds), then the windows the step changed go into one
- * state_log row, or window_state takes every change logged so far.  One
- * row per step instead of one per changed window is what lets small steps
- * keep up with a busy queue; folding the log into window_state every
- * STATE_LOG_STEPS steps keeps reading state back from the heap short.  A
- * step that read all of its state from the heap folds, so that a pipeline
- * loaded whole that does not fit in memory never logs (a partial store
- * folds the log when it starts: state_load).  Then the windows go back
- * into the store (a new one, if they came from the heap), which becomes
- * the pipeline's if the step commits.
+ * Writes step "step"'s window state.  The windows the step changed go into
+ * one state_log row, with those that left, or window_state takes every
+ * change logged so far.  One row per step instead of one per changed
+ * window is what lets small steps keep up with a busy queue; folding the
+ * log into window_state every STATE_LOG_STEPS steps keeps reading state
+ * back from the heap short.  The rows of windows that left go from
+ * window_state at the fold too, not as they leave (the log says they
+ * left).  A step that read all of its state from the heap folds, so that
+ * a pipeline loaded whole that does not fit in memory never logs (a
+ * partial store folds the log when it starts: state_load).  Then the
+ * windows go back into the store (a new one, if they came from the heap),
+ * which becomes the pipeline's if the step commits.
  */
 void
 state_save(StepState *ss, int64 step)
@@ -618,6 +666,7 @@ state_save(StepState *ss, int64 step)
 	bool		fold = ss->store == NULL || op->log_steps >= STATE_LOG_STEPS;
 	wintab_iterator it;
 	WindowEntry *e;
+	ListCell   *lc;
 
 	/* their newest states are not in window_state yet */
 	wintab_start_iterate(op->windows, &it);
@@ -627,7 +676,6 @@ state_save(StepState *ss, int64 step)
 			e->saved = op_serialize(op, e);
 			e->logged = true;
 		}
-	delete_dropped(ss->id, op);
 	if (ss->store == NULL)
 	{
 		fold_windows(ss);
@@ -639,6 +687,13 @@ state_save(StepState *ss, int64 step)
 	}
 	else
 	{
+		foreach(lc, op->dropped)
+		{
+			WindowRef  *w = lfirst(lc);
+
+			if (w->stored)
+				state_store_depart(ss->store, w->k.key, w->k.start, w->k.end);
+		}
 		if (!ss->by_key)
 			state_store_clear(ss->store);
 		put_windows(ss->store, op);
@@ -659,10 +714,11 @@ state_taken(const StepState *ss)
 
 /*
  * The pipeline's state_log rows applied, in step order, to a table of
- * windows (stored_begin); returns how many there were.
+ * windows (stored_begin), the windows they say left added to "departed";
+ * returns how many there were.
  */
 static int
-replay_log(HTAB *stored, int32 id)
+replay_log(HTAB *stored, int32 id, StateRows *departed)
 {
 	Oid			argtype = INT4OID;
 	Datum		arg = Int32GetDatum(id);
@@ -678,7 +734,7 @@ replay_log(HTAB *stored, int32 id)
 		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
 															SPI_tuptable->tupdesc, 1, &isnull));
 
-		stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes));
+		stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), departed);
 	}
 	n = SPI_processed;
 	SPI_freetuptable(SPI_tuptable);
@@ -687,10 +743,11 @@ replay_log(HTAB *stored, int32 id)
 
 /* Window state read back from the heap, all of it. */
 static void
-load_heap(Operator *op, int32 id)
+load_heap(StepState *ss)
 {
+	Operator   *op = ss->op;
 	Oid			argtype = INT4OID;
-	Datum		arg = Int32GetDatum(id);
+	Datum		arg = Int32GetDatum(ss->id);
 	HTAB	   *stored = stored_begin();
 
 	if (plans_execute(WINDOW_STATE_ROWS, 1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
@@ -698,7 +755,7 @@ load_heap(Operator *op, int32 id)
 	for (uint64 i = 0; i < SPI_processed; i++)
 		stored_row(stored, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
 	SPI_freetuptable(SPI_tuptable);
-	op->log_steps = replay_log(stored, id);
+	op->log_steps = replay_log(stored, ss->id, &ss->log_departed);
 	stored_load(op, stored);
 }
 
@@ -867,18 +924,19 @@ static void
 fold_log(StepState *ss)
 {
 	Operator   *op = ss->op;
-	int32		id = ss->id;
 	HTAB	   *logged = stored_begin();
 	HASH_SEQ_STATUS seq;
 	SavedWindow *w;
-	Upserts		u;
+	StateRows	gone;
+	StateRows	changed;
 
-	op->log_steps = replay_log(logged, id);
-	upserts_init(&u, ss->key_groups);
+	rows_init(&gone);
+	rows_init(&changed);
+	op->log_steps = replay_log(logged, ss->id, &gone);
 	hash_seq_init(&seq, logged);
 	while ((w = hash_seq_search(&seq)) != NULL)
-		upserts_add(&u, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
-	upserts_write(id, &u, op);
+		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
+	write_state(ss->id, ss->key_groups, &gone, &changed, op);
 }
 
 /*
@@ -946,6 +1004,7 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	ss->op = op;
 	ss->id = id;
 	ss->key_groups = key_groups;
+	rows_init(&ss->log_departed);
 	ss->store = state_store_find(id, steps, state_shape(op));
 	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || op_due_by_end(op));
 	if (ss->store != NULL)
@@ -963,7 +1022,7 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	}
 	else
 	{
-		load_heap(op, id);
+		load_heap(ss);
 		return ss;
 	}
 	if (!ss->by_key)

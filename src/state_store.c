@@ -99,6 +99,14 @@ stored_window(const StoreWin *sw)
 	return w;
 }
 
+/* A window that left, with its row in window_state. */
+typedef struct StoreDeparted
+{
+	int64		start;
+	int64		end;
+	char		key[FLEXIBLE_ARRAY_MEMBER];	/* a bytea */
+} StoreDeparted;
+
 /*
  * A key and its windows.  A partial store keeps keys whose windows all
  * left, with none, so that their next rows do not look for them on the heap.
@@ -145,6 +153,13 @@ struct StateStore
 	bool		taken;			/* windows taken out, not yet put back */
 	SubTransactionId subxid;	/* the innermost subtransaction that changed it */
 	MemoryContext cxt;
+	/*
+	 * Windows that left with a row in window_state, which the next fold
+	 * deletes (state_log says they left): in a context of their own, since
+	 * state_store_clear empties cxt.
+	 */
+	MemoryContext departed_cxt;
+	List	   *departed;		/* StoreDeparted * */
 	Pieces		pieces;			/* in cxt */
 	HTAB	   *keys;
 	pairingheap *due;
@@ -240,7 +255,16 @@ free_store(StateStore *st)
 {
 	state_slots_release(&st->slot);
 	MemoryContextDelete(st->cxt);
+	MemoryContextDelete(st->departed_cxt);
 	pfree(st);
+}
+
+/* The memory a store takes. */
+static int64
+store_bytes(StateStore *st)
+{
+	return MemoryContextMemAllocated(st->cxt, true) +
+		MemoryContextMemAllocated(st->departed_cxt, true);
 }
 
 static void
@@ -285,7 +309,7 @@ store_xact_callback(XactEvent event, void *arg)
 			st->changing = false;
 			state_slots_publish(&st->slot, st->version, st->windows,
 								st->windows + st->heap_windows,
-								MemoryContextMemAllocated(st->cxt, true));
+								store_bytes(st));
 			continue;
 		}
 		stores = foreach_delete_current(stores, lc);
@@ -402,6 +426,8 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 	st->version = -1;
 	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing state store",
 									ALLOCSET_DEFAULT_SIZES);
+	st->departed_cxt = AllocSetContextCreate(TopMemoryContext, "windowing departed windows",
+											 ALLOCSET_SMALL_SIZES);
 	stores = lappend(stores, st);
 	MemoryContextSwitchTo(old);
 	init_contents(st);
@@ -647,6 +673,55 @@ state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 		}
 }
 
+/*
+ * Remembers a window that left with a row in window_state, for the next
+ * fold to delete: deleting each such row as its window leaves (a session
+ * grows into new bounds at nearly every row) cost more than the rest of
+ * the step.
+ */
+void
+state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end)
+{
+	Size		len = VARSIZE_ANY(key);
+	StoreDeparted *d = MemoryContextAlloc(st->departed_cxt,
+										  offsetof(StoreDeparted, key) + len);
+	MemoryContext old = MemoryContextSwitchTo(st->departed_cxt);
+
+	changing(st);
+	d->start = start;
+	d->end = end;
+	memcpy(d->key, key, len);
+	st->departed = lappend(st->departed, d);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Gives fn every window that left since the last fold with a row in
+ * window_state, and forgets them: fn deletes those rows.
+ */
+void
+state_store_departures(StateStore *st, DepartedFn fn, void *arg)
+{
+	ListCell   *lc;
+
+	changing(st);
+	foreach(lc, st->departed)
+	{
+		StoreDeparted *d = lfirst(lc);
+
+		fn((const bytea *) d->key, d->start, d->end, arg);
+	}
+}
+
+/* Once fn has its departures where it needs them. */
+void
+state_store_departures_done(StateStore *st)
+{
+	changing(st);
+	st->departed = NIL;
+	MemoryContextReset(st->departed_cxt);
+}
+
 /* The memory all stores of this process take. */
 static int64
 stores_bytes(void)
@@ -655,7 +730,7 @@ stores_bytes(void)
 	ListCell   *lc;
 
 	foreach(lc, stores)
-		bytes += MemoryContextMemAllocated(((StateStore *) lfirst(lc))->cxt, true);
+		bytes += store_bytes(lfirst(lc));
 	return bytes;
 }
 

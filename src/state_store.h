@@ -25,6 +25,7 @@ typedef struct StoredWindow
 } StoredWindow;
 
 typedef void (*StoredWindowFn) (const bytea *key, const StoredWindow *w, void *arg);
+typedef void (*DepartedFn) (const bytea *key, int64 start, int64 end, void *arg);
 
 extern StateStore *state_store_find(int32 pipeline_id, int64 version, uint64 shape);
 extern StateStore *state_store_create(int32 pipeline_id, uint64 shape, bool complete);
@@ -47,6 +48,9 @@ extern void state_store_each(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_clear(StateStore *st);
 extern void state_store_put(StateStore *st, const bytea *key, const StoredWindow *w);
 extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
+extern void state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end);
+extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);
+extern void state_store_departures_done(StateStore *st);
 extern void state_store_done(StateStore *st, int64 version, int log_steps);
 extern bool state_store_spilled_windows(int32 pipeline_id, int64 version, int64 *windows);
 extern void state_store_forget(int32 pipeline_id);
