@@ -422,7 +422,9 @@ bounds_args(const StateRow *rows, int n, Datum *args)
 /*
  * Deletes n windows' rows from window_state, each found through the
  * primary key (a lateral probe, which the planner cannot turn into a hash
- * join over every window of the pipeline), then by its ctid.
+ * join over every window of the pipeline; on its key and start only, so
+ * that the index by end, where many windows may share an end, does not
+ * fit it), then by its ctid.
  */
 static void
 delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
@@ -436,11 +438,11 @@ delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
 		"WHERE w.ctid OPERATOR(pg_catalog.=) ANY (ARRAY("
 		"SELECT x.ctid FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), "
 		"pg_catalog.unnest($4)) AS u(k, s, e), "
-		"LATERAL (SELECT y.ctid FROM windowing.window_state AS y "
+		"LATERAL (SELECT y.ctid, y.window_end FROM windowing.window_state AS y "
 		"WHERE y.pipeline_id OPERATOR(pg_catalog.=) $1 "
 		"AND y.key OPERATOR(pg_catalog.=) u.k "
-		"AND y.window_start OPERATOR(pg_catalog.=) u.s "
-		"AND y.window_end OPERATOR(pg_catalog.=) u.e OFFSET 0) AS x))",
+		"AND y.window_start OPERATOR(pg_catalog.=) u.s OFFSET 0) AS x "
+		"WHERE x.window_end OPERATOR(pg_catalog.=) u.e))",
 		4, types, args, SPI_OK_DELETE);
 }
 
