@@ -45,3 +45,23 @@ CREATE TRIGGER pipeline_check
     AFTER INSERT OR UPDATE OF emit, state, on_error, key_groups, join_type, join_lower, join_upper,
                               join_lower_exclusive, join_upper_exclusive, assigner
     ON windowing.pipeline FOR EACH ROW EXECUTE FUNCTION windowing._check_pipeline();
+
+/* ---- State goes with its pipeline by a trigger, not foreign keys -------- */
+
+ALTER TABLE windowing.window_state DROP CONSTRAINT window_state_pipeline_id_fkey;
+ALTER TABLE windowing.state_log DROP CONSTRAINT state_log_pipeline_id_fkey;
+-- A dropped pipeline's state goes with its row.  A trigger, not foreign
+-- keys: a key's check cost every new window_state row and every step's
+-- state_log row an index probe and a lock of the pipeline's row, which
+-- tripled the cost of inserting them; and only a step that holds the
+-- pipeline's lock writes them, which drop_pipeline takes before it deletes.
+CREATE FUNCTION windowing._drop_state() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    DELETE FROM windowing.window_state WHERE pipeline_id OPERATOR(pg_catalog.=) OLD.id;
+    DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) OLD.id;
+    RETURN NULL;
+END $$;
+REVOKE ALL ON FUNCTION windowing._drop_state() FROM PUBLIC;
+CREATE TRIGGER pipeline_state_gone AFTER DELETE ON windowing.pipeline
+    FOR EACH ROW EXECUTE FUNCTION windowing._drop_state();

@@ -122,4 +122,5 @@ SELECT window_start, window_end, results FROM windowing.open_windows('grow_s');
 
 SELECT count(*) FROM (SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines) d;
 SELECT count(*) AS log_rows_after_drop FROM windowing.state_log;
+SELECT count(*) AS state_rows_after_drop FROM windowing.window_state;
 DROP TABLE taps, grow;
