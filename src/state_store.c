@@ -107,6 +107,12 @@ typedef struct StoreDeparted
 	char		key[FLEXIBLE_ARRAY_MEMBER];	/* a bytea */
 } StoreDeparted;
 
+/* A key with windows to fold: its own copy. */
+typedef struct LoggedKey
+{
+	bytea	   *key;			/* hash key */
+} LoggedKey;
+
 /*
  * A key and its windows.  A partial store keeps keys whose windows all
  * left, with none, so that their next rows do not look for them on the heap.
@@ -162,6 +168,10 @@ struct StateStore
 	List	   *departed;		/* StoreDeparted * */
 	Pieces		pieces;			/* in cxt */
 	HTAB	   *keys;
+	MemoryContext logged_cxt;	/* in cxt, emptied at each fold */
+	HTAB	   *logged_keys;	/* LoggedKey, in logged_cxt: the keys put
+								 * back with a window whose newest state is
+								 * in state_log only, since the last fold */
 	pairingheap *due;
 	int64		windows;
 };
@@ -244,6 +254,9 @@ init_contents(StateStore *st)
 
 	memset(&st->pieces, 0, sizeof(Pieces));
 	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
+	st->logged_cxt = AllocSetContextCreate(st->cxt, "windowing keys to fold",
+										   ALLOCSET_SMALL_SIZES);
+	st->logged_keys = keys_table("windowing keys to fold", sizeof(LoggedKey), st->logged_cxt);
 	st->due = pairingheap_allocate(due_cmp, NULL);
 	st->windows = 0;
 	MemoryContextSwitchTo(old);
@@ -646,22 +659,38 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	k->windows = sw;
 	pairingheap_add(st->due, &sw->node);
 	st->windows++;
+	if (w->logged)
+	{
+		bool		found;
+		LoggedKey  *lk = hash_search(st->logged_keys, &key, HASH_ENTER, &found);
+
+		if (!found)
+		{
+			lk->key = MemoryContextAlloc(st->logged_cxt, VARSIZE_ANY(key));
+			memcpy(lk->key, key, VARSIZE_ANY(key));
+		}
+	}
 }
 
 /*
  * Gives fn every window whose newest state is in state_log only, then
- * marks them as in window_state: fn writes them there.
+ * marks them as in window_state: fn writes them there.  They are found
+ * through the keys put back with such windows, so a fold costs what
+ * changed since the last, not every key.
  */
 void
 state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 {
 	HASH_SEQ_STATUS seq;
-	StoreKeyEnt *k;
+	LoggedKey  *lk;
 
 	changing(st);
-	hash_seq_init(&seq, st->keys);
-	while ((k = hash_seq_search(&seq)) != NULL)
-		for (StoreWin *w = k->windows; w != NULL; w = w->next)
+	hash_seq_init(&seq, st->logged_keys);
+	while ((lk = hash_seq_search(&seq)) != NULL)
+	{
+		StoreKeyEnt *k = hash_search(st->keys, &lk->key, HASH_FIND, NULL);
+
+		for (StoreWin *w = k != NULL ? k->windows : NULL; w != NULL; w = w->next)
 		{
 			StoredWindow sw;
 
@@ -671,6 +700,10 @@ state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 			fn(k->key, &sw, arg);
 			set_flags(w, true, false);
 		}
+	}
+	/* a table only grows: one that held every key would stay that big */
+	MemoryContextReset(st->logged_cxt);
+	st->logged_keys = keys_table("windowing keys to fold", sizeof(LoggedKey), st->logged_cxt);
 }
 
 /*
