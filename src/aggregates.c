@@ -45,7 +45,6 @@
 #include "parser/parser.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
-#include "utils/catcache.h"
 #include "utils/inval.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"

@@ -539,9 +539,9 @@ struct StepState
 	int64		misses;			/* keys read from the heap */
 };
 
-/* The windows that left during the step with a row in window_state. */
+/* Gives fn each window that left during the step with a row in window_state. */
 static void
-add_dropped(StateRows *gone, const Operator *op)
+each_dropped(const Operator *op, DepartedFn fn, void *arg)
 {
 	ListCell   *lc;
 
@@ -550,8 +550,15 @@ add_dropped(StateRows *gone, const Operator *op)
 		WindowRef  *w = lfirst(lc);
 
 		if (w->stored)
-			rows_add(gone, w->k.key, w->k.start, w->k.end, 0, NULL);
+			fn(w->k.key, w->k.start, w->k.end, arg);
 	}
+}
+
+/* A window that left, for the store to remember until the fold (each_dropped). */
+static void
+depart_from_store(const bytea *key, int64 start, int64 end, void *arg)
+{
+	state_store_depart(arg, key, start, end);
 }
 
 /*
@@ -567,7 +574,7 @@ fold_windows(StepState *ss)
 	wintab_iterator it;
 	WindowEntry *e;
 
-	add_dropped(&ss->log_departed, op);
+	each_dropped(op, add_departed, &ss->log_departed);
 	rows_init(&changed);
 	wintab_start_iterate(op->windows, &it);
 	while ((e = op_next_window(op, &it)) != NULL)
@@ -668,7 +675,6 @@ state_save(StepState *ss, int64 step)
 	bool		fold = ss->store == NULL || op->log_steps >= STATE_LOG_STEPS;
 	wintab_iterator it;
 	WindowEntry *e;
-	ListCell   *lc;
 
 	/* their newest states are not in window_state yet */
 	wintab_start_iterate(op->windows, &it);
@@ -689,13 +695,7 @@ state_save(StepState *ss, int64 step)
 	}
 	else
 	{
-		foreach(lc, op->dropped)
-		{
-			WindowRef  *w = lfirst(lc);
-
-			if (w->stored)
-				state_store_depart(ss->store, w->k.key, w->k.start, w->k.end);
-		}
+		each_dropped(op, depart_from_store, ss->store);
 		if (!ss->by_key)
 			state_store_clear(ss->store);
 		put_windows(ss->store, op);

@@ -730,7 +730,8 @@ state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end)
 
 /*
  * Gives fn every window that left since the last fold with a row in
- * window_state, and forgets them: fn deletes those rows.
+ * window_state: the fold deletes those rows, then forgets them
+ * (state_store_departures_done), since fn may keep pointers to them.
  */
 void
 state_store_departures(StateStore *st, DepartedFn fn, void *arg)
@@ -746,7 +747,7 @@ state_store_departures(StateStore *st, DepartedFn fn, void *arg)
 	}
 }
 
-/* Once fn has its departures where it needs them. */
+/* The departures are deleted from window_state: forgets them. */
 void
 state_store_departures_done(StateStore *st)
 {
