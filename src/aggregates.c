@@ -29,6 +29,7 @@
 
 #include <math.h>
 
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
@@ -896,6 +897,20 @@ agg_init(Aggregator *a, AggValue *states)
 }
 
 /*
+ * A copy of a by-reference value to keep in a window's state.  A row's
+ * varlena may point into the queue's TOAST table, which nodeAgg.c can keep
+ * for the length of its query, but a window's state outlives the row: it
+ * keeps the value's own bytes.
+ */
+static Datum
+state_copy(Datum value, bool byval, int len)
+{
+	if (len == -1 && VARATT_IS_EXTERNAL_ONDISK(DatumGetPointer(value)))
+		return PointerGetDatum(detoast_external_attr((struct varlena *) DatumGetPointer(value)));
+	return datumCopy(value, byval, len);
+}
+
+/*
  * The new state of a transition function, kept as nodeAgg.c's
  * ExecAggTransReparent keeps it: an expanded object made in the states'
  * context stays as it is, so that array_append (collect()) appends in
@@ -908,7 +923,7 @@ keep_state(Aggregator *a, AggDef *d, Datum result, AggValue *old)
 {
 	if (!DatumIsReadWriteExpandedObject(result, false, d->translen) ||
 		MemoryContextGetParent(DatumGetEOHP(result)->eoh_context) != a->statecxt)
-		result = datumCopy(result, false, d->translen);
+		result = state_copy(result, false, d->translen);
 	if (old->isnull)
 		return result;
 	if (DatumIsReadWriteExpandedObject(old->value, false, d->translen))
@@ -934,7 +949,7 @@ advance_one(Aggregator *a, AggDef *d, AggValue *v, Datum *args, bool *nulls)
 		if (v->empty)
 		{
 			/* the first input becomes the state, as in nodeAgg.c */
-			v->value = datumCopy(args[0], d->transbyval, d->translen);
+			v->value = state_copy(args[0], d->transbyval, d->translen);
 			v->isnull = false;
 			v->empty = false;
 			return;
