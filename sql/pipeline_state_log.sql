@@ -28,7 +28,8 @@ LANGUAGE sql AS $$
 $$;
 
 -- the first step finds no state in memory: it folds the (empty) log, then
--- logs its own changes, as the next ones do, until 100 steps logged
+-- logs its own changes, as the next ones do: steps this small until 1000
+-- steps logged (bigger ones until 100 steps and 1MB, wide_t below)
 CALL pg_temp.drain('small_t', 5, 0, 1, false);
 SELECT pg_temp.log_rows('small_t');
 CALL pg_temp.drain('small_t', 5, 0, 10, false);
@@ -38,6 +39,32 @@ SELECT s.open_windows, (SELECT count(*) FROM windowing.window_state) AS stored
 FROM windowing.pipeline_stats s WHERE name = 'small_t';
 CALL pg_temp.drain('small_t', 5, 0, 95, false);
 SELECT pg_temp.log_rows('small_t');
+CALL pg_temp.drain('small_t', 3, 0, 894, false);
+SELECT pg_temp.log_rows('small_t');
+CALL pg_temp.drain('small_t', 3, 0, 1, false);
+SELECT pg_temp.log_rows('small_t');
+CALL pg_temp.drain('small_t', 3, 0, 1, false);
+SELECT pg_temp.log_rows('small_t');
+-- a step whose changes are 12kB (a window's max of a long text): the log
+-- is folded after 100 steps, as they hold more than 1MB
+CREATE TABLE wide (k int, ts bigint, v text);
+INSERT INTO wide SELECT i, i, (SELECT string_agg(md5(i || '.' || j), '') FROM generate_series(1, 375) j)
+FROM generate_series(1, 105) i;
+SELECT windowing.create_pipeline('wide_t', 'wide', 'ts', '{k}', windowing.tumbling('1 second'),
+    'max(v) AS v', start => false, retention => 'consume') > 0;
+CALL pg_temp.drain('wide_t', 1, 0, 100, false);
+SELECT pg_temp.log_rows('wide_t');
+CALL pg_temp.drain('wide_t', 1, 0, 5, false);
+SELECT pg_temp.log_rows('wide_t');
+-- a window keeps its values' own bytes, not pointers into the queue's
+-- TOAST table, which go with the queue's rows: its state read back from
+-- the heap after they are gone fires the values
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'wide_t';
+TRUNCATE wide;
+SELECT windowing.flush('wide_t');
+SELECT count(*), min(length(v)), max(length(v)), count(DISTINCT v) FROM wide_t_results;
+SELECT windowing.drop_pipeline('wide_t', true);
+DROP TABLE wide;
 -- a step that finds no state in memory folds the log into window_state
 -- first, then logs its own changes
 SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'small_t';

@@ -181,6 +181,7 @@ typedef struct Operator
 	void	   *fetch_arg;
 	int64		windows_fired;
 	int			log_steps;		/* steps whose changes state_log holds */
+	int64		log_bytes;		/* and their size */
 } Operator;
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,

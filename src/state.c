@@ -41,9 +41,14 @@
  * Steps that write their changes to state_log before one folds them into
  * window_state: few enough that reading state back from the heap (after a
  * restart) replays little, many enough that a busy window is stored once
- * for many steps that changed it.
+ * for many steps that changed it.  Steps whose changes are small log up to
+ * STATE_LOG_MAX_STEPS of them, STATE_LOG_BYTES in all: a fold costs a few
+ * statements whatever it writes, which a trickle of one-row steps would
+ * otherwise pay every hundred rows.
  */
 #define STATE_LOG_STEPS 100
+#define STATE_LOG_BYTES (1024 * 1024)
+#define STATE_LOG_MAX_STEPS 1000
 
 static void
 put_bytes(StringInfo buf, const void *p, int len)
@@ -519,6 +524,7 @@ write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Opera
 					 1, &type, &arg, SPI_OK_DELETE);
 	}
 	op->log_steps = 0;
+	op->log_bytes = 0;
 	write_rows(id, gone, key_groups, delete_batch);
 	write_rows(id, changed, key_groups, upsert_batch);
 }
@@ -628,6 +634,15 @@ log_changes(int32 id, int64 step, Operator *op)
 	run_on_state("INSERT INTO windowing.state_log (pipeline_id, step, changes) VALUES ($1, $2, $3)",
 		3, types, args, SPI_OK_INSERT);
 	op->log_steps++;
+	op->log_bytes += size;
+}
+
+/* Whether the step folds the state log rather than add to it. */
+static bool
+log_full(const Operator *op)
+{
+	return op->log_steps >= STATE_LOG_MAX_STEPS ||
+		(op->log_steps >= STATE_LOG_STEPS && op->log_bytes >= STATE_LOG_BYTES);
 }
 
 /*
@@ -659,7 +674,7 @@ put_windows(StateStore *st, Operator *op)
  * one state_log row, with those that left, or window_state takes every
  * change logged so far.  One row per step instead of one per changed
  * window is what lets small steps keep up with a busy queue; folding the
- * log into window_state every STATE_LOG_STEPS steps keeps reading state
+ * log into window_state once it is full (log_full) keeps reading state
  * back from the heap short.  The rows of windows that left go from
  * window_state at the fold too, not as they leave (the log says they
  * left).  A step that read all of its state from the heap folds, so that
@@ -672,7 +687,7 @@ void
 state_save(StepState *ss, int64 step)
 {
 	Operator   *op = ss->op;
-	bool		fold = ss->store == NULL || op->log_steps >= STATE_LOG_STEPS;
+	bool		fold = ss->store == NULL || log_full(op);
 	wintab_iterator it;
 	WindowEntry *e;
 
@@ -704,7 +719,7 @@ state_save(StepState *ss, int64 step)
 		else
 			log_changes(ss->id, step, op);
 	}
-	state_store_done(ss->store, step, op->log_steps);
+	state_store_done(ss->store, step, op->log_steps, op->log_bytes);
 }
 
 /* Whether the step took windows out of the store: then it must save them. */
@@ -717,14 +732,16 @@ state_taken(const StepState *ss)
 /*
  * The pipeline's state_log rows applied, in step order, to a table of
  * windows (stored_begin), the windows they say left added to "departed";
- * returns how many there were.
+ * returns how many there were, and their size (*bytes).
  */
 static int
-replay_log(HTAB *stored, int32 id, StateRows *departed)
+replay_log(HTAB *stored, int32 id, StateRows *departed, int64 *bytes)
 {
 	Oid			argtype = INT4OID;
 	Datum		arg = Int32GetDatum(id);
 	int			n;
+
+	*bytes = 0;
 
 	if (plans_execute("SELECT changes FROM windowing.state_log "
 					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
@@ -737,6 +754,7 @@ replay_log(HTAB *stored, int32 id, StateRows *departed)
 															SPI_tuptable->tupdesc, 1, &isnull));
 
 		stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), departed);
+		*bytes += VARSIZE_ANY_EXHDR(changes);
 	}
 	n = SPI_processed;
 	SPI_freetuptable(SPI_tuptable);
@@ -757,7 +775,7 @@ load_heap(StepState *ss)
 	for (uint64 i = 0; i < SPI_processed; i++)
 		stored_row(stored, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
 	SPI_freetuptable(SPI_tuptable);
-	op->log_steps = replay_log(stored, ss->id, &ss->log_departed);
+	op->log_steps = replay_log(stored, ss->id, &ss->log_departed, &op->log_bytes);
 	stored_load(op, stored);
 }
 
@@ -934,7 +952,7 @@ fold_log(StepState *ss)
 
 	rows_init(&gone);
 	rows_init(&changed);
-	op->log_steps = replay_log(logged, ss->id, &gone);
+	op->log_steps = replay_log(logged, ss->id, &gone, &op->log_bytes);
 	hash_seq_init(&seq, logged);
 	while ((w = hash_seq_search(&seq)) != NULL)
 		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
@@ -1010,7 +1028,7 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	ss->store = state_store_find(id, steps, state_shape(op));
 	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || op_due_by_end(op));
 	if (ss->store != NULL)
-		op->log_steps = state_store_log_steps(ss->store);
+		op->log_steps = state_store_log_steps(ss->store, &op->log_bytes);
 	else if (ss->by_key)
 	{
 		int64		on_heap;

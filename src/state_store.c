@@ -148,6 +148,7 @@ struct StateStore
 	uint64		shape;			/* what its due times were computed under */
 	int64		version;		/* the step whose state it holds */
 	int			log_steps;		/* steps whose changes state_log holds */
+	int64		log_bytes;		/* and their size */
 	bool		complete;		/* holds every window; else only the keys it
 								 * knows, the rest being on the heap alone */
 	int64		heap_until;		/* partial: the windows on the heap due up to
@@ -449,9 +450,11 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 	return st;
 }
 
+/* The steps whose changes state_log holds, and their size (*bytes). */
 int
-state_store_log_steps(const StateStore *st)
+state_store_log_steps(const StateStore *st, int64 *bytes)
 {
+	*bytes = st->log_bytes;
 	return st->log_steps;
 }
 
@@ -781,11 +784,12 @@ state_store_fits(int64 bytes)
  * budget it is thrown away (the pipeline's next step reads the heap).
  */
 void
-state_store_done(StateStore *st, int64 version, int log_steps)
+state_store_done(StateStore *st, int64 version, int log_steps, int64 log_bytes)
 {
 	changing(st);
 	st->version = version;
 	st->log_steps = log_steps;
+	st->log_bytes = log_bytes;
 	st->taken = false;
 	if (stores_bytes() > (int64) state_store_memory * 1024)
 	{

@@ -30,7 +30,7 @@ typedef void (*DepartedFn) (const bytea *key, int64 start, int64 end, void *arg)
 extern StateStore *state_store_find(int32 pipeline_id, int64 version, uint64 shape);
 extern StateStore *state_store_create(int32 pipeline_id, uint64 shape, bool complete);
 extern bool state_store_fits(int64 bytes);
-extern int	state_store_log_steps(const StateStore *st);
+extern int	state_store_log_steps(const StateStore *st, int64 *bytes);
 extern bool state_store_take_key(StateStore *st, const bytea *key,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_knows(const StateStore *st, const bytea *key);
@@ -51,7 +51,7 @@ extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end);
 extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);
 extern void state_store_departures_done(StateStore *st);
-extern void state_store_done(StateStore *st, int64 version, int log_steps);
+extern void state_store_done(StateStore *st, int64 version, int log_steps, int64 log_bytes);
 extern bool state_store_spilled_windows(int32 pipeline_id, int64 version, int64 *windows);
 extern void state_store_forget(int32 pipeline_id);
 
