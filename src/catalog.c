@@ -53,15 +53,29 @@ execute_for(const char *sql, const char *name, bool read_only, long count)
 	return plans_execute(sql, 1, &argtype, &arg, NULL, read_only, count);
 }
 
-/* The number of column "column" in the last result. */
+/*
+ * The number of column "column" in the last result.  Callers read a
+ * result's columns mostly in their order, so the search starts after the
+ * column found last: a step reads some forty columns of its pipeline's row,
+ * and searching each from the first was a noticeable part of a small step.
+ */
 static int
 fnumber(const char *column)
 {
-	int			fnum = SPI_fnumber(SPI_tuptable->tupdesc, column);
+	static int	last = 0;
+	TupleDesc	desc = SPI_tuptable->tupdesc;
 
-	if (fnum <= 0)
-		elog(ERROR, "no column \"%s\" in a result on windowing.pipeline", column);
-	return fnum;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		int			a = (last + i) % desc->natts;
+
+		if (namestrcmp(&TupleDescAttr(desc, a)->attname, column) == 0)
+		{
+			last = a + 1;
+			return a + 1;
+		}
+	}
+	elog(ERROR, "no column \"%s\" in a result on windowing.pipeline", column);
 }
 
 /* Column "column" of row "row" of the last result. */
@@ -321,15 +335,25 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	def->intact = stamp_matches(def->id, text_value("definition_stamp"));
 }
 
+/* Column "column" of a row of windowing.pipeline read from its heap. */
+static Datum
+column_of(Relation rel, HeapTuple tup, const char *column, bool *isnull)
+{
+	return heap_getattr(tup, get_attnum(RelationGetRelid(rel), column), RelationGetDescr(rel),
+						isnull);
+}
+
 /*
  * The owner of pipeline "name", or InvalidOid if there is none, whoever
  * asks (so that others get a permission error rather than "does not
  * exist"): read through the name's unique index, past row security, as of
  * the current statement or, with "latest", of now.  Each step asks twice,
- * and through SQL that cost a fifth of a one-row step.
+ * and through SQL that cost a fifth of a one-row step.  With "running",
+ * only a pipeline in state 'running', and whether its last steps failed
+ * (*failing).
  */
-Oid
-catalog_pipeline_owner(const char *name, bool latest)
+static Oid
+owner_of(const char *name, bool latest, bool running, bool *failing)
 {
 	Oid			nsp = get_namespace_oid("windowing", false);
 	Relation	rel = table_open(get_relname_relid("pipeline", nsp), AccessShareLock);
@@ -350,15 +374,27 @@ catalog_pipeline_owner(const char *name, bool latest)
 	if (HeapTupleIsValid(tup))
 	{
 		bool		isnull;
-		Datum		d = heap_getattr(tup, get_attnum(RelationGetRelid(rel), "owner"),
-									 RelationGetDescr(rel), &isnull);
+		Datum		d = column_of(rel, tup, "owner", &isnull);
 
 		owner = isnull ? InvalidOid : DatumGetObjectId(d);
+		if (running)
+		{
+			d = column_of(rel, tup, "state", &isnull);
+			if (isnull || strcmp(TextDatumGetCString(d), "running") != 0)
+				owner = InvalidOid;
+			*failing = DatumGetInt32(column_of(rel, tup, "failures", &isnull)) != 0;
+		}
 	}
 	systable_endscan(scan);
 	UnregisterSnapshot(snapshot);
 	table_close(rel, AccessShareLock);
 	return owner;
+}
+
+Oid
+catalog_pipeline_owner(const char *name, bool latest)
+{
+	return owner_of(name, latest, false, NULL);
 }
 
 /* The type of the pipeline's time column. */
@@ -605,16 +641,7 @@ catalog_queue_consumes(Oid source)
 Oid
 catalog_owner_if_running(const char *name, bool *failing)
 {
-	if (execute_for("SELECT owner, failures OPERATOR(pg_catalog.<>) 0 AS failing"
-					" FROM windowing.pipeline"
-					" WHERE name OPERATOR(pg_catalog.=) $1"
-					" AND state OPERATOR(pg_catalog.=) 'running'",
-					name, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not lock pipeline \"%s\"", name);
-	if (SPI_processed != 1)
-		return InvalidOid;
-	*failing = bool_value("failing");
-	return oid_value("owner");
+	return owner_of(name, true, true, failing);
 }
 
 /*

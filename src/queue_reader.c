@@ -59,6 +59,7 @@ struct QueueScan
 	IndexScanDesc scan;
 	Snapshot	snapshot;
 	BufferAccessStrategy strategy;	/* NULL: none */
+	BlockNumber pages_read;		/* page changes, until the ring is taken */
 	Buffer		page;			/* pinned: the page of the current run */
 	HeapTupleData run[MaxHeapTuplesPerPage];	/* its rows, in index order */
 	int			nrun;
@@ -136,9 +137,6 @@ scan_of(Relation heap, Relation index, Datum tick_hi, Datum tick_lo)
 	qs->slot = MakeSingleTupleTableSlot(RelationGetDescr(heap), &TTSOpsHeapTuple);
 	qs->econtext->ecxt_scantuple = qs->slot;
 	qs->page = InvalidBuffer;
-	/* a big queue goes through a ring of buffers, as a sequential scan would */
-	if (RelationGetNumberOfBlocks(heap) > (BlockNumber) NBuffers / 4)
-		qs->strategy = GetAccessStrategy(BAS_BULKREAD);
 	/* a snapshot taken now, as a statement run now would have */
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -366,6 +364,14 @@ next_run(QueueScan *qs)
 		{
 			if (BufferIsValid(qs->page))
 				ReleaseBuffer(qs->page);
+			/*
+			 * A scan of more than a quarter of shared buffers goes on through
+			 * a ring of buffers, as a sequential scan of a big table would;
+			 * asked when the scan starts, the table's size would cost a
+			 * small step a system call.
+			 */
+			if (qs->strategy == NULL && ++qs->pages_read > (BlockNumber) NBuffers / 4)
+				qs->strategy = GetAccessStrategy(BAS_BULKREAD);
 			qs->page = ReadBufferExtended(qs->heap, MAIN_FORKNUM, block, RBM_NORMAL,
 										  qs->strategy);
 		}

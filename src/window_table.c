@@ -220,11 +220,15 @@ op_key_live(KeyEntries *sk)
 	return sk->live;
 }
 
-/* The operator's table, timers and (for keyed kinds) key lists. */
+/*
+ * The operator's table, timers and (for keyed kinds) key lists.  The table
+ * starts small: a step walks it whole to save its windows, and a small
+ * step touches few.
+ */
 void
 op_init_table(Operator *op)
 {
-	op->windows = wintab_create(op->cxt, 1024, NULL);
+	op->windows = wintab_create(op->cxt, 64, NULL);
 	op->fire_timers = pairingheap_allocate(fire_heap_cmp, op);
 	op->cleanup_timers = pairingheap_allocate(cleanup_heap_cmp, op);
 	op->trigger_timers = pairingheap_allocate(trigger_heap_cmp, op);

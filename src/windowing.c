@@ -63,6 +63,16 @@ _PG_init(void)
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("windowing.worker_batch_time",
+							"Longest time the steps of a pipeline worker's round share one transaction.",
+							"Small steps of several pipelines then pay for one commit; a step "
+							"that joins the transaction stops at this time, and the results of "
+							"the steps before it wait for it.  0 commits every step on its own.",
+							&worker_batch_time,
+							2, 0, 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("windowing.step_memory",
 							"Memory a pipeline step may allocate beyond the window state it loads.",
 							"A step that reaches it commits what it has read and the next "

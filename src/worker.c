@@ -1,7 +1,7 @@
 /*
  * worker.c
- *		Steps the running pipelines of one database, each in a transaction
- *		of its own, as the pipeline's owner.
+ *		Steps the running pipelines of one database, each as the pipeline's
+ *		owner.
  *
  * The launcher starts this worker when a database may have work.  It
  * connects as the bootstrap superuser and, round after round, lists the
@@ -14,6 +14,14 @@
  * to pg_catalog, so that no ALTER DATABASE ... SET can redirect it.  A
  * round that consumed nothing is followed by a sleep of
  * windowing.poll_interval.
+ *
+ * The steps of a round share a transaction until it has run for
+ * windowing.worker_batch_time (a step that joins it stops at that time),
+ * so that a trickle of small commits into a queue read by several
+ * pipelines pays one commit, not one per pipeline; a step's results wait
+ * at most that long for the commit.  A pipeline whose last steps failed
+ * steps in a transaction of its own, so that its errors roll back no
+ * other pipeline's step.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
  * recorded on the pipeline in a transaction of its own, and the worker
@@ -84,11 +92,19 @@
  * Results do not depend on them.
  */
 #define STEP_ROWS			100000
+/* A step that joins a shared transaction: join steps have no time limit. */
+#define SHARED_STEP_ROWS	1000
 #define MAX_FAILURES		5
 
 int			worker_poll_interval = 100;
 int			worker_step_time = 1000;	/* ms */
 int			worker_round_interval = 0;	/* ms */
+int			worker_batch_time = 2;	/* ms */
+
+/* When the transaction the round's steps share began; 0: none is open. */
+static TimestampTz shared_since = 0;
+/* The steps run in it. */
+static int	shared_steps = 0;
 
 /* Holds what one round needs; reset at the start of the next. */
 static MemoryContext round_cxt = NULL;
@@ -167,6 +183,7 @@ take_error(void)
 	edata = CopyErrorData();
 	EmitErrorReport();
 	AbortOutOfAnyTransaction();
+	shared_since = 0;
 	FlushErrorState();
 	RESUME_INTERRUPTS();
 	return edata;
@@ -193,6 +210,15 @@ check_version(void)
 	PG_END_TRY();
 }
 
+static void
+leave_if_claimed(void)
+{
+	if (!database_claimed())
+		return;
+	commit_transaction();
+	leave(WORKER_EXIT_YIELD, "another session waits to drop, rename or copy the database");
+}
+
 /*
  * Every transaction of the worker that reads the pipeline catalog starts
  * here, so that the worker leaves between any two steps when the database
@@ -202,12 +228,7 @@ static void
 begin_catalog_transaction(const char *activity)
 {
 	begin_transaction(activity);
-	if (database_claimed())
-	{
-		commit_transaction();
-		leave(WORKER_EXIT_YIELD,
-			  "another session waits to drop, rename or copy the database");
-	}
+	leave_if_claimed();
 	if (!lock_catalog())
 	{
 		commit_transaction();
@@ -216,17 +237,56 @@ begin_catalog_transaction(const char *activity)
 	check_version();
 }
 
+/*
+ * The transaction the round's steps share: opened by the round's first
+ * statement, joined by the steps after it while it is young.
+ */
+static void
+begin_shared_transaction(const char *activity)
+{
+	if (shared_since == 0)
+	{
+		begin_catalog_transaction(activity);
+		shared_since = GetCurrentTimestamp();
+		shared_steps = 0;
+		return;
+	}
+	pgstat_report_activity(STATE_RUNNING, activity);
+	leave_if_claimed();
+}
+
+static void
+end_shared_transaction(void)
+{
+	if (shared_since == 0)
+		return;
+	commit_transaction();
+	shared_since = 0;
+}
+
+/* The milliseconds the shared transaction has left, at least 1. */
+static int
+shared_time_left(void)
+{
+	long		secs;
+	int			usecs;
+
+	TimestampDifference(shared_since, GetCurrentTimestamp(), &secs, &usecs);
+	return Max(1, worker_batch_time - (int) (secs * 1000 + usecs / 1000));
+}
+
 /* The names of the running pipelines, in the round's memory; or leaves. */
 static List *
 running_pipelines(void)
 {
 	List	   *result;
 
-	begin_catalog_transaction("looking for running pipelines");
+	begin_shared_transaction("looking for running pipelines");
 	SPI_connect();
 	result = catalog_running_pipelines(round_cxt);
 	SPI_finish();
-	commit_transaction();
+	if (result == NIL)
+		end_shared_transaction();
 	return result;
 }
 
@@ -316,22 +376,31 @@ check_owner_exists(const char *name, Oid owner)
 				 errhint("Give the pipeline to another role with windowing.alter_pipeline_owner(), or drop it.")));
 }
 
-/* One step as the owner, in a transaction of its own: the rows consumed. */
+/*
+ * One step as the owner, in the round's shared transaction (or, for a
+ * pipeline whose last steps failed, one of its own): the rows consumed.
+ */
 static int64
 step_pipeline(const char *name)
 {
 	ErrorContextCallback errcb;
+	const char *activity = psprintf("step of pipeline \"%s\"", name);
 	Oid			owner;
 	bool		failing = false;
+	bool		joined;
 	int64		consumed = 0;
 
-	begin_catalog_transaction(psprintf("step of pipeline \"%s\"", name));
+	begin_shared_transaction(activity);
 	owner = lock_if_running(name, &failing);
-	if (!OidIsValid(owner))
+	if (failing && shared_steps > 0)
 	{
-		commit_transaction();
-		return 0;
+		end_shared_transaction();
+		begin_shared_transaction(activity);
+		owner = lock_if_running(name, &failing);
 	}
+	if (!OidIsValid(owner))
+		return 0;
+	joined = shared_steps > 0;
 	PG_TRY();
 	{
 		errcb.callback = step_error_context;
@@ -339,7 +408,8 @@ step_pipeline(const char *name)
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
 		check_owner_exists(name, owner);
-		consumed = pipeline_step(name, STEP_ROWS, worker_step_time, true);
+		consumed = pipeline_step(name, joined ? SHARED_STEP_ROWS : STEP_ROWS,
+								 joined ? shared_time_left() : worker_step_time, true);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();
@@ -350,7 +420,10 @@ step_pipeline(const char *name)
 
 	if (consumed > 0 && failing)
 		clear_failures(name);
-	commit_transaction();
+	shared_steps++;
+	if (failing || worker_batch_time <= 0 ||
+		TimestampDifferenceExceeds(shared_since, GetCurrentTimestamp(), worker_batch_time))
+		end_shared_transaction();
 	return consumed;
 }
 
@@ -474,6 +547,7 @@ windowing_worker_main(Datum main_arg)
 			if (step_pipeline(lfirst(lc)) > 0)
 				consumed = true;
 		}
+		end_shared_transaction();
 		/*
 		 * Queues are emptied after rows were consumed, and again in the
 		 * next rounds while one could not be: else a queue whose lock was

@@ -10,6 +10,7 @@
 extern PGDLLIMPORT int worker_poll_interval;
 extern PGDLLIMPORT int worker_step_time;
 extern PGDLLIMPORT int worker_round_interval;
+extern PGDLLIMPORT int worker_batch_time;
 
 extern PGDLLEXPORT void windowing_worker_main(Datum main_arg) pg_attribute_noreturn();
 
