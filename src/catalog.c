@@ -5,10 +5,12 @@
  * A step reads its pipeline's definition and progress into typed structs
  * (and a join pipeline's two inputs, windowing.join_input) and writes its
  * progress back from them; the worker and the reclaim of
- * queues list pipelines and count their failures.  Results are read by
- * column name (expressions are named with AS), never by position, so the
- * column lists of the statements can change without their readers
- * getting another column's value.  The statements keep the rules of the
+ * queues list pipelines and count their failures.  What every step and
+ * every round of the worker reads (the pipeline's row, its owner, the
+ * running pipelines) is read from the heap without a statement; the rest
+ * through statements.  Either way columns are read by name (expressions
+ * are named with AS), never by position, so the column lists can change
+ * without their readers getting another column's value.  The statements keep the rules of the
  * extension's own SQL: every operator qualified, plans kept by their text
  * (plans.c).  Callers come from above (pipeline.c, worker.c, queue.c);
  * this file calls none of them.
@@ -30,6 +32,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+#include "utils/varlena.h"
 
 #include "catalog.h"
 #include "plans.h"
@@ -142,27 +145,6 @@ oid_value(const char *column)
 	return oid_at(0, column);
 }
 
-static int64
-int8_value(const char *column, int64 if_null)
-{
-	return int8_at(0, column, if_null);
-}
-
-static char *
-text_value(const char *column)
-{
-	return text_at(0, column);
-}
-
-static Interval *
-interval_value(const char *column)
-{
-	bool		isnull;
-	Datum		d = value(0, column, &isnull);
-
-	return isnull ? NULL : DatumGetIntervalP(d);
-}
-
 /* A pipeline's definition as its last step found it, and whether it matched its stamp. */
 typedef struct StampCheck
 {
@@ -173,27 +155,164 @@ typedef struct StampCheck
 } StampCheck;
 
 /*
- * The stamped columns of the row catalog_load_pipeline read, as bytes:
- * equal bytes are an equal definition (unequal ones are checked again).
+ * A row of windowing.pipeline read from its heap through the name's unique
+ * index, past row security: its callers check who may act on it.  Reading
+ * the row of a step's pipeline through a statement cost a seventh of a
+ * one-row step.
+ */
+typedef struct PipelineRow
+{
+	Relation	rel;
+	HeapTuple	tup;			/* a copy; NULL: no such pipeline */
+} PipelineRow;
+
+/*
+ * Pipeline "name"'s row as of the current statement or, with "latest", of
+ * now, the caller's own changes included, as a statement run now would
+ * see it (after waiting for the pipeline's lock, the latest row is the one
+ * to act on).  The table stays open until row_close.
  */
 static void
-definition_bytes(StringInfo buf)
+row_read(PipelineRow *r, const char *name, bool latest)
+{
+	Oid			nsp = get_namespace_oid("windowing", false);
+	Snapshot	snapshot;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	r->rel = table_open(get_relname_relid("pipeline", nsp), AccessShareLock);
+	if (latest)
+		CommandCounterIncrement();
+	snapshot = RegisterSnapshot(latest ? GetLatestSnapshot() :
+								ActiveSnapshotSet() ? GetActiveSnapshot() :
+								GetTransactionSnapshot());
+	ScanKeyEntryInitialize(&key, 0, get_attnum(RelationGetRelid(r->rel), "name"),
+						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
+						   F_TEXTEQ, CStringGetTextDatum(name));
+	scan = systable_beginscan(r->rel, get_relname_relid("pipeline_name_key", nsp), true,
+							  snapshot, 1, &key);
+	tup = systable_getnext(scan);
+	r->tup = HeapTupleIsValid(tup) ? heap_copytuple(tup) : NULL;
+	systable_endscan(scan);
+	UnregisterSnapshot(snapshot);
+}
+
+static void
+row_close(PipelineRow *r)
+{
+	table_close(r->rel, AccessShareLock);
+}
+
+/* Column "column" of the row, and its attribute (*att) if asked for. */
+static Datum
+row_datum(const PipelineRow *r, const char *column, bool *isnull, Form_pg_attribute *att)
+{
+	AttrNumber	attnum = get_attnum(RelationGetRelid(r->rel), column);
+
+	if (attnum == InvalidAttrNumber)
+		elog(ERROR, "no column \"%s\" in windowing.pipeline", column);
+	if (att)
+		*att = TupleDescAttr(RelationGetDescr(r->rel), attnum - 1);
+	return heap_getattr(r->tup, attnum, RelationGetDescr(r->rel), isnull);
+}
+
+/* A column as its type's output function writes it (as ::text does), or NULL. */
+static char *
+row_text(const PipelineRow *r, const char *column)
+{
+	bool		isnull;
+	Form_pg_attribute att;
+	Datum		d = row_datum(r, column, &isnull, &att);
+	Oid			output;
+	bool		varlena;
+
+	if (isnull)
+		return NULL;
+	getTypeOutputInfo(att->atttypid, &output, &varlena);
+	return OidOutputFunctionCall(output, d);
+}
+
+/* An int or bigint column, or if_null. */
+static int64
+row_int8(const PipelineRow *r, const char *column, int64 if_null)
+{
+	bool		isnull;
+	Form_pg_attribute att;
+	Datum		d = row_datum(r, column, &isnull, &att);
+
+	if (isnull)
+		return if_null;
+	return att->atttypid == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
+/* An OID column (regclass, regtype, regrole), or InvalidOid. */
+static Oid
+row_oid(const PipelineRow *r, const char *column)
+{
+	bool		isnull;
+	Datum		d = row_datum(r, column, &isnull, NULL);
+
+	return isnull ? InvalidOid : DatumGetObjectId(d);
+}
+
+static bool
+row_bool(const PipelineRow *r, const char *column)
+{
+	bool		isnull;
+	Datum		d = row_datum(r, column, &isnull, NULL);
+
+	return !isnull && DatumGetBool(d);
+}
+
+static Interval *
+row_interval(const PipelineRow *r, const char *column)
+{
+	bool		isnull;
+	Datum		d = row_datum(r, column, &isnull, NULL);
+
+	return isnull ? NULL : DatumGetIntervalP(d);
+}
+
+/* A name[] column's names. */
+static char **
+row_names(const PipelineRow *r, const char *column, int *n)
+{
+	bool		isnull;
+	Datum	   *items;
+	char	  **names;
+
+	deconstruct_array(DatumGetArrayTypeP(row_datum(r, column, &isnull, NULL)), NAMEOID,
+					  NAMEDATALEN, false, TYPALIGN_CHAR, &items, NULL, n);
+	names = palloc(sizeof(char *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		names[i] = pstrdup(NameStr(*DatumGetName(items[i])));
+	return names;
+}
+
+/*
+ * The stamped columns of a pipeline's row, as bytes: equal bytes are an
+ * equal definition (unequal ones are checked again).
+ */
+static void
+definition_bytes(const PipelineRow *r, StringInfo buf)
 {
 	const char *const columns[] = {"time_column", "time_type", "key_columns", "assigner",
 	"aggregates"};
 
 	for (int i = 0; i < lengthof(columns); i++)
 	{
-		int			fnum = fnumber(columns[i]);
 		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, fnum, &isnull);
-		Form_pg_attribute att = TupleDescAttr(SPI_tuptable->tupdesc, fnum - 1);
+		Form_pg_attribute att;
+		Datum		d = row_datum(r, columns[i], &isnull, &att);
 
 		appendStringInfoChar(buf, isnull ? 'n' : 'v');
 		if (isnull)
 			continue;
 		if (att->attbyval)
 			appendBinaryStringInfo(buf, (const char *) &d, sizeof(Datum));
+		else if (att->attlen > 0)	/* name */
+			appendBinaryStringInfo(buf, DatumGetPointer(d), att->attlen);
 		else
 		{
 			struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
@@ -215,7 +334,7 @@ definition_bytes(StringInfo buf)
  * while its owner changed.
  */
 static bool
-stamp_matches(int32 id, const char *stamp)
+stamp_matches(const PipelineRow *r, int32 id, const char *stamp)
 {
 	static HTAB *checks = NULL;
 	StampCheck *c;
@@ -232,7 +351,7 @@ stamp_matches(int32 id, const char *stamp)
 		checks = hash_create("windowing definition stamps", 16, &ctl, HASH_ELEM | HASH_BLOBS);
 	}
 	initStringInfo(&definition);
-	definition_bytes(&definition);
+	definition_bytes(r, &definition);
 	c = hash_search(checks, &id, HASH_ENTER, &found);
 	if (found && c->stamp != NULL && strcmp(c->stamp, stamp) == 0 &&
 		c->definition.len == definition.len &&
@@ -261,70 +380,58 @@ stamp_matches(int32 id, const char *stamp)
 void
 catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *progress)
 {
+	PipelineRow r;
 	bool		isnull;
 	Datum		assigner;
+	char	   *text;
 
-	if (execute_for("SELECT id, source::pg_catalog.oid, time_column::pg_catalog.text, "
-					"time_type::pg_catalog.oid, key_columns::pg_catalog.text[], assigner, aggregates, "
-					"max_out_of_orderness, allowed_lateness, result_table::pg_catalog.oid, "
-					"late_table::pg_catalog.oid, "
-					"emit OPERATOR(pg_catalog.=) 'append' AS emit_append, tick_lo::pg_catalog.text, "
-					"tick_hi::pg_catalog.text, last_seq, watermark, max_seen, steps, "
-					"idle_timeout, last_row_at, scan_from, scan_next, scan_next_xid::pg_catalog.text, sliced, "
-					"cleaned_until, definition_stamp, "
-					"on_error OPERATOR(pg_catalog.=) 'route' AS route_errors, \"trigger\", key_groups, "
-					"replay_until::pg_catalog.text, replay_done, watermark_column::pg_catalog.text, "
-					"COALESCE(watermark_from, 0)::pg_catalog.int8 AS watermark_from, tick_watermark, "
-					"evictor, fire_spread, join_type, join_lower, join_upper, "
-					"join_lower_exclusive, join_upper_exclusive "
-					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
-					name, false, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
+	row_read(&r, name, true);
+	if (r.tup == NULL)
 		no_pipeline(name);
-	def->id = DatumGetInt32(value(0, "id", &isnull));
+	def->id = (int32) row_int8(&r, "id", 0);
 	def->name = pstrdup(name);
-	def->source = oid_value("source");
-	def->time_column = text_value("time_column");
-	def->time_type = oid_value("time_type");
+	def->source = row_oid(&r, "source");
+	def->time_column = row_text(&r, "time_column");
+	def->time_type = row_oid(&r, "time_type");
 	def->is_ts = def->time_type != INT8OID;
-	def->keys = names_at(0, "key_columns", &def->nkeys);
-	assigner = value(0, "assigner", &isnull);
+	def->keys = row_names(&r, "key_columns", &def->nkeys);
+	assigner = row_datum(&r, "assigner", &isnull, NULL);
 	def->assigner = isnull ? NULL : DatumGetHeapTupleHeader(assigner);
-	def->aggregates = text_value("aggregates");
-	def->max_out_of_orderness = interval_value("max_out_of_orderness");
-	def->allowed_lateness = interval_value("allowed_lateness");
-	def->result_table = oid_value("result_table");
-	def->late_table = oid_value("late_table");
-	def->append = bool_value("emit_append");
-	def->idle_timeout = interval_value("idle_timeout");
-	def->sliced = bool_value("sliced");
-	def->cleaned_until = int8_value("cleaned_until", PG_INT64_MIN);
-	def->route_errors = bool_value("route_errors");
-	def->trigger = text_value("trigger");
-	def->watermark_column = text_value("watermark_column");
-	def->evictor = text_value("evictor");
-	def->fire_spread = interval_value("fire_spread");
-	def->watermark_from = (int32) int8_value("watermark_from", 0);
-	def->key_groups = DatumGetInt32(value(0, "key_groups", &isnull));
-	def->join_type = text_value("join_type");
-	def->join_lower = interval_value("join_lower");
-	def->join_upper = interval_value("join_upper");
-	def->join_lower_exclusive = def->join_type && bool_value("join_lower_exclusive");
-	def->join_upper_exclusive = def->join_type && bool_value("join_upper_exclusive");
+	def->aggregates = row_text(&r, "aggregates");
+	def->max_out_of_orderness = row_interval(&r, "max_out_of_orderness");
+	def->allowed_lateness = row_interval(&r, "allowed_lateness");
+	def->result_table = row_oid(&r, "result_table");
+	def->late_table = row_oid(&r, "late_table");
+	def->append = strcmp(row_text(&r, "emit"), "append") == 0;
+	def->idle_timeout = row_interval(&r, "idle_timeout");
+	def->sliced = row_bool(&r, "sliced");
+	def->cleaned_until = row_int8(&r, "cleaned_until", PG_INT64_MIN);
+	def->route_errors = strcmp(row_text(&r, "on_error"), "route") == 0;
+	def->trigger = row_text(&r, "trigger");
+	def->watermark_column = row_text(&r, "watermark_column");
+	def->evictor = row_text(&r, "evictor");
+	def->fire_spread = row_interval(&r, "fire_spread");
+	def->watermark_from = (int32) row_int8(&r, "watermark_from", 0);
+	def->key_groups = (int) row_int8(&r, "key_groups", 0);
+	def->join_type = row_text(&r, "join_type");
+	def->join_lower = row_interval(&r, "join_lower");
+	def->join_upper = row_interval(&r, "join_upper");
+	def->join_lower_exclusive = def->join_type && row_bool(&r, "join_lower_exclusive");
+	def->join_upper_exclusive = def->join_type && row_bool(&r, "join_upper_exclusive");
 
-	progress->tick_lo = text_value("tick_lo");
-	progress->tick_hi = text_value("tick_hi");
-	progress->tick_watermark = int8_value("tick_watermark", WMK_NONE);
-	progress->last_seq = int8_value("last_seq", 0);
-	progress->watermark = int8_value("watermark", WMK_NONE);
-	progress->max_seen = int8_value("max_seen", INT64_MIN);
-	progress->steps = int8_value("steps", 0);
-	progress->last_row_at = int8_value("last_row_at", DT_NOBEGIN);
-	progress->scan_from = int8_value("scan_from", 0);
-	progress->scan_next = int8_value("scan_next", 0);
-	progress->scan_next_xid = text_value("scan_next_xid");
-	progress->replay_until = text_value("replay_until");
-	progress->replay_done = int8_value("replay_done", 0);
+	progress->tick_lo = row_text(&r, "tick_lo");
+	progress->tick_hi = row_text(&r, "tick_hi");
+	progress->tick_watermark = row_int8(&r, "tick_watermark", WMK_NONE);
+	progress->last_seq = row_int8(&r, "last_seq", 0);
+	progress->watermark = row_int8(&r, "watermark", WMK_NONE);
+	progress->max_seen = row_int8(&r, "max_seen", INT64_MIN);
+	progress->steps = row_int8(&r, "steps", 0);
+	progress->last_row_at = row_int8(&r, "last_row_at", DT_NOBEGIN);
+	progress->scan_from = row_int8(&r, "scan_from", 0);
+	progress->scan_next = row_int8(&r, "scan_next", 0);
+	progress->scan_next_xid = row_text(&r, "scan_next_xid");
+	progress->replay_until = row_text(&r, "replay_until");
+	progress->replay_done = row_int8(&r, "replay_done", 0);
 	progress->rows = 0;
 	progress->windows_fired = 0;
 	progress->late_routed = 0;
@@ -332,15 +439,9 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
 	progress->state_hits = 0;
 	progress->state_misses = 0;
 	/* last: it may run a statement of its own */
-	def->intact = stamp_matches(def->id, text_value("definition_stamp"));
-}
-
-/* Column "column" of a row of windowing.pipeline read from its heap. */
-static Datum
-column_of(Relation rel, HeapTuple tup, const char *column, bool *isnull)
-{
-	return heap_getattr(tup, get_attnum(RelationGetRelid(rel), column), RelationGetDescr(rel),
-						isnull);
+	text = row_text(&r, "definition_stamp");
+	def->intact = stamp_matches(&r, def->id, text);
+	row_close(&r);
 }
 
 /*
@@ -355,39 +456,23 @@ column_of(Relation rel, HeapTuple tup, const char *column, bool *isnull)
 static Oid
 owner_of(const char *name, bool latest, bool running, bool *failing)
 {
-	Oid			nsp = get_namespace_oid("windowing", false);
-	Relation	rel = table_open(get_relname_relid("pipeline", nsp), AccessShareLock);
-	Snapshot	snapshot = RegisterSnapshot(latest ? GetLatestSnapshot() :
-											ActiveSnapshotSet() ? GetActiveSnapshot() :
-											GetTransactionSnapshot());
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
+	PipelineRow r;
 	Oid			owner = InvalidOid;
 
-	ScanKeyEntryInitialize(&key, 0, get_attnum(RelationGetRelid(rel), "name"),
-						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
-						   F_TEXTEQ, CStringGetTextDatum(name));
-	scan = systable_beginscan(rel, get_relname_relid("pipeline_name_key", nsp), true,
-							  snapshot, 1, &key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
+	row_read(&r, name, latest);
+	if (r.tup != NULL)
 	{
-		bool		isnull;
-		Datum		d = column_of(rel, tup, "owner", &isnull);
-
-		owner = isnull ? InvalidOid : DatumGetObjectId(d);
+		owner = row_oid(&r, "owner");
 		if (running)
 		{
-			d = column_of(rel, tup, "state", &isnull);
-			if (isnull || strcmp(TextDatumGetCString(d), "running") != 0)
+			char	   *state = row_text(&r, "state");
+
+			if (state == NULL || strcmp(state, "running") != 0)
 				owner = InvalidOid;
-			*failing = DatumGetInt32(column_of(rel, tup, "failures", &isnull)) != 0;
+			*failing = row_int8(&r, "failures", 0) != 0;
 		}
 	}
-	systable_endscan(scan);
-	UnregisterSnapshot(snapshot);
-	table_close(rel, AccessShareLock);
+	row_close(&r);
 	return owner;
 }
 
@@ -598,12 +683,59 @@ column_list(const char *sql, const char *what, bool oids, MemoryContext cxt)
  * failing step ends the worker's round, so a failing pipeline cannot hold
  * the others back, and failing ones take turns at counting their failures.
  */
+typedef struct Running
+{
+	int64		failures;
+	char	   *name;
+} Running;
+
+static int
+running_order(const ListCell *a, const ListCell *b)
+{
+	const Running *x = lfirst(a);
+	const Running *y = lfirst(b);
+
+	if (x->failures != y->failures)
+		return x->failures < y->failures ? -1 : 1;
+	return varstr_cmp(x->name, strlen(x->name), y->name, strlen(y->name), DEFAULT_COLLATION_OID);
+}
+
+/* Read from the heap: a statement each round was a twentieth of a one-row step. */
 List *
 catalog_running_pipelines(MemoryContext cxt)
 {
-	return column_list("SELECT name FROM windowing.pipeline"
-					   " WHERE state OPERATOR(pg_catalog.=) 'running' ORDER BY failures, name",
-					   "running pipelines", false, cxt);
+	PipelineRow r;
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	SysScanDesc scan;
+	List	   *running = NIL;
+	List	   *names = NIL;
+	ListCell   *lc;
+	MemoryContext old;
+
+	r.rel = table_open(get_relname_relid("pipeline", get_namespace_oid("windowing", false)),
+					   AccessShareLock);
+	scan = systable_beginscan(r.rel, InvalidOid, false, snapshot, 0, NULL);
+	while ((r.tup = systable_getnext(scan)) != NULL)
+	{
+		char	   *state = row_text(&r, "state");
+		Running    *p;
+
+		if (state == NULL || strcmp(state, "running") != 0)
+			continue;
+		p = palloc(sizeof(Running));
+		p->failures = row_int8(&r, "failures", 0);
+		p->name = row_text(&r, "name");
+		running = lappend(running, p);
+	}
+	systable_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	row_close(&r);
+	list_sort(running, running_order);
+	old = MemoryContextSwitchTo(cxt);
+	foreach(lc, running)
+		names = lappend(names, pstrdup(((Running *) lfirst(lc))->name));
+	MemoryContextSwitchTo(old);
+	return names;
 }
 
 /* The queues of running pipelines whose rows are deleted once read. */
