@@ -912,7 +912,7 @@ load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 	}
 }
 
-void
+bool
 join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bool consume_rows,
 		  bool has_watermark, int64 watermark, TimestampTz now, int64 idle_timeout)
 {
@@ -968,7 +968,7 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	 */
 	if (progress->rows == 0 && join_wm == before && j.written == 0 &&
 		progress->late_routed + progress->late_dropped == 0 && !resumed)
-		return;
+		return false;
 	progress->watermark = join_wm;
 	progress->max_seen = Max(j.in[0].max_seen, j.in[1].max_seen);
 	progress->windows_fired = j.written;
@@ -983,6 +983,7 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	}
 	if (j.written > 0)
 		Async_Notify(psprintf("windowing_%d", def->id), psprintf("%lld", (long long) j.written));
+	return j.partial[0] || j.partial[1];
 }
 
 /*

@@ -18,9 +18,10 @@
  * positive, the rest left for the next step), moves the watermark (to at least
  * "watermark" if has_watermark; an input idle for idle_timeout microseconds,
  * -1 for none, follows the clock "now"), writes pairs, late rows and
- * progress.  Needs SPI connected, as the pipeline's owner.
+ * progress.  True if it left an input's rows for the next step.  Needs SPI
+ * connected, as the pipeline's owner.
  */
-extern void join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows,
+extern bool join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows,
 					  bool consume_rows, bool has_watermark, int64 watermark, TimestampTz now,
 					  int64 idle_timeout);
 

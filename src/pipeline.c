@@ -1021,9 +1021,10 @@ pipeline_failed_row(int64 *seq)
  */
 static int64
 run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
-		 bool has_watermark, int64 watermark, bool find_row)
+		 bool has_watermark, int64 watermark, bool find_row, bool *more)
 {
 	Step		s;
+	bool		left = false;
 	StepRequest req = {max_rows, consume_rows, has_watermark, watermark};
 
 	memset(&s, 0, sizeof(s));
@@ -1040,8 +1041,8 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	s.cxt = CurrentMemoryContext;
 	load_step(&s, name);
 	if (s.def.join_type)
-		join_step(&s.def, &s.progress, max_rows, consume_rows, has_watermark, watermark, s.now,
-				  s.idle_timeout);
+		left = join_step(&s.def, &s.progress, max_rows, consume_rows, has_watermark, watermark,
+						 s.now, s.idle_timeout);
 	else if (s.def.route_errors)
 		step_routing_errors(&s, name, &req);
 	else if (find_row)
@@ -1049,13 +1050,20 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 	else
 		step_body(&s, &req);
 	end_as_owner(&s);
+	/* a tick open at the end, or a replay, has rows left to read */
+	if (more)
+		*more = left || s.progress.tick_hi != NULL || s.progress.replay_until != NULL;
 	return s.progress.rows;
 }
 
+/*
+ * A step that consumes rows: how many it read, and whether it left rows
+ * of what it has seen committed for the next step (*more, if not NULL).
+ */
 int64
-pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row)
+pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row, bool *more)
 {
-	return run_step(name, max_rows, max_ms, true, false, 0, find_row);
+	return run_step(name, max_rows, max_ms, true, false, 0, find_row, more);
 }
 
 /* The type of the pipeline's time column (for the watermark overloads). */
@@ -1080,7 +1088,7 @@ advance_to(const char *name, int64 to, bool is_ts)
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("watermark must be finite"),
 				 errhint("Use windowing.flush() to end the input.")));
-	run_step(name, 0, 0, false, true, to, false);
+	run_step(name, 0, 0, false, true, to, false, NULL);
 }
 
 PG_FUNCTION_INFO_V1(windowing_process);
@@ -1102,7 +1110,7 @@ windowing_process(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_rows must be greater than zero")));
-	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, 0, false));
+	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, 0, false, NULL));
 }
 
 static Datum
@@ -1163,7 +1171,7 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 Datum
 windowing_flush(PG_FUNCTION_ARGS)
 {
-	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, 0, false, true, WMK_END, false);
+	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, 0, false, true, WMK_END, false, NULL);
 	PG_RETURN_VOID();
 }
 

@@ -33,7 +33,8 @@ extern int	pipeline_step_memory;
  * arrival number, and false when no row is known to be at fault.  With
  * 'route' such rows go to the late table and the step goes on.
  */
-extern int64 pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row);
+extern int64 pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row,
+						   bool *more);
 extern bool pipeline_failed_row(int64 *seq);
 extern TimestampTz pipeline_clock(void);
 extern int64 pipeline_idle_watermark(int64 rows, TimestampTz last_row_at, TimestampTz now,

@@ -164,7 +164,7 @@ queue_reclaim(Oid source, const char *volatile *stepping)
 
 		/* steps may end early at their memory budget: until none reads more */
 		*stepping = reader;
-		while (pipeline_step(reader, 0, 0, true) > 0)
+		while (pipeline_step(reader, 0, 0, true, NULL) > 0)
 			;
 		*stepping = NULL;
 	}

@@ -378,16 +378,18 @@ check_owner_exists(const char *name, Oid owner)
 
 /*
  * One step as the owner, in the round's shared transaction (or, for a
- * pipeline whose last steps failed, one of its own): the rows consumed.
+ * pipeline whose last steps failed, one of its own): the rows consumed;
+ * *more is set if it left rows it has seen committed for the next step.
  */
 static int64
-step_pipeline(const char *name)
+step_pipeline(const char *name, bool *more)
 {
 	ErrorContextCallback errcb;
 	const char *activity = psprintf("step of pipeline \"%s\"", name);
 	Oid			owner;
 	bool		failing = false;
 	bool		joined;
+	bool		left = false;
 	int64		consumed = 0;
 
 	begin_shared_transaction(activity);
@@ -409,7 +411,7 @@ step_pipeline(const char *name)
 		error_context_stack = &errcb;
 		check_owner_exists(name, owner);
 		consumed = pipeline_step(name, joined ? SHARED_STEP_ROWS : STEP_ROWS,
-								 joined ? shared_time_left() : worker_step_time, true);
+								 joined ? shared_time_left() : worker_step_time, true, &left);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();
@@ -420,6 +422,7 @@ step_pipeline(const char *name)
 
 	if (consumed > 0 && failing)
 		clear_failures(name);
+	*more = *more || left;
 	shared_steps++;
 	if (failing || worker_batch_time <= 0 ||
 		TimestampDifferenceExceeds(shared_since, GetCurrentTimestamp(), worker_batch_time))
@@ -530,6 +533,7 @@ windowing_worker_main(Datum main_arg)
 		List	   *pipelines;
 		ListCell   *lc;
 		bool		consumed = false;
+		bool		more = false;
 
 		MemoryContextReset(round_cxt);
 		if (worker_round_interval > 0)
@@ -544,7 +548,7 @@ windowing_worker_main(Datum main_arg)
 
 		foreach(lc, pipelines)
 		{
-			if (step_pipeline(lfirst(lc)) > 0)
+			if (step_pipeline(lfirst(lc), &more) > 0)
 				consumed = true;
 		}
 		end_shared_transaction();
@@ -561,7 +565,12 @@ windowing_worker_main(Datum main_arg)
 			reclaim_pending = !reclaim_queues();
 		}
 		pgstat_report_stat(false);
-		if (!consumed)
+		/*
+		 * A commit sets the latch, which is reset before the round's ticks
+		 * open: any commit they left out is waiting.  Only rows a step saw
+		 * committed and left (its budget ran out) need a round at once.
+		 */
+		if (!more)
 			wait_for_work();
 
 		CHECK_FOR_INTERRUPTS();
