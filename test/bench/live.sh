@@ -3,9 +3,10 @@
 #
 # 1. End-to-end latency: how long after the row that closes a window
 # commits is the window's result visible?  pgbench inserts RATE rows per second into a queue, in transactions of
-# BATCH rows whose event time is the clock at insert, for SECONDS seconds.
-# A tumbling 1 second pipeline (count + sum per key, 1000 keys, no
-# out-of-orderness) fires a window as soon as a row of the next second
+# BATCH rows whose event time is the clock at insert, for SECONDS_RUN
+# seconds.  A tumbling pipeline of WINDOW (100 ms by default: about 600
+# windows in the default 60 s; count + sum per key, KEYS keys, no
+# out-of-orderness) fires a window as soon as a row past its end
 # commits.  A poller reads the pipeline's watermark every millisecond; a
 # watermark is visible exactly when the step that moved it committed its
 # results, in the same transaction.  A window's latency is the time its
@@ -32,6 +33,7 @@
 #
 #   test/bench/live.sh
 #   RATE=20000 SECONDS_RUN=10 QUEUE_ROWS=2000000 test/bench/live.sh
+#   KEYS=1000000 WINDOW='1 second' QUEUE_ROWS=0 test/bench/live.sh
 #   TRIGGER='early every 100 milliseconds' QUEUE_ROWS=0 test/bench/live.sh
 
 set -euo pipefail
@@ -41,10 +43,11 @@ set -euo pipefail
 
 RATE=${RATE:-50000}
 BATCH=${BATCH:-100}
-SECONDS_RUN=${SECONDS_RUN:-20}
+SECONDS_RUN=${SECONDS_RUN:-60}
 QUEUE_ROWS=${QUEUE_ROWS:-20000000}
 TRIGGER=${TRIGGER:-}
-KEYS=1000
+KEYS=${KEYS:-1000}
+WINDOW=${WINDOW:-100 milliseconds}
 
 setup_cluster() {
 	start_temp_cluster
@@ -69,7 +72,7 @@ TRUNCATE events;
 CREATE TABLE IF NOT EXISTS seen (watermark bigint, at timestamptz);
 TRUNCATE seen;
 SELECT windowing.create_pipeline('lat', 'events', 'ts', '{key}',
-	windowing.tumbling('1 second'), 'count(*) AS n, sum(value) AS total',
+	windowing.tumbling('$WINDOW'), 'count(*) AS n, sum(value) AS total',
 	max_out_of_orderness => '0', retention => 'consume', "trigger" => NULLIF('$TRIGGER', ''));
 SQL
 	[ "$1" = wake ] || sql -c 'DROP TRIGGER windowing_wake ON events'
@@ -119,14 +122,15 @@ run() {
 		-T "$SECONDS_RUN" -f "$DIR/producer.sql" postgres >"$DIR/pgbench.$1.log" 2>&1 ||
 		{ cat "$DIR/pgbench.$1.log"; exit 1; }
 	wait "$pid"
-	# whole seconds after the first and before the last full one
+	# the ends of the windows after the first and before the last full one
 	sql -F ' ' <<SQL
 WITH bounds AS (
-	SELECT date_trunc('second', min(window_start)) + interval '1 second' AS first,
-		date_trunc('second', max(window_start)) AS last
+	SELECT date_bin('$WINDOW', min(window_start), timestamptz '2000-01-01 00:00:00+00')
+			+ interval '$WINDOW' AS first,
+		date_bin('$WINDOW', max(window_start), timestamptz '2000-01-01 00:00:00+00') AS last
 	FROM lat_results),
 ends AS (
-	SELECT e FROM bounds, generate_series(first + interval '1 second', last, interval '1 second') e),
+	SELECT e FROM bounds, generate_series(first + interval '$WINDOW', last, interval '$WINDOW') e),
 lat AS (
 	SELECT extract(epoch FROM (SELECT min(at) FROM seen
 		WHERE watermark >= (extract(epoch FROM e) * 1e6)::bigint
@@ -195,7 +199,7 @@ main() {
 	need_packages
 	build_and_install
 	setup_cluster
-	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; 1000 keys; tumbling 1 s, count + sum"
+	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; $KEYS keys; tumbling $WINDOW, count + sum"
 	printf '%-36s %8s %10s %10s %10s\n' "worker woken by" windows "median ms" "p99 ms" "max ms"
 	for how in wake poll; do
 		read -r n med p99 max <<<"$(run "$how")"
