@@ -161,11 +161,16 @@ queue_reclaim(Oid source, const char *volatile *stepping)
 	foreach(lc, readers)
 	{
 		char	   *reader = lfirst(lc);
+		bool		more;
 
-		/* steps may end early at their memory budget: until none reads more */
+		/*
+		 * A step may end early at its memory budget: until none leaves rows.
+		 * Producers wait while the lock is held, so no step more than that.
+		 */
 		*stepping = reader;
-		while (pipeline_step(reader, 0, 0, true, NULL) > 0)
-			;
+		do
+			(void) pipeline_step(reader, 0, 0, true, &more);
+		while (more);
 		*stepping = NULL;
 	}
 	if (!all_consumed(source, qualified))
