@@ -56,29 +56,15 @@ execute_for(const char *sql, const char *name, bool read_only, long count)
 	return plans_execute(sql, 1, &argtype, &arg, NULL, read_only, count);
 }
 
-/*
- * The number of column "column" in the last result.  Callers read a
- * result's columns mostly in their order, so the search starts after the
- * column found last: a step reads some forty columns of its pipeline's row,
- * and searching each from the first was a noticeable part of a small step.
- */
+/* The number of column "column" in the last result. */
 static int
 fnumber(const char *column)
 {
-	static int	last = 0;
-	TupleDesc	desc = SPI_tuptable->tupdesc;
+	int			fnum = SPI_fnumber(SPI_tuptable->tupdesc, column);
 
-	for (int i = 0; i < desc->natts; i++)
-	{
-		int			a = (last + i) % desc->natts;
-
-		if (namestrcmp(&TupleDescAttr(desc, a)->attname, column) == 0)
-		{
-			last = a + 1;
-			return a + 1;
-		}
-	}
-	elog(ERROR, "no column \"%s\" in a result on windowing.pipeline", column);
+	if (fnum <= 0)
+		elog(ERROR, "no column \"%s\" in a result on windowing.pipeline", column);
+	return fnum;
 }
 
 /* Column "column" of row "row" of the last result. */
@@ -172,16 +158,22 @@ typedef struct PipelineRow
  * see it (after waiting for the pipeline's lock, the latest row is the one
  * to act on).  The table stays open until row_close.
  */
+static Relation
+open_pipelines(void)
+{
+	return table_open(get_relname_relid("pipeline", get_namespace_oid("windowing", false)),
+					  AccessShareLock);
+}
+
 static void
 row_read(PipelineRow *r, const char *name, bool latest)
 {
-	Oid			nsp = get_namespace_oid("windowing", false);
 	Snapshot	snapshot;
 	ScanKeyData key;
 	SysScanDesc scan;
 	HeapTuple	tup;
 
-	r->rel = table_open(get_relname_relid("pipeline", nsp), AccessShareLock);
+	r->rel = open_pipelines();
 	if (latest)
 		CommandCounterIncrement();
 	snapshot = RegisterSnapshot(latest ? GetLatestSnapshot() :
@@ -190,8 +182,9 @@ row_read(PipelineRow *r, const char *name, bool latest)
 	ScanKeyEntryInitialize(&key, 0, get_attnum(RelationGetRelid(r->rel), "name"),
 						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
 						   F_TEXTEQ, CStringGetTextDatum(name));
-	scan = systable_beginscan(r->rel, get_relname_relid("pipeline_name_key", nsp), true,
-							  snapshot, 1, &key);
+	scan = systable_beginscan(r->rel, get_relname_relid("pipeline_name_key",
+														RelationGetNamespace(r->rel)),
+							  true, snapshot, 1, &key);
 	tup = systable_getnext(scan);
 	r->tup = HeapTupleIsValid(tup) ? heap_copytuple(tup) : NULL;
 	systable_endscan(scan);
@@ -272,6 +265,15 @@ row_interval(const PipelineRow *r, const char *column)
 	Datum		d = row_datum(r, column, &isnull, NULL);
 
 	return isnull ? NULL : DatumGetIntervalP(d);
+}
+
+/* Whether the pipeline's state is 'running'. */
+static bool
+row_running(const PipelineRow *r)
+{
+	char	   *state = row_text(r, "state");
+
+	return state != NULL && strcmp(state, "running") == 0;
 }
 
 /* A name[] column's names. */
@@ -465,9 +467,7 @@ owner_of(const char *name, bool latest, bool running, bool *failing)
 		owner = row_oid(&r, "owner");
 		if (running)
 		{
-			char	   *state = row_text(&r, "state");
-
-			if (state == NULL || strcmp(state, "running") != 0)
+			if (!row_running(&r))
 				owner = InvalidOid;
 			*failing = row_int8(&r, "failures", 0) != 0;
 		}
@@ -678,11 +678,6 @@ column_list(const char *sql, const char *what, bool oids, MemoryContext cxt)
 	return result;
 }
 
-/*
- * The names of the running pipelines, fewest failures in a row first: a
- * failing step ends the worker's round, so a failing pipeline cannot hold
- * the others back, and failing ones take turns at counting their failures.
- */
 typedef struct Running
 {
 	int64		failures;
@@ -700,7 +695,13 @@ running_order(const ListCell *a, const ListCell *b)
 	return varstr_cmp(x->name, strlen(x->name), y->name, strlen(y->name), DEFAULT_COLLATION_OID);
 }
 
-/* Read from the heap: a statement each round was a twentieth of a one-row step. */
+/*
+ * The names of the running pipelines, fewest failures in a row first: a
+ * failing step ends the worker's round, so a failing pipeline cannot hold
+ * the others back, and failing ones take turns at counting their failures.
+ * Read from the heap: a statement each round was a twentieth of a one-row
+ * step.
+ */
 List *
 catalog_running_pipelines(MemoryContext cxt)
 {
@@ -712,15 +713,13 @@ catalog_running_pipelines(MemoryContext cxt)
 	ListCell   *lc;
 	MemoryContext old;
 
-	r.rel = table_open(get_relname_relid("pipeline", get_namespace_oid("windowing", false)),
-					   AccessShareLock);
+	r.rel = open_pipelines();
 	scan = systable_beginscan(r.rel, InvalidOid, false, snapshot, 0, NULL);
 	while ((r.tup = systable_getnext(scan)) != NULL)
 	{
-		char	   *state = row_text(&r, "state");
 		Running    *p;
 
-		if (state == NULL || strcmp(state, "running") != 0)
+		if (!row_running(&r))
 			continue;
 		p = palloc(sizeof(Running));
 		p->failures = row_int8(&r, "failures", 0);
