@@ -742,7 +742,6 @@ replay_log(HTAB *stored, int32 id, StateRows *departed, int64 *bytes)
 	int			n;
 
 	*bytes = 0;
-
 	if (plans_execute("SELECT changes FROM windowing.state_log "
 					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
 					  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)

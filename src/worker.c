@@ -12,8 +12,8 @@
  * identity nor leave anything behind for the next owner's step.  The
  * worker's own SQL qualifies every operator and runs with search_path set
  * to pg_catalog, so that no ALTER DATABASE ... SET can redirect it.  A
- * round that consumed nothing is followed by a sleep of
- * windowing.poll_interval.
+ * round waits for a commit into a queue to wake the worker (or for
+ * windowing.poll_interval), unless a step left rows it saw committed.
  *
  * The steps of a round share a transaction until it has run for
  * windowing.worker_batch_time (a step that joins it stops at that time),
@@ -103,8 +103,8 @@ int			worker_batch_time = 2;	/* ms */
 
 /* When the transaction the round's steps share began; 0: none is open. */
 static TimestampTz shared_since = 0;
-/* The steps run in it. */
-static int	shared_steps = 0;
+/* Whether a step ran in it. */
+static bool shared_stepped = false;
 
 /* Holds what one round needs; reset at the start of the next. */
 static MemoryContext round_cxt = NULL;
@@ -248,7 +248,7 @@ begin_shared_transaction(const char *activity)
 	{
 		begin_catalog_transaction(activity);
 		shared_since = GetCurrentTimestamp();
-		shared_steps = 0;
+		shared_stepped = false;
 		return;
 	}
 	pgstat_report_activity(STATE_RUNNING, activity);
@@ -264,15 +264,15 @@ end_shared_transaction(void)
 	shared_since = 0;
 }
 
-/* The milliseconds the shared transaction has left, at least 1. */
-static int
-shared_time_left(void)
+/* Milliseconds since "from". */
+static long
+ms_since(TimestampTz from)
 {
 	long		secs;
 	int			usecs;
 
-	TimestampDifference(shared_since, GetCurrentTimestamp(), &secs, &usecs);
-	return Max(1, worker_batch_time - (int) (secs * 1000 + usecs / 1000));
+	TimestampDifference(from, GetCurrentTimestamp(), &secs, &usecs);
+	return secs * 1000 + usecs / 1000;
 }
 
 /* The names of the running pipelines, in the round's memory; or leaves. */
@@ -394,7 +394,7 @@ step_pipeline(const char *name, bool *more)
 
 	begin_shared_transaction(activity);
 	owner = lock_if_running(name, &failing);
-	if (failing && shared_steps > 0)
+	if (failing && shared_stepped)
 	{
 		end_shared_transaction();
 		begin_shared_transaction(activity);
@@ -402,7 +402,7 @@ step_pipeline(const char *name, bool *more)
 	}
 	if (!OidIsValid(owner))
 		return 0;
-	joined = shared_steps > 0;
+	joined = shared_stepped;
 	PG_TRY();
 	{
 		errcb.callback = step_error_context;
@@ -411,7 +411,8 @@ step_pipeline(const char *name, bool *more)
 		error_context_stack = &errcb;
 		check_owner_exists(name, owner);
 		consumed = pipeline_step(name, joined ? SHARED_STEP_ROWS : STEP_ROWS,
-								 joined ? shared_time_left() : worker_step_time, true, &left);
+								 joined ? (int) Max(1, worker_batch_time - ms_since(shared_since)) :
+								 worker_step_time, true, &left);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();
@@ -423,9 +424,8 @@ step_pipeline(const char *name, bool *more)
 	if (consumed > 0 && failing)
 		clear_failures(name);
 	*more = *more || left;
-	shared_steps++;
-	if (failing || worker_batch_time <= 0 ||
-		TimestampDifferenceExceeds(shared_since, GetCurrentTimestamp(), worker_batch_time))
+	shared_stepped = true;
+	if (failing || ms_since(shared_since) >= worker_batch_time)
 		end_shared_transaction();
 	return consumed;
 }
@@ -486,12 +486,8 @@ reclaim_queues(void)
 static void
 pace_rounds(TimestampTz *last_round)
 {
-	long		secs;
-	int			usecs;
-	long		wait_ms;
+	long		wait_ms = worker_round_interval - ms_since(*last_round);
 
-	TimestampDifference(*last_round, GetCurrentTimestamp(), &secs, &usecs);
-	wait_ms = worker_round_interval - (secs * 1000 + usecs / 1000);
 	if (wait_ms > 0)
 		(void) WaitLatch(NULL, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, wait_ms, PG_WAIT_EXTENSION);
 	*last_round = GetCurrentTimestamp();
