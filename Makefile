@@ -58,7 +58,8 @@ REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_w
 	pipeline_aggregates max_by pipeline_derived pipeline_rebuild pipeline_purging pipeline_stagger \
 	pipeline_trigger_clock pipeline_watermark_column pipeline_trigger_delta pipeline_downstream \
 	pipeline_evictor pipeline_fire_spread \
-	doc_tour doc_functions doc_pipelines doc_operations pipeline_join pipeline_window_join
+	doc_tour doc_functions doc_pipelines doc_operations pipeline_join pipeline_window_join \
+	pipeline_null_keys
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 

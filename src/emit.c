@@ -125,39 +125,6 @@ prepare_result_insert(const EmitTarget *t, Oid *types, bool batch, bool upsert)
 	return plans_prepare(sql.data, nargs, types);
 }
 
-/*
- * A statement on the result row of one window (upsert mode): "head" then
- * a condition on the key columns and the window bounds.
- */
-static SPIPlanPtr
-prepare_on_window(const EmitTarget *t, const char *head, Oid *types)
-{
-	StringInfoData sql;
-	Oid			time_type = t->window_type;
-	int			n = t->keys->n;
-
-	initStringInfo(&sql);
-	appendStringInfo(&sql, head, t->result_table);
-	for (int i = 0; i < n; i++)
-	{
-		types[i] = t->keys->types[i];
-		appendStringInfo(&sql, "r.%s IS NOT DISTINCT FROM $%d AND ",
-						 quote_identifier(t->keys->names[i]), i + 1);
-	}
-	types[n] = time_type;
-	types[n + 1] = time_type;
-	appendStringInfo(&sql, "r.window_start OPERATOR(pg_catalog.=) $%d AND r.window_end OPERATOR(pg_catalog.=) $%d",
-					 n + 1, n + 2);
-	return plans_prepare(sql.data, n + 2, types);
-}
-
-/* Marks the latest result of a cleaned-up window final. */
-static SPIPlanPtr
-prepare_finalize(const EmitTarget *t, Oid *types)
-{
-	return prepare_on_window(t, "UPDATE %s AS r SET is_final = true WHERE ", types);
-}
-
 static void
 exec_plan(SPIPlanPtr plan, Datum *values, bool *nulls, int nargs)
 {
@@ -170,6 +137,51 @@ exec_plan(SPIPlanPtr plan, Datum *values, bool *nulls, int nargs)
 	rc = SPI_execute_plan(plan, values, flags, false, 0);
 	if (rc != SPI_OK_INSERT && rc != SPI_OK_UPDATE && rc != SPI_OK_DELETE)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+}
+
+/*
+ * Runs "head" then a condition on the key columns and the bounds of one
+ * window, on its result row (upsert mode).  A key column is compared with
+ * "=", or IS NULL where the key's value is NULL: IS NOT DISTINCT FROM
+ * cannot use the result table's unique index, and would read the row of
+ * every key with the window's end.  The statement is prepared once per
+ * pattern of NULLs.
+ */
+static void
+exec_on_window(const EmitTarget *t, const char *head, const WindowKey *k)
+{
+	/* one step may run it for a million windows */
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing window statement",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	int			n = t->keys->n;
+	Oid		   *types = palloc(sizeof(Oid) * (n + 2));
+	Datum	   *values = palloc(sizeof(Datum) * (n + 2));
+	bool	   *nulls = palloc0(sizeof(bool) * (n + 2));
+	StringInfoData sql;
+
+	keys_decode(t->keys, k->key, values, nulls);
+	values[n] = Int64GetDatum(k->start);
+	values[n + 1] = Int64GetDatum(k->end);
+	initStringInfo(&sql);
+	appendStringInfo(&sql, head, t->result_table);
+	for (int i = 0; i < n; i++)
+	{
+		const char *column = quote_identifier(t->keys->names[i]);
+
+		types[i] = t->keys->types[i];
+		if (nulls[i])
+			appendStringInfo(&sql, "r.%s IS NULL AND ", column);
+		else
+			appendStringInfo(&sql, "r.%s = $%d AND ", column, i + 1);
+	}
+	types[n] = t->window_type;
+	types[n + 1] = t->window_type;
+	appendStringInfo(&sql, "r.window_start OPERATOR(pg_catalog.=) $%d AND r.window_end OPERATOR(pg_catalog.=) $%d",
+					 n + 1, n + 2);
+	exec_plan(plans_prepare(sql.data, n + 2, types), values, nulls, n + 2);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
 }
 
 /* The result row of a firing: keys, bounds, aggregates, count, finality. */
@@ -402,14 +414,9 @@ insert_firings(const EmitTarget *t, List *firings, bool upsert)
 static void
 upsert_firings(const EmitTarget *t, Operator *op)
 {
-	int			nargs = t->keys->n + 2;
-	Oid		   *types = palloc(sizeof(Oid) * nargs);
-	Datum	   *values = palloc(sizeof(Datum) * nargs);
-	bool	   *nulls = palloc0(sizeof(bool) * nargs);
 	List	   *firings = firings_to_write(t, op);
 	List	   *first = NIL;
 	List	   *again = NIL;
-	SPIPlanPtr	finalize = NULL;
 	ListCell   *lc;
 
 	foreach(lc, firings)
@@ -427,15 +434,9 @@ upsert_firings(const EmitTarget *t, Operator *op)
 	{
 		Firing	   *f = lfirst(lc);
 
-		if (f->values != NULL || f->win->merged_away)
-			continue;
-		if (finalize == NULL)
-			finalize = prepare_finalize(t, types);
-		memset(nulls, 0, sizeof(bool) * nargs);
-		keys_decode(t->keys, f->win->k.key, values, nulls);
-		values[t->keys->n] = Int64GetDatum(f->win->k.start);
-		values[t->keys->n + 1] = Int64GetDatum(f->win->k.end);
-		exec_plan(finalize, values, nulls, t->keys->n + 2);
+		/* a cleaned-up window's latest result is final */
+		if (f->values == NULL && !f->win->merged_away)
+			exec_on_window(t, "UPDATE %s AS r SET is_final = true WHERE ", &f->win->k);
 	}
 }
 
@@ -467,25 +468,12 @@ emit_firings(const EmitTarget *t, Operator *op)
 void
 emit_superseded(const EmitTarget *t, Operator *op)
 {
-	int			nargs = t->keys->n + 2;
-	Oid		   *types = palloc(sizeof(Oid) * nargs);
-	Datum	   *values = palloc(sizeof(Datum) * nargs);
-	bool	   *nulls = palloc0(sizeof(bool) * nargs);
-	SPIPlanPtr	plan;
 	ListCell   *lc;
 
-	if (t->append || op->superseded == NIL)
+	if (t->append)
 		return;
-	plan = prepare_on_window(t, "DELETE FROM %s AS r WHERE ", types);
 	foreach(lc, op->superseded)
-	{
-		WindowRef  *w = lfirst(lc);
-
-		keys_decode(t->keys, w->k.key, values, nulls);
-		values[t->keys->n] = Int64GetDatum(w->k.start);
-		values[t->keys->n + 1] = Int64GetDatum(w->k.end);
-		exec_plan(plan, values, nulls, nargs);
-	}
+		exec_on_window(t, "DELETE FROM %s AS r WHERE ", &((WindowRef *) lfirst(lc))->k);
 }
 
 /* Late rows written per statement. */
