@@ -18,6 +18,12 @@
  */
 #include "compat.h"
 
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "common/hashfn.h"
 #include "catalog/pg_type.h"
@@ -25,7 +31,12 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
+#include "executor/tuptable.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/snapmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -425,30 +436,46 @@ bounds_args(const StateRow *rows, int n, Datum *args)
 }
 
 /*
- * Deletes n windows' rows from window_state, each found through the
- * primary key (a lateral probe, which the planner cannot turn into a hash
- * join over every window of the pipeline; on its key and start only, so
- * that the index by end, where many windows may share an end, does not
- * fit it), then by its ctid.
+ * Deletes n windows' rows (in the primary key's order) from window_state,
+ * each found by a probe of the primary key.  A statement would leave the
+ * probe to the planner, which, with statistics taken while the pipeline's
+ * windows were few, read every window of the pipeline through the index
+ * by end for each.  A window may be listed twice (a session that left,
+ * came back with the same bounds and left again): its row goes once.
  */
 static void
 delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
 {
-	Oid			types[4] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
-	Datum		args[4];
+	Relation	rel = table_open(get_relname_relid("window_state",
+												   get_namespace_oid("windowing", false)),
+								 RowExclusiveLock);
+	Relation	pkey = index_open(RelationGetPrimaryKeyIndex(rel), RowExclusiveLock);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	Snapshot	snapshot;
+	IndexScanDesc scan;
+	ScanKeyData keys[4];
 
-	args[0] = Int32GetDatum(id);
-	bounds_args(rows, n, args);
-	run_on_state("DELETE FROM windowing.window_state AS w "
-		"WHERE w.ctid OPERATOR(pg_catalog.=) ANY (ARRAY("
-		"SELECT x.ctid FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), "
-		"pg_catalog.unnest($4)) AS u(k, s, e), "
-		"LATERAL (SELECT y.ctid, y.window_end FROM windowing.window_state AS y "
-		"WHERE y.pipeline_id OPERATOR(pg_catalog.=) $1 "
-		"AND y.key OPERATOR(pg_catalog.=) u.k "
-		"AND y.window_start OPERATOR(pg_catalog.=) u.s OFFSET 0) AS x "
-		"WHERE x.window_end OPERATOR(pg_catalog.=) u.e))",
-		4, types, args, SPI_OK_DELETE);
+	/* the rows this transaction's statements wrote are among them */
+	CommandCounterIncrement();
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	scan = index_beginscan(rel, pkey, snapshot, 4, 0);
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0 && row_cmp(&rows[i - 1], &rows[i]) == 0)
+			continue;
+		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+		ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(rows[i].key));
+		ScanKeyInit(&keys[2], 3, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(rows[i].start));
+		ScanKeyInit(&keys[3], 4, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(rows[i].end));
+		index_rescan(scan, keys, 4, NULL, 0);
+		if (index_getnext_slot(scan, ForwardScanDirection, slot))
+			simple_heap_delete(rel, &slot->tts_tid);
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(pkey, RowExclusiveLock);
+	table_close(rel, RowExclusiveLock);
 }
 
 /* Upserts n windows into window_state, each with its key group. */
