@@ -708,7 +708,9 @@ put_windows(StateStore *st, Operator *op)
  * a pipeline loaded whole that does not fit in memory never logs (a
  * partial store folds the log when it starts: state_load).  Then the
  * windows go back into the store (a new one, if they came from the heap),
- * which becomes the pipeline's if the step commits.
+ * which becomes the pipeline's if the step commits.  A store whose keys
+ * can be read back by key and by due time that outgrows the budget folds
+ * too, so that the keys it sheds to the heap are there.
  */
 void
 state_save(StepState *ss, int64 step)
@@ -737,14 +739,20 @@ state_save(StepState *ss, int64 step)
 	}
 	else
 	{
+		bool		evict;
+
 		each_dropped(op, depart_from_store, ss->store);
 		if (!ss->by_key)
 			state_store_clear(ss->store);
 		put_windows(ss->store, op);
-		if (fold)
+		/* a store that reads its keys from the heap as needed can shed some */
+		evict = ss->by_key && op_due_by_end(op) && !state_store_fits(0);
+		if (fold || evict)
 			fold_store(ss);
 		else
 			log_changes(ss->id, step, op);
+		if (evict)
+			state_store_evict(ss->store);
 	}
 	state_store_done(ss->store, step, op->log_steps, op->log_bytes);
 }

@@ -21,8 +21,11 @@
  * count is the committed one and its slot still names this process, so an
  * aborted step, a step in another backend or an eviction can only make a
  * step read the heap, never stale state.  The stores of a process are
- * capped by windowing.state_memory: a pipeline whose windows do not fit
- * is read from the heap at every step ("spilled"), with identical results.
+ * capped by windowing.state_memory: a store that outgrows it sheds keys
+ * to the heap, the least recently touched first (state_store_evict), and
+ * reads them back by key as a partial store does; one whose kind must
+ * hold every window is thrown away, and its pipeline read from the heap
+ * at every step ("spilled").  The results are identical either way.
  */
 #include "compat.h"
 
@@ -62,7 +65,8 @@ StaticAssertDecl(offsetof(StoreWin, states) % sizeof(uint32) == 0,
 
 #define WIN_STORED 1			/* StoredWindow.stored */
 #define WIN_LOGGED 2			/* StoredWindow.logged */
-#define WIN_FLAGS (WIN_STORED | WIN_LOGGED)
+#define WIN_TOUCHED 4			/* put back since the last eviction */
+#define WIN_FLAGS (WIN_STORED | WIN_LOGGED | WIN_TOUCHED)
 #define STATES(sw) ((const bytea *) (sw)->states)
 #define OWNER(sw) ((struct StoreKeyEnt *) ((sw)->owner_flags & ~(uintptr_t) WIN_FLAGS))
 #define FLAG(sw, f) (((sw)->owner_flags & (f)) != 0)
@@ -70,7 +74,7 @@ StaticAssertDecl(offsetof(StoreWin, states) % sizeof(uint32) == 0,
 static void
 set_flags(StoreWin *sw, bool stored, bool logged)
 {
-	sw->owner_flags = (sw->owner_flags & ~(uintptr_t) WIN_FLAGS) |
+	sw->owner_flags = (sw->owner_flags & ~(uintptr_t) (WIN_STORED | WIN_LOGGED)) |
 		(stored ? WIN_STORED : 0) | (logged ? WIN_LOGGED : 0);
 }
 
@@ -123,6 +127,9 @@ typedef struct StoreKeyEnt
 	StoreWin   *windows;
 } StoreKeyEnt;
 
+/* What a key's entry takes in the keys' table (dynahash's element). */
+#define KEY_ENTRY_BYTES (MAXALIGN(sizeof(HASHELEMENT)) + MAXALIGN(sizeof(StoreKeyEnt)))
+
 /*
  * A store's windows and keys are pieces carved from blocks of its own, of
  * their own size rounded to MAXALIGN: AllocSet would round a count + sum
@@ -140,6 +147,7 @@ typedef struct Pieces
 	Size		left;
 	Size		block;			/* the current block's size */
 	void	   *free[PIECE_SIZES];	/* pieces that left, by size */
+	int64		free_bytes;		/* and their bytes */
 } Pieces;
 
 struct StateStore
@@ -175,6 +183,8 @@ struct StateStore
 								 * in state_log only, since the last fold */
 	pairingheap *due;
 	int64		windows;
+	int64		peak_keys;		/* the most keys the table held: it keeps
+								 * the entries of keys that left for new ones */
 };
 
 static List *stores = NIL;		/* StateStore *, in TopMemoryContext */
@@ -217,6 +227,7 @@ piece_alloc(StateStore *st, Size size)
 	{
 		piece = p->free[c];
 		p->free[c] = *(void **) piece;
+		p->free_bytes -= sz;
 		return piece;
 	}
 	if (p->left < sz)
@@ -245,6 +256,15 @@ piece_free(StateStore *st, void *piece, Size size)
 	}
 	*(void **) piece = st->pieces.free[c];
 	st->pieces.free[c] = piece;
+	st->pieces.free_bytes += c * MAXIMUM_ALIGNOF;
+}
+
+/* A context for a store's keys, windows and heap. */
+static MemoryContext
+store_context(void)
+{
+	return AllocSetContextCreate(TopMemoryContext, "windowing state store",
+								 ALLOCSET_DEFAULT_SIZES);
 }
 
 /* The store's own memory: its keys, windows and heap. */
@@ -260,6 +280,7 @@ init_contents(StateStore *st)
 	st->logged_keys = keys_table("windowing keys to fold", sizeof(LoggedKey), st->logged_cxt);
 	st->due = pairingheap_allocate(due_cmp, NULL);
 	st->windows = 0;
+	st->peak_keys = 0;
 	MemoryContextSwitchTo(old);
 }
 
@@ -273,12 +294,16 @@ free_store(StateStore *st)
 	pfree(st);
 }
 
-/* The memory a store takes. */
+/*
+ * The memory a store takes: what its contexts hold, less the room kept for
+ * new windows and keys where others left.
+ */
 static int64
 store_bytes(StateStore *st)
 {
 	return MemoryContextMemAllocated(st->cxt, true) +
-		MemoryContextMemAllocated(st->departed_cxt, true);
+		MemoryContextMemAllocated(st->departed_cxt, true) - st->pieces.free_bytes -
+		(st->peak_keys - hash_get_num_entries(st->keys)) * (int64) KEY_ENTRY_BYTES;
 }
 
 static void
@@ -438,8 +463,7 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 	st->heap_next = WMK_NONE;
 	st->heap_windows = 0;
 	st->version = -1;
-	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing state store",
-									ALLOCSET_DEFAULT_SIZES);
+	st->cxt = store_context();
 	st->departed_cxt = AllocSetContextCreate(TopMemoryContext, "windowing departed windows",
 											 ALLOCSET_SMALL_SIZES);
 	stores = lappend(stores, st);
@@ -522,6 +546,7 @@ key_entry(StateStore *st, const bytea *key)
 		k->key = piece_alloc(st, VARSIZE_ANY(key));
 		memcpy(k->key, key, VARSIZE_ANY(key));
 		k->windows = NULL;
+		st->peak_keys = Max(st->peak_keys, hash_get_num_entries(st->keys));
 	}
 	return k;
 }
@@ -651,7 +676,7 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	sw->end = w->end;
 	sw->due = w->due;
 	sw->fire_count = w->fire_count;
-	sw->owner_flags = (uintptr_t) k;
+	sw->owner_flags = (uintptr_t) k | WIN_TOUCHED;
 	set_flags(sw, w->stored, w->logged);
 	if (states_header(len) == VARHDRSZ_SHORT)
 		SET_VARSIZE_SHORT(sw->states, len + VARHDRSZ_SHORT);
@@ -779,6 +804,154 @@ state_store_fits(int64 bytes)
 }
 
 /*
+ * The store's windows and keys copied into memory of their own size, the
+ * room that others left given back: what a store keeps for new windows
+ * where windows left stays taken from the process until then.
+ */
+static void
+compact(StateStore *st)
+{
+	MemoryContext old_cxt = st->cxt;
+	HTAB	   *old_keys = st->keys;
+	HASH_SEQ_STATUS seq;
+	StoreKeyEnt *k;
+
+	st->cxt = store_context();
+	init_contents(st);
+	hash_seq_init(&seq, old_keys);
+	while ((k = hash_seq_search(&seq)) != NULL)
+	{
+		StoreKeyEnt *copy = key_entry(st, k->key);
+
+		for (StoreWin *w = k->windows; w != NULL; w = w->next)
+		{
+			StoredWindow sw = stored_window(w);
+
+			state_store_put(st, k->key, &sw);
+			if (!FLAG(w, WIN_TOUCHED))
+				copy->windows->owner_flags &= ~(uintptr_t) WIN_TOUCHED;
+		}
+	}
+	MemoryContextDelete(old_cxt);
+}
+
+/*
+ * Whether a step put any of a key's windows back since the last eviction
+ * looked at it; the marks are cleared, so that the next one may take the
+ * key if no step touches it in between (CLOCK's second chance).
+ */
+static bool
+touched(StoreKeyEnt *k)
+{
+	bool		any = false;
+
+	for (StoreWin *w = k->windows; w != NULL; w = w->next)
+	{
+		any |= FLAG(w, WIN_TOUCHED);
+		w->owner_flags &= ~(uintptr_t) WIN_TOUCHED;
+	}
+	return any;
+}
+
+/*
+ * Whether a key's windows may leave for the heap: each must be due after
+ * what the store read of the heap by due time (a later read starts after
+ * that), and its newest state must be in window_state.
+ */
+static bool
+evictable(const StateStore *st, const StoreKeyEnt *k)
+{
+	for (const StoreWin *w = k->windows; w != NULL; w = w->next)
+		if (FLAG(w, WIN_LOGGED) || !FLAG(w, WIN_STORED) ||
+			(!st->complete && w->due <= st->heap_until))
+			return false;
+	return true;
+}
+
+/*
+ * A key and its windows leave the store, which no longer knows the key:
+ * its next row reads the heap.  Returns the bytes that left, and adds the
+ * windows to *windows and their earliest due time to *first_due.
+ */
+static int64
+evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
+{
+	bytea	   *key = k->key;
+	int64		bytes = MAXALIGN(VARSIZE_ANY(key)) + KEY_ENTRY_BYTES;
+	StoreWin   *w = k->windows;
+
+	while (w != NULL)
+	{
+		StoreWin   *next = w->next;
+		Size		size = piece_size(VARSIZE_ANY_EXHDR(STATES(w)));
+
+		*first_due = Min(*first_due, w->due);
+		pairingheap_remove(st->due, &w->node);
+		piece_free(st, w, size);
+		bytes += MAXALIGN(size);
+		st->windows--;
+		(*windows)++;
+		w = next;
+	}
+	hash_search(st->keys, &key, HASH_REMOVE, NULL);
+	piece_free(st, key, VARSIZE_ANY(key));
+	return bytes;
+}
+
+/*
+ * What an eviction leaves of the budget: room for the next steps' new keys,
+ * so that not every step evicts (each folds the state log first).
+ */
+#define EVICT_TO(budget) ((budget) / 4 * 3)
+
+/*
+ * Makes room in the budget: keys and their windows leave the store for the
+ * heap until the stores of this process take at most EVICT_TO of it, the
+ * keys no step touched since the last eviction first, then any that may
+ * leave (evictable: the caller folds the state log first).  The store is
+ * partial from then on: it reads the keys that left by key and by due
+ * time, as it reads those it never held.  Returns whether it fits.
+ */
+bool
+state_store_evict(StateStore *st)
+{
+	int64		over = stores_bytes() - EVICT_TO((int64) state_store_memory * 1024);
+	int64		windows = 0;
+	int64		first_due = WMK_END;
+
+	changing(st);
+	for (int pass = 0; pass < 2 && over > 0; pass++)
+	{
+		HASH_SEQ_STATUS seq;
+		StoreKeyEnt *k;
+
+		hash_seq_init(&seq, st->keys);
+		while ((k = hash_seq_search(&seq)) != NULL)
+		{
+			if ((pass == 0 && touched(k)) || !evictable(st, k))
+				continue;
+			over -= evict_key(st, k, &windows, &first_due);
+			if (over <= 0)
+			{
+				hash_seq_term(&seq);
+				break;
+			}
+		}
+	}
+	if (windows > 0)
+	{
+		/* what the heap alone holds may now be due from first_due */
+		if (st->complete)
+			st->heap_next = first_due;
+		else if (st->heap_next != WMK_NONE)
+			st->heap_next = Min(st->heap_next, first_due);
+		st->complete = false;
+		st->heap_windows += windows;
+	}
+	return over <= 0;
+}
+
+/*
  * The step put back what it took: the store holds the state of step
  * "version", to be the pipeline's if the transaction commits.  Past the
  * budget it is thrown away (the pipeline's next step reads the heap).
@@ -800,6 +973,8 @@ state_store_done(StateStore *st, int64 version, int log_steps, int64 log_bytes)
 	}
 	else if (!state_slots_reserve(&st->slot))
 		discard(st);
+	else if (MemoryContextMemAllocated(st->cxt, true) > 2 * store_bytes(st))
+		compact(st);
 }
 
 /*

@@ -85,7 +85,8 @@ _PG_init(void)
 	DefineCustomIntVariable("windowing.state_memory",
 							"Memory a process may keep pipelines' window state in between their steps.",
 							"The worker, or a backend that runs process(), keeps it; a pipeline "
-							"whose state does not fit reads it from the heap at each step.",
+							"whose state does not fit keeps the keys its steps touch and reads "
+							"the others from the heap as rows name them.",
 							&state_store_memory,
 							64 * 1024, 0, MAX_KILOBYTES,
 							PGC_SIGHUP, GUC_UNIT_KB,

@@ -78,6 +78,44 @@ is($node->safe_psql('postgres', q{
 SELECT (SELECT count(*) FROM in_memory_late) = (SELECT count(*) FROM spilled_late)}),
 	't', 'identical late rows');
 
+# A store that outgrows the budget sheds keys to the heap, those no step
+# touched lately first, and keeps the rest: a pipeline is never all on the
+# heap, and its results are those of one whose state fits.  Half of the
+# rows go to 40 keys, the rest to 30,000 keys seen once or twice.
+$node->append_conf('postgresql.conf', 'windowing.state_memory = 256kB');
+$node->reload;
+$node->safe_psql('postgres', q{
+CREATE TABLE mixed (k int, ts bigint, v int);
+INSERT INTO mixed SELECT CASE WHEN i % 2 = 0 THEN i % 40 ELSE 40 + i % 30000 END,
+                         i * 2 + (i * 7919) % 30, i
+FROM generate_series(1, 60000) i;
+});
+for my $kind (['tumbled', q{windowing.tumbling('20 seconds')}],
+	['sessioned', q{windowing.session('5 seconds')}])
+{
+	my ($name, $assigner) = @$kind;
+	$node->safe_psql('postgres', qq{
+SELECT windowing.create_pipeline('$name', 'mixed', 'ts', '{k}', $assigner,
+    'count(*) AS n, sum(v) AS total', max_out_of_orderness => '30 milliseconds',
+    allowed_lateness => '1 second', start => false, retention => 'keep')});
+	my ($in_memory, $open, $bytes, $hits) = split /\|/, drain($name, qq{
+SELECT memory_windows, open_windows, state_memory_bytes, state_hits FROM windowing.pipeline_stats
+WHERE name = '$name'});
+	cmp_ok($in_memory, '>', 0, "$name: windows kept in memory ($in_memory)");
+	cmp_ok($in_memory, '<', $open, "$name: windows shed to the heap (of $open)");
+	cmp_ok($bytes, '<=', 256 * 1024, "$name: within the budget ($bytes bytes)");
+	cmp_ok($hits, '>', 0, "$name: keys found in memory ($hits)");
+	$node->safe_psql('postgres', "SELECT windowing.flush('$name')");
+}
+is(differences($node, 'postgres', 'SELECT k, window_start, n, total FROM tumbled_results',
+		q{SELECT k, windowing.tumble_start(ts, 20000), count(*), sum(v) FROM mixed GROUP BY 1, 2}),
+	'0', 'tumbling windows shed to the heap: the windows of SQL');
+is(differences($node, 'postgres', 'SELECT k, window_start, window_end, n, total FROM sessioned_results',
+		q{SELECT k, (w).window_start, (w).window_end, count(*), sum(v) FROM (
+		  SELECT k, v, windowing.session(ts, 5000) OVER (PARTITION BY k ORDER BY ts) AS w
+		  FROM mixed) x GROUP BY 1, 2, 3}),
+	'0', 'sessions shed to the heap: the sessions of SQL');
+
 # A step that aborts leaves the committed image in place: the next step,
 # from another session, goes on from the committed state.
 $node->append_conf('postgresql.conf', 'windowing.state_memory = 64MB');
