@@ -254,19 +254,32 @@ stored_begin(void)
 	"SELECT key, window_start, window_end, fire_count, state FROM windowing.window_state " \
 	"WHERE pipeline_id OPERATOR(pg_catalog.=) $1"
 
+/*
+ * A stored window from a window_state row's key, window_start, window_end,
+ * fire_count and state, in that order (none is NULL).
+ */
+static void
+saved_window(const Datum *v, SavedWindow *w)
+{
+	w->k.key = DatumGetByteaPP(v[0]);
+	w->k.start = DatumGetInt64(v[1]);
+	w->k.end = DatumGetInt64(v[2]);
+	w->fire_count = DatumGetInt32(v[3]);
+	w->stored = true;
+	w->logged = false;
+	w->state = DatumGetByteaPP(v[4]);
+}
+
 /* A row of WINDOW_STATE_ROWS, as SPI returned it; its bytes are SPI's. */
 static void
 row_window(HeapTuple tup, TupleDesc desc, SavedWindow *w)
 {
+	Datum		v[5];
 	bool		isnull;
 
-	w->k.key = DatumGetByteaPP(SPI_getbinval(tup, desc, 1, &isnull));
-	w->k.start = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
-	w->k.end = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
-	w->fire_count = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-	w->stored = true;
-	w->logged = false;
-	w->state = DatumGetByteaPP(SPI_getbinval(tup, desc, 5, &isnull));
+	for (int i = 0; i < 5; i++)
+		v[i] = SPI_getbinval(tup, desc, i + 1, &isnull);
+	saved_window(v, w);
 }
 
 /* A window_state row into the table, copied out of SPI's memory. */
@@ -436,46 +449,79 @@ bounds_args(const StateRow *rows, int n, Datum *args)
 }
 
 /*
- * Deletes n windows' rows (in the primary key's order) from window_state,
- * each found by a probe of the primary key.  A statement would leave the
- * probe to the planner, which, with statistics taken while the pipeline's
- * windows were few, read every window of the pipeline through the index
- * by end for each.  A window may be listed twice (a session that left,
- * came back with the same bounds and left again): its row goes once.
+ * A scan of window_state through its primary key, by pipeline and key or
+ * by the whole key of a window.  Statements would leave the choice of
+ * index to the planner, which, with statistics taken while the pipeline's
+ * windows were few, read every window of the pipeline through the index by
+ * end for each key.  The scan sees what this transaction wrote before.
+ */
+typedef struct PkeyScan
+{
+	Relation	rel;
+	Relation	pkey;
+	TupleTableSlot *slot;
+	Snapshot	snapshot;
+	IndexScanDesc scan;
+	ScanKeyData keys[4];
+} PkeyScan;
+
+static void
+pkey_scan_begin(PkeyScan *ps, int32 id, int nkeys)
+{
+	ps->rel = table_open(get_relname_relid("window_state",
+										   get_namespace_oid("windowing", false)),
+						 RowExclusiveLock);
+	ps->pkey = index_open(RelationGetPrimaryKeyIndex(ps->rel), RowExclusiveLock);
+	ps->slot = table_slot_create(ps->rel, NULL);
+	CommandCounterIncrement();
+	ps->snapshot = RegisterSnapshot(GetLatestSnapshot());
+	ps->scan = index_beginscan(ps->rel, ps->pkey, ps->snapshot, nkeys, 0);
+	ScanKeyInit(&ps->keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+}
+
+/* Rescans for a key, and a window's bounds unless "end" is NULL. */
+static void
+pkey_scan_key(PkeyScan *ps, const bytea *key, const int64 *start, const int64 *end)
+{
+	ScanKeyInit(&ps->keys[1], 2, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key));
+	if (end != NULL)
+	{
+		ScanKeyInit(&ps->keys[2], 3, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(*start));
+		ScanKeyInit(&ps->keys[3], 4, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(*end));
+	}
+	index_rescan(ps->scan, ps->keys, end != NULL ? 4 : 2, NULL, 0);
+}
+
+static void
+pkey_scan_end(PkeyScan *ps)
+{
+	index_endscan(ps->scan);
+	UnregisterSnapshot(ps->snapshot);
+	ExecDropSingleTupleTableSlot(ps->slot);
+	index_close(ps->pkey, RowExclusiveLock);
+	table_close(ps->rel, RowExclusiveLock);
+}
+
+/*
+ * Deletes n windows' rows (in the primary key's order) from window_state.
+ * A window may be listed twice (a session that left, came back with the
+ * same bounds and left again): its row goes once.
  */
 static void
 delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
 {
-	Relation	rel = table_open(get_relname_relid("window_state",
-												   get_namespace_oid("windowing", false)),
-								 RowExclusiveLock);
-	Relation	pkey = index_open(RelationGetPrimaryKeyIndex(rel), RowExclusiveLock);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	Snapshot	snapshot;
-	IndexScanDesc scan;
-	ScanKeyData keys[4];
+	PkeyScan	ps;
 
-	/* the rows this transaction's statements wrote are among them */
-	CommandCounterIncrement();
-	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	scan = index_beginscan(rel, pkey, snapshot, 4, 0);
+	pkey_scan_begin(&ps, id, 4);
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0 && row_cmp(&rows[i - 1], &rows[i]) == 0)
 			continue;
-		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
-		ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(rows[i].key));
-		ScanKeyInit(&keys[2], 3, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(rows[i].start));
-		ScanKeyInit(&keys[3], 4, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(rows[i].end));
-		index_rescan(scan, keys, 4, NULL, 0);
-		if (index_getnext_slot(scan, ForwardScanDirection, slot))
-			simple_heap_delete(rel, &slot->tts_tid);
+		pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
+		if (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
+			simple_heap_delete(ps.rel, &ps.slot->tts_tid);
 	}
-	index_endscan(scan);
-	UnregisterSnapshot(snapshot);
-	ExecDropSingleTupleTableSlot(slot);
-	index_close(pkey, RowExclusiveLock);
-	table_close(rel, RowExclusiveLock);
+	pkey_scan_end(&ps);
 }
 
 /* Upserts n windows into window_state, each with its key group. */
@@ -831,19 +877,29 @@ read_state(const char *sql, int nargs, Oid *types, Datum *args)
 static void
 heap_key(Operator *op, StateStore *st, const bytea *key)
 {
-	Oid			types[2] = {INT4OID, BYTEAOID};
-	Datum		args[2] = {Int32GetDatum(state_store_pipeline(st)), PointerGetDatum(key)};
+	/* detoasted states are the call's: op_load copies what it keeps */
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap key",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	PkeyScan	ps;
+	int64		n = 0;
 
-	read_state(WINDOW_STATE_ROWS " AND key OPERATOR(pg_catalog.=) $2", 2, types, args);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	pkey_scan_begin(&ps, state_store_pipeline(st), 2);
+	pkey_scan_key(&ps, key, NULL, NULL);
+	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
 	{
 		SavedWindow r;
 
-		row_window(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &r);
+		/* key, window_start, window_end, fire_count and state follow pipeline_id */
+		slot_getsomeattrs(ps.slot, 6);
+		saved_window(ps.slot->tts_values + 1, &r);
 		load_saved(op, &r);
+		n++;
 	}
-	state_store_heap_windows(st, -(int64) SPI_processed);
-	SPI_finish();
+	pkey_scan_end(&ps);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	state_store_heap_windows(st, -n);
 	state_store_know(st, key);
 }
 
