@@ -16,9 +16,10 @@
 # in ticks of a few ms, too coarse for one small step), and the median and
 # the longest of the steps' elapsed times (in memory, the longest is the
 # fold); with windowing.state_memory large enough to hold everything
-# (1GB), and with state spilled to the heap
-# (windowing.state_memory = 1MB); and the ratio of each CPU time to that of
-# the smallest size.  The steps run in the session that made the state, as
+# (MEMORY, 1GB by default), and with state spilled to the heap
+# (windowing.state_memory = SPILLED, 1MB by default); and the ratio of
+# each CPU time to that of the smallest size.  The steps run in the
+# session that made the state, as
 # the worker would; "first ms" is the elapsed time of a 1000-row step in a
 # new session, which holds none of the state (as after a restart) and
 # reads from the heap what it needs.  The worker is off
@@ -27,6 +28,7 @@
 #   test/bench/state.sh                              # 1,000 and 100,000
 #   SIZES="1000 100000 1000000" test/bench/state.sh
 #   KIND=session SIZES="1000 1000000" test/bench/state.sh
+#   SIZES="1000 10000000" MEMORY=2GB SPILLED=150MB test/bench/state.sh   # 10% of 10M windows
 set -euo pipefail
 
 # shellcheck source=test/lib.sh
@@ -35,6 +37,8 @@ set -euo pipefail
 SIZES=${SIZES:-"1000 100000"}
 STEPS=${STEPS:-101}
 KIND=${KIND:-tumbling}
+MEMORY=${MEMORY:-1GB}
+SPILLED=${SPILLED:-1MB}
 case "$KIND" in
 tumbling) ASSIGNER="windowing.tumbling('1 day')" ;;
 session) ASSIGNER="windowing.session('10 minutes')" ;;
@@ -171,14 +175,14 @@ main() {
 		'B/window' 'spilled: CPU ms/step (median, longest)' ratio 'first ms' check
 	local ref_mem="" ref_spill=""
 	for n in "${sizes[@]}"; do
-		state_memory 1GB
+		state_memory "$MEMORY"
 		read -r cpu elapsed worst bytes <<<"$(run "$n")"
 		local mem="$cpu ($elapsed, $worst)" mcpu=$cpu mfirst mbytes=$bytes
 		mfirst=$(first "$n")
 		ref_mem=${ref_mem:-$cpu}
 		local ok
 		ok=$(check "$n")
-		state_memory 1MB
+		state_memory "$SPILLED"
 		read -r cpu elapsed worst bytes <<<"$(run "$n")"
 		ref_spill=${ref_spill:-$cpu}
 		first "$n" >/dev/null
