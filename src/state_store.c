@@ -804,9 +804,10 @@ state_store_fits(int64 bytes)
 }
 
 /*
- * The store's windows and keys copied into memory of their own size, the
- * room that others left given back: what a store keeps for new windows
- * where windows left stays taken from the process until then.
+ * Copies the store's windows and keys into a context of their own size and
+ * frees the old one.  The room that windows leave is kept for new ones,
+ * and stays taken from the process until then: a store that shrank for
+ * good gives it back this way.
  */
 static void
 compact(StateStore *st)
@@ -910,9 +911,9 @@ evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
  * keys no step touched since the last eviction first, then any that may
  * leave (evictable: the caller folds the state log first).  The store is
  * partial from then on: it reads the keys that left by key and by due
- * time, as it reads those it never held.  Returns whether it fits.
+ * time, as it reads those it never held.
  */
-bool
+void
 state_store_evict(StateStore *st)
 {
 	int64		over = stores_bytes() - EVICT_TO((int64) state_store_memory * 1024);
@@ -948,7 +949,6 @@ state_store_evict(StateStore *st)
 		st->complete = false;
 		st->heap_windows += windows;
 	}
-	return over <= 0;
 }
 
 /*

@@ -51,7 +51,7 @@ extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end);
 extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);
 extern void state_store_departures_done(StateStore *st);
-extern bool state_store_evict(StateStore *st);
+extern void state_store_evict(StateStore *st);
 extern void state_store_done(StateStore *st, int64 version, int log_steps, int64 log_bytes);
 extern bool state_store_spilled_windows(int32 pipeline_id, int64 version, int64 *windows);
 extern void state_store_forget(int32 pipeline_id);
