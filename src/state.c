@@ -1003,6 +1003,39 @@ fetch_key(Operator *op, const bytea *key)
 	}
 }
 
+/*
+ * Windows read from the heap by due time at once: where the heap's windows
+ * end close together (sessions), a watermark that moves at every row
+ * would otherwise read the heap at every row.
+ */
+#define HEAP_DUE_AHEAD 1000
+
+/*
+ * How far a read of the heap by due time goes when the watermark reaches
+ * "upto": to where the HEAP_DUE_AHEAD-th window ending after it fires (or
+ * the last), so that the next read comes that many windows later.
+ */
+static int64
+heap_ahead(StateStore *st, int64 upto)
+{
+	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
+	Datum		args[3];
+	int64		end;
+
+	if (upto == WMK_END)
+		return upto;
+	args[0] = Int32GetDatum(state_store_pipeline(st));
+	args[1] = Int64GetDatum(wmk_add(upto, 1));
+	args[2] = Int64GetDatum(HEAP_DUE_AHEAD);
+	read_state("SELECT pg_catalog.max(window_end) FROM (SELECT window_end FROM windowing.window_state "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND window_end OPERATOR(pg_catalog.>) $2 "
+			   "ORDER BY window_end LIMIT $3) AS w",
+			   3, types, args);
+	end = end_or_never(1);
+	SPI_finish();
+	return end == WMK_END ? upto : Max(upto, wmk_add(end, -1));
+}
+
 static void
 fetch_due(Operator *op, int64 upto)
 {
@@ -1013,15 +1046,17 @@ fetch_due(Operator *op, int64 upto)
 	{
 		int64		from = state_store_heap_until(st);
 		int64		next = state_store_heap_next(st);
+		int64		until = upto;
 
 		if (next == WMK_NONE)
 			next = heap_next_due(op, st, from);
 		if (next <= upto)
 		{
-			ss->misses += heap_due(op, st, from, upto);
-			next = heap_next_due(op, st, upto);
+			until = heap_ahead(st, upto);
+			ss->misses += heap_due(op, st, from, until);
+			next = heap_next_due(op, st, until);
 		}
-		state_store_set_heap_due(st, upto, next);
+		state_store_set_heap_due(st, until, next);
 	}
 	state_store_take_due(st, upto, load_stored, op);
 }

@@ -854,17 +854,12 @@ touched(StoreKeyEnt *k)
 	return any;
 }
 
-/*
- * Whether a key's windows may leave for the heap: each must be due after
- * what the store read of the heap by due time (a later read starts after
- * that), and its newest state must be in window_state.
- */
+/* Whether a key's windows may leave for the heap: their newest states are there. */
 static bool
-evictable(const StateStore *st, const StoreKeyEnt *k)
+evictable(const StoreKeyEnt *k)
 {
 	for (const StoreWin *w = k->windows; w != NULL; w = w->next)
-		if (FLAG(w, WIN_LOGGED) || !FLAG(w, WIN_STORED) ||
-			(!st->complete && w->due <= st->heap_until))
+		if (FLAG(w, WIN_LOGGED) || !FLAG(w, WIN_STORED))
 			return false;
 	return true;
 }
@@ -929,7 +924,7 @@ state_store_evict(StateStore *st)
 		hash_seq_init(&seq, st->keys);
 		while ((k = hash_seq_search(&seq)) != NULL)
 		{
-			if ((pass == 0 && touched(k)) || !evictable(st, k))
+			if ((pass == 0 && touched(k)) || !evictable(k))
 				continue;
 			over -= evict_key(st, k, &windows, &first_due);
 			if (over <= 0)
@@ -941,11 +936,22 @@ state_store_evict(StateStore *st)
 	}
 	if (windows > 0)
 	{
-		/* what the heap alone holds may now be due from first_due */
+		/*
+		 * What the heap alone holds may now be due from first_due: the next
+		 * read by due time starts before it (state.c reads ahead of the
+		 * watermark, so the store may have read past it).
+		 */
 		if (st->complete)
+		{
+			st->heap_until = WMK_NONE;
 			st->heap_next = first_due;
-		else if (st->heap_next != WMK_NONE)
-			st->heap_next = Min(st->heap_next, first_due);
+		}
+		else
+		{
+			st->heap_until = Min(st->heap_until, wmk_add(first_due, -1));
+			if (st->heap_next != WMK_NONE)
+				st->heap_next = Min(st->heap_next, first_due);
+		}
 		st->complete = false;
 		st->heap_windows += windows;
 	}
