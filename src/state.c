@@ -873,34 +873,49 @@ read_state(const char *sql, int nargs, Oid *types, Datum *args)
 		elog(ERROR, "could not read window state");
 }
 
+/*
+ * The windows of a key the store does not know, from the heap, through a
+ * scan begun for the pipeline with two keys (pkey_scan_begin).
+ */
+static void
+scan_key(Operator *op, StateStore *st, PkeyScan *ps, const bytea *key)
+{
+	/*
+	 * Detoasted states are the call's (op_load copies what it keeps); what
+	 * the index scan allocates as it goes is the scan's, and stays in the
+	 * context it began in.
+	 */
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap key",
+											  ALLOCSET_SMALL_SIZES);
+	int64		n = 0;
+
+	pkey_scan_key(ps, key, NULL, NULL);
+	while (index_getnext_slot(ps->scan, ForwardScanDirection, ps->slot))
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+		SavedWindow r;
+
+		/* key, window_start, window_end, fire_count and state follow pipeline_id */
+		slot_getsomeattrs(ps->slot, 6);
+		saved_window(ps->slot->tts_values + 1, &r);
+		load_saved(op, &r);
+		MemoryContextSwitchTo(old);
+		n++;
+	}
+	MemoryContextDelete(cxt);
+	state_store_heap_windows(st, -n);
+	state_store_know(st, key);
+}
+
 /* The windows of a key the store does not know, from the heap. */
 static void
 heap_key(Operator *op, StateStore *st, const bytea *key)
 {
-	/* detoasted states are the call's: op_load copies what it keeps */
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap key",
-											  ALLOCSET_SMALL_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
 	PkeyScan	ps;
-	int64		n = 0;
 
 	pkey_scan_begin(&ps, state_store_pipeline(st), 2);
-	pkey_scan_key(&ps, key, NULL, NULL);
-	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
-	{
-		SavedWindow r;
-
-		/* key, window_start, window_end, fire_count and state follow pipeline_id */
-		slot_getsomeattrs(ps.slot, 6);
-		saved_window(ps.slot->tts_values + 1, &r);
-		load_saved(op, &r);
-		n++;
-	}
+	scan_key(op, st, &ps, key);
 	pkey_scan_end(&ps);
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(cxt);
-	state_store_heap_windows(st, -n);
-	state_store_know(st, key);
 }
 
 /*
@@ -919,6 +934,7 @@ heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
 	List	   *keys = NIL;
 	ListCell   *lc;
 	int			n = 0;
+	PkeyScan	ps;
 
 	args[0] = Int32GetDatum(state_store_pipeline(st));
 	args[1] = Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1));
@@ -943,11 +959,14 @@ heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
 		MemoryContextSwitchTo(old);
 	}
 	SPI_finish();
+	/* one scan for all of them: there may be a thousand (heap_ahead) */
+	pkey_scan_begin(&ps, state_store_pipeline(st), 2);
 	foreach(lc, keys)
 	{
-		heap_key(op, st, lfirst(lc));
+		scan_key(op, st, &ps, lfirst(lc));
 		n++;
 	}
+	pkey_scan_end(&ps);
 	return n;
 }
 
