@@ -1224,15 +1224,18 @@ typedef struct OpenWindows
 {
 	Step	   *step;
 	ReturnSetInfo *rsi;
+	MemoryContext cxt;			/* a window's row, reset after it */
 } OpenWindows;
 
 /* One window of open_windows(): key and results as JSON. */
 static void
 put_open_window(WindowEntry *e, void *arg)
 {
-	Step	   *s = ((OpenWindows *) arg)->step;
-	ReturnSetInfo *rsi = ((OpenWindows *) arg)->rsi;
+	OpenWindows *out = arg;
+	Step	   *s = out->step;
+	ReturnSetInfo *rsi = out->rsi;
 	Aggregator *a = s->agg;
+	MemoryContext old = MemoryContextSwitchTo(out->cxt);
 	Datum	   *keyvals = palloc(sizeof(Datum) * Max(s->keys.n, 1));
 	bool	   *keynulls = palloc(sizeof(bool) * Max(s->keys.n, 1));
 	Datum	   *res = palloc(sizeof(Datum) * a->nout);
@@ -1257,6 +1260,8 @@ put_open_window(WindowEntry *e, void *arg)
 	values[2] = CStringGetTextDatum(OidOutputFunctionCall(time_out, Int64GetDatum(e->k.end)));
 	values[3] = json_of(a->nout, names, types, res, resnulls);
 	tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(out->cxt);
 }
 
 PG_FUNCTION_INFO_V1(windowing_open_windows);
@@ -1271,9 +1276,11 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Step		s;
-	OpenWindows out = {&s, rsi};
+	OpenWindows out = {&s, rsi, NULL};
 
 	InitMaterializedSRF(fcinfo, 0);
+	out.cxt = AllocSetContextCreate(CurrentMemoryContext, "open_windows row",
+									ALLOCSET_DEFAULT_SIZES);
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, false);
 	load_step(&s, name);

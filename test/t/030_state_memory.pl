@@ -116,6 +116,38 @@ is(differences($node, 'postgres', 'SELECT k, window_start, window_end, n, total 
 		  FROM mixed) x GROUP BY 1, 2, 3}),
 	'0', 'sessions shed to the heap: the sessions of SQL');
 
+# open_windows() in a session that holds no store reads window_state row
+# by row beneath state_log, whose changes and departures win: what it
+# holds at once is the windows it reports, not copies of the heap's rows
+# (those and the JSON of every row once took about 9 kB a window).  10,000
+# windows of the first hour fire and leave, 50,000 of the second stay
+# open, 7,143 of them changed since the last fold.
+$node->safe_psql('postgres', q{
+CREATE TABLE wide (k int, ts bigint, v int);
+INSERT INTO wide SELECT i, i % 1000, 1 FROM generate_series(1, 10000) i;
+SELECT windowing.create_pipeline('wide', 'wide', 'ts', '{k}', windowing.tumbling('1 hour'),
+    'count(*) AS n, sum(v) AS total', start => false, retention => 'keep')});
+drain('wide');
+$node->safe_psql('postgres',
+	q{INSERT INTO wide SELECT i, 3600000 + i % 1000, 2 FROM generate_series(1, 50000) i});
+drain('wide');
+$node->safe_psql('postgres',
+	q{INSERT INTO wide SELECT i, 3601000, 5 FROM generate_series(1, 50000, 7) i});
+drain('wide');
+my ($logged, $heap) = split /\|/, $node->safe_psql('postgres', q{
+SELECT (SELECT count(*) FROM windowing.state_log), (SELECT count(*) FROM windowing.window_state)});
+cmp_ok($logged, '>', 0, "wide: changes in state_log ($logged steps)");
+cmp_ok($heap, '>', 0, "wide: windows in window_state ($heap)");
+my ($windows, $sums, $peak) = split /[|\n]/, $node->safe_psql('postgres', q{
+SELECT count(*), sum((results->>'n')::int) || '/' || sum((results->>'total')::int)
+FROM windowing.open_windows('wide');
+SELECT split_part(regexp_replace(pg_read_file('/proc/' || pg_backend_pid() || '/status'),
+                                 '.*VmHWM:\s*', ''), ' ', 1)::int});
+is("$windows|$sums", $node->safe_psql('postgres', q{
+SELECT count(DISTINCT k), count(*) || '/' || sum(v) FROM wide WHERE ts >= 3600000}),
+	'open_windows() of state on the heap and in the log: the windows of SQL');
+cmp_ok($peak, '<', 150 * 1024, "open_windows() of 50,000 windows: peak memory $peak kB");
+
 # A step that aborts leaves the committed image in place: the next step,
 # from another session, goes on from the committed state.
 $node->append_conf('postgresql.conf', 'windowing.state_memory = 64MB');
