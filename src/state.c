@@ -249,11 +249,6 @@ stored_begin(void)
 	return op_window_table("windowing stored windows", sizeof(SavedWindow));
 }
 
-/* A pipeline's window_state rows, in the columns row_window reads. */
-#define WINDOW_STATE_ROWS \
-	"SELECT key, window_start, window_end, fire_count, state FROM windowing.window_state " \
-	"WHERE pipeline_id OPERATOR(pg_catalog.=) $1"
-
 /*
  * A stored window from a window_state row's key, window_start, window_end,
  * fire_count and state, in that order (none is NULL).
@@ -268,32 +263,6 @@ saved_window(const Datum *v, SavedWindow *w)
 	w->stored = true;
 	w->logged = false;
 	w->state = DatumGetByteaPP(v[4]);
-}
-
-/* A row of WINDOW_STATE_ROWS, as SPI returned it; its bytes are SPI's. */
-static void
-row_window(HeapTuple tup, TupleDesc desc, SavedWindow *w)
-{
-	Datum		v[5];
-	bool		isnull;
-
-	for (int i = 0; i < 5; i++)
-		v[i] = SPI_getbinval(tup, desc, i + 1, &isnull);
-	saved_window(v, w);
-}
-
-/* A window_state row into the table, copied out of SPI's memory. */
-static void
-stored_row(HTAB *stored, HeapTuple tup, TupleDesc desc)
-{
-	SavedWindow r;
-	SavedWindow *w;
-
-	row_window(tup, desc, &r);
-	w = hash_search(stored, &r.k, HASH_ENTER, NULL);
-	*w = r;
-	w->k.key = DatumGetByteaPCopy(PointerGetDatum(r.k.key));
-	w->state = DatumGetByteaPCopy(PointerGetDatum(r.state));
 }
 
 /*
@@ -463,15 +432,18 @@ typedef struct PkeyScan
 	Snapshot	snapshot;
 	IndexScanDesc scan;
 	ScanKeyData keys[4];
+	LOCKMODE	lock;
 } PkeyScan;
 
+/* A scan with "nkeys" keys, under "lock": RowExclusiveLock if it deletes. */
 static void
-pkey_scan_begin(PkeyScan *ps, int32 id, int nkeys)
+pkey_scan_begin(PkeyScan *ps, int32 id, int nkeys, LOCKMODE lock)
 {
+	ps->lock = lock;
 	ps->rel = table_open(get_relname_relid("window_state",
 										   get_namespace_oid("windowing", false)),
-						 RowExclusiveLock);
-	ps->pkey = index_open(RelationGetPrimaryKeyIndex(ps->rel), RowExclusiveLock);
+						 lock);
+	ps->pkey = index_open(RelationGetPrimaryKeyIndex(ps->rel), lock);
 	ps->slot = table_slot_create(ps->rel, NULL);
 	CommandCounterIncrement();
 	ps->snapshot = RegisterSnapshot(GetLatestSnapshot());
@@ -498,8 +470,39 @@ pkey_scan_end(PkeyScan *ps)
 	index_endscan(ps->scan);
 	UnregisterSnapshot(ps->snapshot);
 	ExecDropSingleTupleTableSlot(ps->slot);
-	index_close(ps->pkey, RowExclusiveLock);
-	table_close(ps->rel, RowExclusiveLock);
+	index_close(ps->pkey, ps->lock);
+	table_close(ps->rel, ps->lock);
+}
+
+/*
+ * Gives fn each window_state row of a pipeline, in the primary key's
+ * order, one at a time: a row's detoasted bytes last until the next, so
+ * reading a pipeline's whole state holds one row of it beyond what fn
+ * keeps.
+ */
+static void
+heap_each(int32 id, void (*fn) (const SavedWindow *, void *), void *arg)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap row",
+											  ALLOCSET_SMALL_SIZES);
+	PkeyScan	ps;
+
+	pkey_scan_begin(&ps, id, 1, AccessShareLock);
+	index_rescan(ps.scan, ps.keys, 1, NULL, 0);
+	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
+	{
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+		SavedWindow r;
+
+		/* key, window_start, window_end, fire_count and state follow pipeline_id */
+		slot_getsomeattrs(ps.slot, 6);
+		saved_window(ps.slot->tts_values + 1, &r);
+		fn(&r, arg);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(cxt);
+	}
+	pkey_scan_end(&ps);
+	MemoryContextDelete(cxt);
 }
 
 /*
@@ -512,7 +515,7 @@ delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
 {
 	PkeyScan	ps;
 
-	pkey_scan_begin(&ps, id, 4);
+	pkey_scan_begin(&ps, id, 4, RowExclusiveLock);
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0 && row_cmp(&rows[i - 1], &rows[i]) == 0)
@@ -841,24 +844,56 @@ replay_log(HTAB *stored, int32 id, StateRows *departed, int64 *bytes)
 	return n;
 }
 
-/* Window state read back from the heap, all of it. */
+/* What load_heap reads window_state with. */
+typedef struct HeapLoad
+{
+	Operator   *op;
+	HTAB	   *logged;			/* the windows state_log changed */
+	HTAB	   *departed;		/* the windows it says left */
+} HeapLoad;
+
+/*
+ * A window_state row joins the operator unless state_log changed it or
+ * says it left; a changed window it has stays as in window_state, unless
+ * it left and came back since (then its row is a former window's).
+ */
+static void
+load_unlogged(const SavedWindow *r, void *arg)
+{
+	HeapLoad   *hl = arg;
+	SavedWindow *w = hash_search(hl->logged, &r->k, HASH_FIND, NULL);
+	bool		departed = hash_search(hl->departed, &r->k, HASH_FIND, NULL) != NULL;
+
+	if (w != NULL)
+		w->stored = !departed;
+	else if (!departed)
+		load_saved(hl->op, r);
+}
+
+/*
+ * Window state read back from the heap, all of it: state_log first (the
+ * changes of up to a thousand steps), then window_state row by row under
+ * it, so that what is held at once is the operator's windows and the log.
+ */
 static void
 load_heap(StepState *ss)
 {
-	Operator   *op = ss->op;
-	Oid			argtype = INT4OID;
-	Datum		arg = Int32GetDatum(ss->id);
-	HTAB	   *stored = stored_begin();
+	HeapLoad	hl = {ss->op, stored_begin(), NULL};
 
-	if (plans_execute(WINDOW_STATE_ROWS, 1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read window state");
-	for (uint64 i = 0; i < SPI_processed; i++)
-		stored_row(stored, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
-	SPI_freetuptable(SPI_tuptable);
-	op->log_steps = replay_log(stored, ss->id, &ss->log_departed, &op->log_bytes);
-	stored_load(op, stored);
+	ss->op->log_steps = replay_log(hl.logged, ss->id, &ss->log_departed, &ss->op->log_bytes);
+	hl.departed = op_window_table("windowing departed windows", sizeof(WindowKey));
+	for (int i = 0; i < ss->log_departed.n; i++)
+	{
+		const StateRow *d = &ss->log_departed.rows[i];
+		WindowKey	k = {(bytea *) d->key, d->start, d->end};
+
+		hash_search(hl.departed, &k, HASH_ENTER, NULL);
+	}
+	heap_each(ss->id, load_unlogged, &hl);
+	stored_load(ss->op, hl.logged);
+	hash_destroy(hl.logged);
+	hash_destroy(hl.departed);
 }
-
 
 /*
  * A statement on window_state from inside the step's reading of rows (the
@@ -913,7 +948,7 @@ heap_key(Operator *op, StateStore *st, const bytea *key)
 {
 	PkeyScan	ps;
 
-	pkey_scan_begin(&ps, state_store_pipeline(st), 2);
+	pkey_scan_begin(&ps, state_store_pipeline(st), 2, AccessShareLock);
 	scan_key(op, st, &ps, key);
 	pkey_scan_end(&ps);
 }
@@ -960,7 +995,7 @@ heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
 	}
 	SPI_finish();
 	/* one scan for all of them: there may be a thousand (heap_ahead) */
-	pkey_scan_begin(&ps, state_store_pipeline(st), 2);
+	pkey_scan_begin(&ps, state_store_pipeline(st), 2, AccessShareLock);
 	foreach(lc, keys)
 	{
 		scan_key(op, st, &ps, lfirst(lc));
@@ -1122,6 +1157,22 @@ heap_count(int32 id)
 	return n;
 }
 
+/* What load_unknown reads window_state with. */
+typedef struct UnknownLoad
+{
+	Operator   *op;
+	StateStore *st;
+} UnknownLoad;
+
+static void
+load_unknown_row(const SavedWindow *r, void *arg)
+{
+	UnknownLoad *ul = arg;
+
+	if (!state_store_knows(ul->st, r->k.key))
+		load_saved(ul->op, r);
+}
+
 /*
  * Whole: the windows on the heap of the keys a partial store does not know
  * join the operator, then the store's own.
@@ -1129,19 +1180,9 @@ heap_count(int32 id)
 static void
 load_unknown(Operator *op, StateStore *st, int32 id)
 {
-	Oid			argtype = INT4OID;
-	Datum		arg = Int32GetDatum(id);
+	UnknownLoad ul = {op, st};
 
-	read_state(WINDOW_STATE_ROWS, 1, &argtype, &arg);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		SavedWindow r;
-
-		row_window(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &r);
-		if (!state_store_knows(st, r.k.key))
-			load_saved(op, &r);
-	}
-	SPI_finish();
+	heap_each(id, load_unknown_row, &ul);
 }
 
 /*
