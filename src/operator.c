@@ -239,8 +239,10 @@ op_advance_watermark(Operator *op, int64 to)
 		op_watermark_moved(op, before);
 	if (to == WMK_END && op->kind->at_end != NULL)
 	{
+		/* every window, for the kind's own end */
 		if (op->fetch_due != NULL)
-			op->fetch_due(op, WMK_END);
+			while (op->fetch_due(op, WMK_END))
+				;
 		op->kind->at_end(op);
 	}
 	MemoryContextSwitchTo(old);

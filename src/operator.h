@@ -174,11 +174,15 @@ typedef struct Operator
 	/*
 	 * Windows kept outside the operator (state.c), brought in as they are
 	 * needed: those of a key before its row, those whose timers a watermark
-	 * reaches before it moves.  NULL: every window is in the table.
+	 * reaches before it moves, a batch at a time (fetch_due is true while
+	 * due windows are left outside).  NULL: every window is in the table.
 	 */
 	void		(*fetch_key) (struct Operator *op, const bytea *key);
-	void		(*fetch_due) (struct Operator *op, int64 upto);
+	bool		(*fetch_due) (struct Operator *op, int64 upto);
 	void	   *fetch_arg;
+	/* between batches of due windows: write their firings, drop what left */
+	void		(*due_batch_done) (struct Operator *op, void *arg);
+	void	   *due_batch_arg;
 	int64		windows_fired;
 	int			log_steps;		/* steps whose changes state_log holds */
 	int64		log_bytes;		/* and their size */

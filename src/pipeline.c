@@ -482,17 +482,38 @@ route_late(Step *s)
 }
 
 /*
- * After a chunk of n rows: its firings written where that writes what the
- * step's end would, its late rows written, its left windows dropped.
+ * The firings so far written where that writes what the step's end would,
+ * and the windows that left dropped.
  */
 static void
-chunk_done(Step *s, uint64 n)
+write_fired(Step *s)
 {
 	if (emit_firings_as_fired(&s->target, s->op))
 		emit_firings(&s->target, s->op);
-	route_late(s);
 	op_compact(s->op);
+}
+
+/* After a chunk of n rows: its firings and late rows written. */
+static void
+chunk_done(Step *s, uint64 n)
+{
+	write_fired(s);
+	route_late(s);
 	s->progress.rows += n;
+}
+
+/*
+ * Between the batches of windows a watermark brings in from outside the
+ * operator (op_watermark_moved), which may be while a row of the queue is
+ * read through SPI: the statements have a connection of their own.
+ */
+static void
+due_batch_done(Operator *op, void *arg)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	write_fired(arg);
+	SPI_finish();
 }
 
 /* Rows a chunk reads: CHUNK_ROWS, or what is left of max_rows (<= 0: no limit). */
@@ -732,6 +753,8 @@ step_body(Step *s, const StepRequest *req)
 				 errdetail("Its watermark follows the rows it replays until the rebuild is done."),
 				 errhint("Run process() until windowing.rebuild_progress no longer lists it.")));
 	s->state = state_load(s->op, s->def.id, s->def.key_groups, s->progress.steps, true);
+	s->op->due_batch_done = due_batch_done;
+	s->op->due_batch_arg = s;
 	s->loaded = MemoryContextMemAllocated(s->cxt, true);
 	/* timers on the clock that passed since the last step, before its rows */
 	op_run_clock(s->op, s->now);

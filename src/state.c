@@ -418,42 +418,48 @@ bounds_args(const StateRow *rows, int n, Datum *args)
 }
 
 /*
- * A scan of window_state through its primary key, by pipeline and key or
- * by the whole key of a window.  Statements would leave the choice of
+ * A scan of window_state through an index: its primary key, by pipeline
+ * and key or by the whole key of a window, or its index by end, by
+ * pipeline and a range of ends.  Statements would leave the choice of
  * index to the planner, which, with statistics taken while the pipeline's
  * windows were few, read every window of the pipeline through the index by
  * end for each key.  The scan sees what this transaction wrote before.
  */
-typedef struct PkeyScan
+typedef struct StateScan
 {
 	Relation	rel;
-	Relation	pkey;
+	Relation	index;
 	TupleTableSlot *slot;
 	Snapshot	snapshot;
 	IndexScanDesc scan;
 	ScanKeyData keys[4];
 	LOCKMODE	lock;
-} PkeyScan;
+} StateScan;
 
-/* A scan with "nkeys" keys, under "lock": RowExclusiveLock if it deletes. */
+/*
+ * A scan of a pipeline's rows through "index" (InvalidOid: the primary
+ * key) with "nkeys" keys, the first its pipeline_id, under "lock":
+ * RowExclusiveLock if it deletes.
+ */
 static void
-pkey_scan_begin(PkeyScan *ps, int32 id, int nkeys, LOCKMODE lock)
+scan_begin(StateScan *ps, int32 id, Oid index, int nkeys, LOCKMODE lock)
 {
 	ps->lock = lock;
 	ps->rel = table_open(get_relname_relid("window_state",
 										   get_namespace_oid("windowing", false)),
 						 lock);
-	ps->pkey = index_open(RelationGetPrimaryKeyIndex(ps->rel), lock);
+	ps->index = index_open(OidIsValid(index) ? index : RelationGetPrimaryKeyIndex(ps->rel),
+						   lock);
 	ps->slot = table_slot_create(ps->rel, NULL);
 	CommandCounterIncrement();
 	ps->snapshot = RegisterSnapshot(GetLatestSnapshot());
-	ps->scan = index_beginscan(ps->rel, ps->pkey, ps->snapshot, nkeys, 0);
+	ps->scan = index_beginscan(ps->rel, ps->index, ps->snapshot, nkeys, 0);
 	ScanKeyInit(&ps->keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
 }
 
 /* Rescans for a key, and a window's bounds unless "end" is NULL. */
 static void
-pkey_scan_key(PkeyScan *ps, const bytea *key, const int64 *start, const int64 *end)
+pkey_scan_key(StateScan *ps, const bytea *key, const int64 *start, const int64 *end)
 {
 	ScanKeyInit(&ps->keys[1], 2, BTEqualStrategyNumber, F_BYTEAEQ, PointerGetDatum(key));
 	if (end != NULL)
@@ -465,12 +471,12 @@ pkey_scan_key(PkeyScan *ps, const bytea *key, const int64 *start, const int64 *e
 }
 
 static void
-pkey_scan_end(PkeyScan *ps)
+scan_end(StateScan *ps)
 {
 	index_endscan(ps->scan);
 	UnregisterSnapshot(ps->snapshot);
 	ExecDropSingleTupleTableSlot(ps->slot);
-	index_close(ps->pkey, ps->lock);
+	index_close(ps->index, ps->lock);
 	table_close(ps->rel, ps->lock);
 }
 
@@ -485,9 +491,9 @@ heap_each(int32 id, void (*fn) (const SavedWindow *, void *), void *arg)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap row",
 											  ALLOCSET_SMALL_SIZES);
-	PkeyScan	ps;
+	StateScan	ps;
 
-	pkey_scan_begin(&ps, id, 1, AccessShareLock);
+	scan_begin(&ps, id, InvalidOid, 1, AccessShareLock);
 	index_rescan(ps.scan, ps.keys, 1, NULL, 0);
 	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
 	{
@@ -501,7 +507,7 @@ heap_each(int32 id, void (*fn) (const SavedWindow *, void *), void *arg)
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(cxt);
 	}
-	pkey_scan_end(&ps);
+	scan_end(&ps);
 	MemoryContextDelete(cxt);
 }
 
@@ -513,9 +519,9 @@ heap_each(int32 id, void (*fn) (const SavedWindow *, void *), void *arg)
 static void
 delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
 {
-	PkeyScan	ps;
+	StateScan	ps;
 
-	pkey_scan_begin(&ps, id, 4, RowExclusiveLock);
+	scan_begin(&ps, id, InvalidOid, 4, RowExclusiveLock);
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0 && row_cmp(&rows[i - 1], &rows[i]) == 0)
@@ -524,7 +530,7 @@ delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
 		if (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
 			simple_heap_delete(ps.rel, &ps.slot->tts_tid);
 	}
-	pkey_scan_end(&ps);
+	scan_end(&ps);
 }
 
 /* Upserts n windows into window_state, each with its key group. */
@@ -605,6 +611,21 @@ write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Opera
 	write_rows(id, changed, key_groups, upsert_batch);
 }
 
+/*
+ * A read of the heap by due time, a batch at a time (fetch_due): the
+ * windows ending in a range, by end, and the windows of each key it finds
+ * that the store does not know.
+ */
+typedef struct DueScan
+{
+	bool		active;
+	int64		until;			/* the heap is read up to there once done */
+	MemoryContext cxt;			/* the scans' */
+	MemoryContext row;			/* a key's bytes, reset after it */
+	StateScan	by_end;
+	StateScan	by_key;
+} DueScan;
+
 /* What a step's state came from, for state_save. */
 struct StepState
 {
@@ -619,6 +640,7 @@ struct StepState
 								 * still hold */
 	int64		hits;			/* keys found in the store */
 	int64		misses;			/* keys read from the heap */
+	DueScan		due;			/* a read of the heap by due time under way */
 };
 
 /* Gives fn each window that left during the step with a row in window_state. */
@@ -910,10 +932,11 @@ read_state(const char *sql, int nargs, Oid *types, Datum *args)
 
 /*
  * The windows of a key the store does not know, from the heap, through a
- * scan begun for the pipeline with two keys (pkey_scan_begin).
+ * scan begun for the pipeline with two keys (scan_begin); returns how
+ * many there were.
  */
-static void
-scan_key(Operator *op, StateStore *st, PkeyScan *ps, const bytea *key)
+static int64
+scan_key(Operator *op, StateStore *st, StateScan *ps, const bytea *key)
 {
 	/*
 	 * Detoasted states are the call's (op_load copies what it keeps); what
@@ -940,69 +963,18 @@ scan_key(Operator *op, StateStore *st, PkeyScan *ps, const bytea *key)
 	MemoryContextDelete(cxt);
 	state_store_heap_windows(st, -n);
 	state_store_know(st, key);
+	return n;
 }
 
 /* The windows of a key the store does not know, from the heap. */
 static void
 heap_key(Operator *op, StateStore *st, const bytea *key)
 {
-	PkeyScan	ps;
+	StateScan	ps;
 
-	pkey_scan_begin(&ps, state_store_pipeline(st), 2, AccessShareLock);
+	scan_begin(&ps, state_store_pipeline(st), InvalidOid, 2, AccessShareLock);
 	scan_key(op, st, &ps, key);
-	pkey_scan_end(&ps);
-}
-
-/*
- * The windows on the heap whose timers run after "from" and at or before
- * "upto", with every other window of their keys, for the keys the store
- * does not know (heap_key).  A window's timer is its end (firing) or its
- * cleanup, the allowed lateness after: every such window ends in
- * (from - lateness, upto].  Returns the number of keys read.
- */
-static int
-heap_due(Operator *op, StateStore *st, int64 from, int64 upto)
-{
-	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
-	Datum		args[3];
-	MemoryContext outer = CurrentMemoryContext;
-	List	   *keys = NIL;
-	ListCell   *lc;
-	int			n = 0;
-	PkeyScan	ps;
-
-	args[0] = Int32GetDatum(state_store_pipeline(st));
-	args[1] = Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1));
-	args[2] = Int64GetDatum(wmk_add(upto, 1));
-	read_state("SELECT DISTINCT key FROM windowing.window_state "
-			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 "
-			   "AND window_end OPERATOR(pg_catalog.>) $2 AND window_end OPERATOR(pg_catalog.<=) $3",
-			   3, types, args);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		bytea	   *key = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
-														SPI_tuptable->tupdesc, 1, &isnull));
-
-		MemoryContext old;
-
-		if (state_store_knows(st, key))
-			continue;
-		/* the list outlives the statement's memory */
-		old = MemoryContextSwitchTo(outer);
-		keys = lappend(keys, DatumGetByteaPCopy(PointerGetDatum(key)));
-		MemoryContextSwitchTo(old);
-	}
-	SPI_finish();
-	/* one scan for all of them: there may be a thousand (heap_ahead) */
-	pkey_scan_begin(&ps, state_store_pipeline(st), 2, AccessShareLock);
-	foreach(lc, keys)
-	{
-		scan_key(op, st, &ps, lfirst(lc));
-		n++;
-	}
-	pkey_scan_end(&ps);
-	return n;
+	scan_end(&ps);
 }
 
 /* The smallest of an int8 column of the one row SPI returned, or WMK_END if NULL. */
@@ -1090,29 +1062,119 @@ heap_ahead(StateStore *st, int64 upto)
 	return end == WMK_END ? upto : Max(upto, wmk_add(end, -1));
 }
 
+/*
+ * Windows due together come in batches of at least this many (whole keys),
+ * each run before the next is read.
+ */
+#define DUE_BATCH 10000
+
+/*
+ * Begins to read the windows on the heap whose timers run after the
+ * store's heap_until and at or before "upto" (or further, heap_ahead),
+ * with every other window of their keys, for the keys the store does not
+ * know (heap_key), unless none is due by then.  A window's timer is its
+ * end (firing) or its cleanup, the allowed lateness after: every such
+ * window ends in (from - lateness, until].
+ */
 static void
+due_scan_begin(Operator *op, StepState *ss, int64 upto)
+{
+	StateStore *st = ss->store;
+	DueScan    *d = &ss->due;
+	int64		from = state_store_heap_until(st);
+	int64		next = state_store_heap_next(st);
+	Oid			by_end = get_relname_relid("window_state_by_end",
+										   get_namespace_oid("windowing", false));
+	MemoryContext old;
+
+	if (next == WMK_NONE)
+		next = heap_next_due(op, st, from);
+	if (next > upto)
+	{
+		state_store_set_heap_due(st, upto, next);
+		return;
+	}
+	d->until = heap_ahead(st, upto);
+	d->cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap by due time",
+								   ALLOCSET_DEFAULT_SIZES);
+	d->row = AllocSetContextCreate(d->cxt, "windowing heap key", ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(d->cxt);
+	scan_begin(&d->by_end, ss->id, by_end, 3, AccessShareLock);
+	ScanKeyInit(&d->by_end.keys[1], 2, BTGreaterStrategyNumber, F_INT8GT,
+				Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1)));
+	ScanKeyInit(&d->by_end.keys[2], 2, BTLessEqualStrategyNumber, F_INT8LE,
+				Int64GetDatum(wmk_add(d->until, 1)));
+	index_rescan(d->by_end.scan, d->by_end.keys, 3, NULL, 0);
+	scan_begin(&d->by_key, ss->id, InvalidOid, 2, AccessShareLock);
+	MemoryContextSwitchTo(old);
+	d->active = true;
+}
+
+/*
+ * Reads on until at least "max" windows came in or the range is done;
+ * returns how many came in.  Done, the store knows where the heap is read
+ * to, and where its next window is due.
+ */
+static int64
+due_scan_next(Operator *op, StepState *ss, int64 max)
+{
+	DueScan    *d = &ss->due;
+	MemoryContext old = MemoryContextSwitchTo(d->cxt);
+	int64		loaded = 0;
+	bool		done = false;
+
+	while (loaded < max)
+	{
+		bytea	   *key;
+
+		if (!index_getnext_slot(d->by_end.scan, ForwardScanDirection, d->by_end.slot))
+		{
+			done = true;
+			break;
+		}
+		slot_getsomeattrs(d->by_end.slot, 2);
+		MemoryContextSwitchTo(d->row);
+		key = DatumGetByteaPP(d->by_end.slot->tts_values[1]);
+		MemoryContextSwitchTo(d->cxt);
+		if (!state_store_knows(ss->store, key))
+		{
+			loaded += scan_key(op, ss->store, &d->by_key, key);
+			ss->misses++;
+		}
+		MemoryContextReset(d->row);
+	}
+	MemoryContextSwitchTo(old);
+	if (done)
+	{
+		scan_end(&d->by_end);
+		scan_end(&d->by_key);
+		MemoryContextDelete(d->cxt);
+		d->active = false;
+		state_store_set_heap_due(ss->store, d->until, heap_next_due(op, ss->store, d->until));
+	}
+	return loaded;
+}
+
+/*
+ * The windows whose timers run at or before "upto" come in from the heap
+ * and the store, a batch at a time: true while some are left out.
+ */
+static bool
 fetch_due(Operator *op, int64 upto)
 {
 	StepState  *ss = op->fetch_arg;
 	StateStore *st = ss->store;
+	int64		loaded = 0;
 
-	if (!state_store_complete(st) && upto > state_store_heap_until(st))
+	if (!ss->due.active && !state_store_complete(st) && upto > state_store_heap_until(st))
+		due_scan_begin(op, ss, upto);
+	if (ss->due.active)
 	{
-		int64		from = state_store_heap_until(st);
-		int64		next = state_store_heap_next(st);
-		int64		until = upto;
-
-		if (next == WMK_NONE)
-			next = heap_next_due(op, st, from);
-		if (next <= upto)
-		{
-			until = heap_ahead(st, upto);
-			ss->misses += heap_due(op, st, from, until);
-			next = heap_next_due(op, st, until);
-		}
-		state_store_set_heap_due(st, until, next);
+		loaded = due_scan_next(op, ss, DUE_BATCH);
+		if (ss->due.active)
+			return true;
 	}
-	state_store_take_due(st, upto, load_stored, op);
+	return state_store_take_due(st, upto, DUE_BATCH - loaded, load_stored, op);
 }
 
 /*

@@ -609,23 +609,30 @@ state_store_heap_windows(StateStore *st, int64 windows)
 }
 
 /*
- * Takes out every key with a window due at or before "upto": a timer of it
- * runs there.  The key's other windows come along, since what happens to
- * one window of a key (a session's merge) may concern the others.
+ * Takes out keys with a window due at or before "upto" (a timer of it runs
+ * there), until at least "max" windows are out; true if windows due by
+ * then are left, for the caller to take once it has run these.  The key's
+ * other windows come along, since what happens to one window of a key (a
+ * session's merge) may concern the others.
  */
-void
-state_store_take_due(StateStore *st, int64 upto, StoredWindowFn fn, void *arg)
+bool
+state_store_take_due(StateStore *st, int64 upto, int64 max, StoredWindowFn fn, void *arg)
 {
+	int64		left = st->windows - max;
+
 	while (!pairingheap_is_empty(st->due))
 	{
 		StoreWin   *w = pairingheap_container(StoreWin, node, pairingheap_first(st->due));
 
 		if (w->due > upto)
-			break;
+			return false;
+		if (st->windows <= left)
+			return true;
 		changing(st);
 		st->taken = true;
 		take(st, OWNER(w), fn, arg);
 	}
+	return false;
 }
 
 /* Whether windows were taken out that the step has not put back yet. */

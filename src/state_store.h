@@ -41,7 +41,7 @@ extern int64 state_store_heap_until(const StateStore *st);
 extern int64 state_store_heap_next(const StateStore *st);
 extern void state_store_set_heap_due(StateStore *st, int64 until, int64 next);
 extern void state_store_heap_windows(StateStore *st, int64 windows);
-extern void state_store_take_due(StateStore *st, int64 upto,
+extern bool state_store_take_due(StateStore *st, int64 upto, int64 max,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_taken(const StateStore *st);
 extern void state_store_each(StateStore *st, StoredWindowFn fn, void *arg);

@@ -572,20 +572,31 @@ op_run_clock(Operator *op, int64 now)
 /*
  * The watermark moved on from "before": the windows kept outside whose
  * timers it reached come in, as they were under the old watermark, and
- * what it passed runs.
+ * what it passed runs.  They come in batches, each run before the next
+ * comes in, so that a watermark that reaches the timers of millions of
+ * windows at once (a daily window's end, flush()) holds a batch of them.
+ * Windows of different batches fire out of their timers' order, which no
+ * result depends on: a window's firings and cleanup are its own.
  */
 void
 op_watermark_moved(Operator *op, int64 before)
 {
-	if (op->fetch_due != NULL)
-	{
-		int64		now = op->wm.value;
+	int64		now = op->wm.value;
+	bool		more;
 
-		op->wm.value = before;
-		op->fetch_due(op, now);
-		op->wm.value = now;
-	}
-	op->kind->on_watermark(op);
+	do
+	{
+		more = false;
+		if (op->fetch_due != NULL)
+		{
+			op->wm.value = before;
+			more = op->fetch_due(op, now);
+			op->wm.value = now;
+		}
+		op->kind->on_watermark(op);
+		if (more && op->due_batch_done != NULL)
+			op->due_batch_done(op, op->due_batch_arg);
+	} while (more);
 }
 
 /* A row's time counts for the watermark; what it passes runs. */
@@ -743,28 +754,31 @@ op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 }
 
 /*
- * Whether nothing but the table refers to a gone entry: it was never
- * stored or logged (op->dropped), nor merged away (op->superseded), and
- * its firings, if any, are written (their WindowRef is the entry's).
+ * Whether nothing but the table and op->dropped refers to a gone entry:
+ * it was not merged away (op->superseded), and its firings, if any, are
+ * written (their WindowRef is the entry's).  op->dropped holds the
+ * WindowRef of one that was stored or logged.
  */
 static bool
-unreferenced(const Operator *op, const WindowEntry *e)
+settled(const Operator *op, const WindowEntry *e)
 {
-	return !e->stored && !e->logged && !e->ref->merged_away &&
-		(e->fire_count == 0 || op->firings == NIL);
+	return !e->ref->merged_away && (e->fire_count == 0 || op->firings == NIL);
 }
 
 /*
  * Takes the windows gone since the last call out of the table, and frees
- * those nothing else refers to.  Called between chunks of rows: a table of
- * every window a long step went through would make each lookup a walk
- * through memory, and keeping them all would make a step's memory grow
- * with its rows.
+ * those nothing else refers to; of those op->dropped lists, all but their
+ * WindowRef and a copy of their key.  Called between chunks of rows and
+ * between batches of windows that come in as the watermark reaches them:
+ * a table of every window a long step went through would make each lookup
+ * a walk through memory, and keeping them all would make a step's memory
+ * grow with its rows and its firings.
  */
 void
 op_compact(Operator *op)
 {
 	List	   *spent = NIL;
+	List	   *dropped = NIL;
 	ListCell   *lc;
 
 	/* slices, panes and sessions left their key's list as they went */
@@ -783,19 +797,34 @@ op_compact(Operator *op)
 			continue;
 		Assert(!e->in_fire_heap && !e->in_cleanup_heap && slot_entry(slot) == e);
 		wintab_delete_item(op->windows, slot);
-		if (unreferenced(op, e))
+		if (!settled(op, e))
+			continue;
+		if (e->stored || e->logged)
+			dropped = lappend(dropped, e);
+		else
 			spent = lappend(spent, e);
 	}
 	list_free(op->leaving);
 	op->leaving = NIL;
 	/* freed last: an entry may be twice in the list */
+	foreach(lc, dropped)
+	{
+		WindowEntry *e = lfirst(lc);
+		bytea	   *key = MemoryContextAlloc(GetMemoryChunkContext(e->ref),
+											 VARSIZE(e->k.key));
+
+		memcpy(key, e->k.key, VARSIZE(e->k.key));
+		e->ref->k.key = key;
+		pfree(e->states);		/* the entry's chunk */
+	}
 	foreach(lc, spent)
 	{
 		WindowEntry *e = lfirst(lc);
 
 		pfree(e->ref);
-		pfree(e->states);		/* the entry's chunk */
+		pfree(e->states);
 	}
+	list_free(dropped);
 	list_free(spent);
 }
 

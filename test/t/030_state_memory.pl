@@ -17,6 +17,7 @@ $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'windowing'
 windowing.max_workers = 0
 windowing.state_memory = 64MB
+shared_buffers = 16MB
 });
 $node->start;
 
@@ -147,6 +148,63 @@ is("$windows|$sums", $node->safe_psql('postgres', q{
 SELECT count(DISTINCT k), count(*) || '/' || sum(v) FROM wide WHERE ts >= 3600000}),
 	'open_windows() of state on the heap and in the log: the windows of SQL');
 cmp_ok($peak, '<', 150 * 1024, "open_windows() of 50,000 windows: peak memory $peak kB");
+
+# A watermark that reaches the timers of many windows at once (flush(),
+# a daily window's end) takes them out of memory or the heap and fires
+# them in batches of 10,000, each batch's results written and its windows
+# dropped before the next comes in.  60,000 windows fire at once: fired
+# and gone at once, or fired on time and ended by the cleanup after the
+# allowed lateness; tumbling windows and sessions; from the store of the
+# session that stepped them, and from the heap in a new session.
+$node->append_conf('postgresql.conf', 'windowing.state_memory = 64MB');
+$node->reload;
+$node->safe_psql('postgres', q{
+CREATE TABLE many (k int, ts bigint, v int);
+INSERT INTO many SELECT i % 60000, i % 50000, i FROM generate_series(1, 120000) i;
+});
+for my $kind (['tumble', q{windowing.tumbling('1 minute')}, '0'],
+	['session', q{windowing.session('1 minute')}, 'min(ts)'])
+{
+	my ($what, $assigner, $start) = @$kind;
+	for my $case (['once', q{emit => 'append'}],
+		['kept', q{allowed_lateness => '1 minute', emit => 'upsert'}])
+	{
+		my ($how, $options) = @$case;
+		for my $where ('memory', 'heap')
+		{
+			my $name = "${what}_${how}_$where";
+			$node->safe_psql('postgres', qq{
+SELECT windowing.create_pipeline('$name', 'many', 'ts', '{k}', $assigner,
+    'count(*) AS n, sum(v) AS total', $options, start => false, retention => 'keep')});
+			drain($name, $where eq 'memory' ? "SELECT windowing.flush('$name')" : undef);
+			$node->safe_psql('postgres', "SELECT windowing.flush('$name')")
+			  if $where eq 'heap';
+			is(differences($node, 'postgres',
+					"SELECT k, window_start, n, total, fire_count, is_final FROM ${name}_results",
+					"SELECT k, $start, count(*), sum(v), 1, true FROM many GROUP BY k"),
+				'0', "$name: 60,000 windows fired at once, in batches, as SQL says");
+		}
+	}
+}
+
+# Its memory: 100,000 windows on the heap (the step that made them shed
+# them there) fire in a new session.
+$node->append_conf('postgresql.conf', 'windowing.state_memory = 256kB');
+$node->reload;
+$node->safe_psql('postgres', q{
+CREATE TABLE hundred (k int, ts bigint, v int);
+INSERT INTO hundred SELECT i, i % 1000, 1 FROM generate_series(1, 100000) i;
+SELECT windowing.create_pipeline('hundred', 'hundred', 'ts', '{k}', windowing.tumbling('1 hour'),
+    'count(*) AS n, sum(v) AS total', start => false, retention => 'keep');
+SELECT windowing.process('hundred', 1000000)});
+$peak = $node->safe_psql('postgres', q{
+SELECT windowing.flush('hundred');
+SELECT split_part(regexp_replace(pg_read_file('/proc/' || pg_backend_pid() || '/status'),
+                                 '.*VmHWM:\s*', ''), ' ', 1)::int});
+$peak =~ s/.*\n//;
+is($node->safe_psql('postgres', q{SELECT count(*), sum(n) FROM hundred_results}), '100000|100000',
+	'flush() of 100,000 windows on the heap: all fired');
+cmp_ok($peak, '<', 80 * 1024, "flush() of 100,000 windows on the heap: peak memory $peak kB");
 
 # A step that aborts leaves the committed image in place: the next step,
 # from another session, goes on from the committed state.
