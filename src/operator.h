@@ -153,6 +153,10 @@ typedef struct Operator
 	List	   *late;			/* LateRow * */
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
 	List	   *dropped;		/* WindowRef *, stored or logged, then gone */
+	List	   *deleting;		/* WindowEntry *, gone, its row in
+								 * window_state its newest state: the row is
+								 * deleted (delete_rows) at the next
+								 * op_delete_left */
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
 	const struct OpKind *kind;	/* what its entries are, how rows reach them */
@@ -180,6 +184,8 @@ typedef struct Operator
 	void		(*fetch_key) (struct Operator *op, const bytea *key);
 	bool		(*fetch_due) (struct Operator *op, int64 upto);
 	void	   *fetch_arg;
+	/* deletes the rows of windows that left (deleting); NULL: dropped */
+	void		(*delete_rows) (struct Operator *op, List *entries);
 	/* between batches of due windows: write their firings, drop what left */
 	void		(*due_batch_done) (struct Operator *op, void *arg);
 	void	   *due_batch_arg;
@@ -194,6 +200,7 @@ extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   KeyOrder key_order, const void *key_order_arg);
 extern bytea *op_serialize(Operator *op, WindowEntry *e);
 extern void op_forget_firings(Operator *op);
+extern void op_delete_left(Operator *op);
 extern void op_forget_late(Operator *op);
 extern void op_add_error(Operator *op, int64 seq, bool ts_null, int64 ts,
 						 const char *reason, const char *error);

@@ -791,6 +791,7 @@ state_save(StepState *ss, int64 step)
 	wintab_iterator it;
 	WindowEntry *e;
 
+	op_delete_left(op);
 	/* their newest states are not in window_state yet */
 	wintab_start_iterate(op->windows, &it);
 	while ((e = op_next_window(op, &it)) != NULL)
@@ -1178,6 +1179,30 @@ fetch_due(Operator *op, int64 upto)
 }
 
 /*
+ * The operator's hook for windows that left whose row in window_state is
+ * their newest state (op_delete_left): their rows go in the primary key's
+ * order.
+ */
+static void
+delete_rows(Operator *op, List *entries)
+{
+	StepState  *ss = op->fetch_arg;
+	StateRows	rows;
+	ListCell   *lc;
+
+	rows_init(&rows);
+	foreach(lc, entries)
+	{
+		WindowEntry *e = lfirst(lc);
+
+		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, NULL);
+	}
+	qsort(rows.rows, rows.n, sizeof(StateRow), row_cmp);
+	delete_batch(ss->id, rows.rows, rows.n, ss->key_groups);
+	pfree(rows.rows);
+}
+
+/*
  * Folds state_log into window_state, so that window_state alone is the
  * state of the windows a partial store does not hold.
  */
@@ -1301,6 +1326,7 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	}
 	op->fetch_key = fetch_key;
 	op->fetch_due = fetch_due;
+	op->delete_rows = delete_rows;
 	op->fetch_arg = ss;
 	return ss;
 }

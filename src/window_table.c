@@ -441,12 +441,34 @@ op_leave(Operator *op, WindowEntry *e)
 		pairingheap_remove(op->trigger_timers, &e->trigger_node);
 	e->in_trigger_heap = false;
 	e->gone = true;
-	if (e->stored || e->logged)
+	if (e->stored && !e->logged && op->delete_rows != NULL)
+		op->deleting = lappend(op->deleting, e);
+	else if (e->stored || e->logged)
 	{
 		e->ref->stored = e->stored;
 		op->dropped = lappend(op->dropped, e->ref);
 	}
 	op->leaving = lappend(op->leaving, e);
+}
+
+/*
+ * The rows in window_state of the windows that left since the last call,
+ * whose newest state they were, are deleted there and then: the step need
+ * not remember those windows until it ends.  A window that came back since
+ * (a session) is then new to the heap.
+ */
+void
+op_delete_left(Operator *op)
+{
+	ListCell   *lc;
+
+	if (op->deleting == NIL)
+		return;
+	op->delete_rows(op, op->deleting);
+	foreach(lc, op->deleting)
+		((WindowEntry *) lfirst(lc))->stored = false;
+	list_free(op->deleting);
+	op->deleting = NIL;
 }
 
 /*
@@ -781,6 +803,7 @@ op_compact(Operator *op)
 	List	   *dropped = NIL;
 	ListCell   *lc;
 
+	op_delete_left(op);
 	/* slices, panes and sessions left their key's list as they went */
 	if (op->leaving == NIL)
 		return;
