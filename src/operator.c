@@ -110,18 +110,33 @@ op_serialize(Operator *op, WindowEntry *e)
 	return out;
 }
 
+/* The aggregates' states of a stored window, past its trigger's state. */
+static bytea *
+stored_aggs(const Operator *op, bytea *state)
+{
+	Size		len = VARSIZE_ANY_EXHDR(state);
+	bytea	   *aggs;
+
+	if (!keeps_trigger_state(op))
+		return state;
+	if (len < TRIGGER_STATE_BYTES)
+		elog(ERROR, "stored window state is too short for its trigger");
+	aggs = palloc(VARHDRSZ + len - TRIGGER_STATE_BYTES);
+	SET_VARSIZE(aggs, VARHDRSZ + len - TRIGGER_STATE_BYTES);
+	memcpy(VARDATA(aggs), VARDATA_ANY(state) + TRIGGER_STATE_BYTES, len - TRIGGER_STATE_BYTES);
+	return aggs;
+}
+
 /* The trigger's state of a stored window, back; returns its aggregates' states. */
 static bytea *
 load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
 {
-	Size		len = VARSIZE_ANY_EXHDR(state);
-	bytea	   *aggs;
 	int64		time;
 	char		flags;
 
 	if (!keeps_trigger_state(op))
 		return state;
-	if (len < TRIGGER_STATE_BYTES)
+	if (VARSIZE_ANY_EXHDR(state) < TRIGGER_STATE_BYTES)
 		elog(ERROR, "stored window state is too short for its trigger");
 	memcpy(&time, VARDATA_ANY(state), sizeof(int64));
 	flags = VARDATA_ANY(state)[2 * sizeof(int64)];
@@ -139,10 +154,7 @@ load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
 		e->trigger_primed = false;
 		e->trigger_rows = 0;
 	}
-	aggs = palloc(VARHDRSZ + len - TRIGGER_STATE_BYTES);
-	SET_VARSIZE(aggs, VARHDRSZ + len - TRIGGER_STATE_BYTES);
-	memcpy(VARDATA(aggs), VARDATA_ANY(state) + TRIGGER_STATE_BYTES, len - TRIGGER_STATE_BYTES);
-	return aggs;
+	return stored_aggs(op, state);
 }
 
 /* A window as stored by an earlier step, in window_state. */
@@ -246,6 +258,41 @@ op_advance_watermark(Operator *op, int64 to)
 		op->kind->at_end(op);
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Whether the kind's open windows are its stored windows that have not
+ * fired on time, each on its own (op_peek): not slices or panes, which
+ * make windows together.
+ */
+bool
+op_open_as_stored(const Operator *op)
+{
+	return op->kind->open_windows == op_open_entries;
+}
+
+/*
+ * A stored window, to fn as an entry of its key, bounds and states (and
+ * nothing else) if the kind's open windows are stored windows and it has
+ * not fired on time; the entry is in the caller's memory, and in no table
+ * or list of the operator's.
+ */
+void
+op_peek(Operator *op, bytea *key, int64 start, int64 end, bytea *state,
+		void (*fn) (WindowEntry *, void *), void *arg)
+{
+	WindowEntry e;
+
+	Assert(op_open_as_stored(op));
+	memset(&e, 0, sizeof(e));
+	e.k.key = key;
+	e.k.start = start;
+	e.k.end = end;
+	if (op_reached(op, &e))
+		return;
+	e.states = palloc(sizeof(AggValue) * op->agg->nstates);
+	agg_deserialize(op->agg, stored_aggs(op, state), e.states);
+	fn(&e, arg);
 }
 
 /*

@@ -209,6 +209,9 @@ extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   int64 gap, bytea *key, Datum *args, bool *argnulls);
 extern void op_advance_watermark(Operator *op, int64 to);
+extern bool op_open_as_stored(const Operator *op);
+extern void op_peek(Operator *op, bytea *key, int64 start, int64 end, bytea *state,
+					void (*fn) (WindowEntry *, void *), void *arg);
 extern void op_run_clock(Operator *op, int64 now);
 extern void op_compact(Operator *op);
 extern WindowEntry *op_next_window(Operator *op, wintab_iterator *it);

@@ -1312,8 +1312,13 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 	else
 	{
 		refuse_join(&s.def, "open_windows");
-		s.state = state_load(s.op, s.def.id, s.def.key_groups, s.progress.steps, false);
-		op_open_windows(s.op, put_open_window, &out);
+		if (op_open_as_stored(s.op))
+			state_peek(s.op, s.def.id, s.progress.steps, put_open_window, &out);
+		else
+		{
+			s.state = state_load(s.op, s.def.id, s.def.key_groups, s.progress.steps, false);
+			op_open_windows(s.op, put_open_window, &out);
+		}
 	}
 	end_as_owner(&s);
 	PG_RETURN_NULL();

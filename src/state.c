@@ -239,9 +239,8 @@ changes_of(Operator *op, Size *size)
 }
 
 /*
- * Window state read back from the heap: window_state's rows, then
- * state_log's changes over them in step order, gathered in a table before
- * they are loaded so that each window is loaded once, as it is now.
+ * Windows as state_log's changes leave them, in step order, gathered in a
+ * table so that each window is loaded once, as it is now.
  */
 static HTAB *
 stored_begin(void)
@@ -300,23 +299,13 @@ stored_changes(HTAB *stored, const char *changes, Size size, StateRows *departed
 
 /* A window read back from the heap joins the operator. */
 static void
-load_saved(Operator *op, const SavedWindow *w)
+load_saved(const SavedWindow *w, void *arg)
 {
+	Operator   *op = arg;
 	WindowEntry *e = op_load(op, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
 
 	e->stored = w->stored;
 	e->logged = w->logged;
-}
-
-static void
-stored_load(Operator *op, HTAB *stored)
-{
-	HASH_SEQ_STATUS seq;
-	SavedWindow *w;
-
-	hash_seq_init(&seq, stored);
-	while ((w = hash_seq_search(&seq)) != NULL)
-		load_saved(op, w);
 }
 
 static ArrayType *
@@ -867,21 +856,22 @@ replay_log(HTAB *stored, int32 id, StateRows *departed, int64 *bytes)
 	return n;
 }
 
-/* What load_heap reads window_state with. */
+/* How heap_state_each reads window_state beneath state_log. */
 typedef struct HeapLoad
 {
-	Operator   *op;
 	HTAB	   *logged;			/* the windows state_log changed */
 	HTAB	   *departed;		/* the windows it says left */
+	void		(*fn) (const SavedWindow *, void *);
+	void	   *arg;
 } HeapLoad;
 
 /*
- * A window_state row joins the operator unless state_log changed it or
- * says it left; a changed window it has stays as in window_state, unless
- * it left and came back since (then its row is a former window's).
+ * A window_state row goes to fn unless state_log changed it or says it
+ * left; a changed window it has stays as in window_state, unless it left
+ * and came back since (then its row is a former window's).
  */
 static void
-load_unlogged(const SavedWindow *r, void *arg)
+unlogged_row(const SavedWindow *r, void *arg)
 {
 	HeapLoad   *hl = arg;
 	SavedWindow *w = hash_search(hl->logged, &r->k, HASH_FIND, NULL);
@@ -890,32 +880,48 @@ load_unlogged(const SavedWindow *r, void *arg)
 	if (w != NULL)
 		w->stored = !departed;
 	else if (!departed)
-		load_saved(hl->op, r);
+		hl->fn(r, hl->arg);
 }
 
 /*
- * Window state read back from the heap, all of it: state_log first (the
- * changes of up to a thousand steps), then window_state row by row under
- * it, so that what is held at once is the operator's windows and the log.
+ * Gives fn every window of a pipeline's state on the heap: state_log is
+ * replayed first (the changes of up to a thousand steps), then window_state
+ * is read row by row beneath it, so that what is held at once is the log
+ * and what fn keeps.  Returns the number of log rows and their size
+ * (*bytes), and adds the windows the log says left to "departed".
  */
-static void
-load_heap(StepState *ss)
+static int
+heap_state_each(int32 id, StateRows *departed, int64 *bytes,
+				void (*fn) (const SavedWindow *, void *), void *arg)
 {
-	HeapLoad	hl = {ss->op, stored_begin(), NULL};
+	HeapLoad	hl = {stored_begin(), NULL, fn, arg};
+	int			steps = replay_log(hl.logged, id, departed, bytes);
+	HASH_SEQ_STATUS seq;
+	SavedWindow *w;
 
-	ss->op->log_steps = replay_log(hl.logged, ss->id, &ss->log_departed, &ss->op->log_bytes);
 	hl.departed = op_window_table("windowing departed windows", sizeof(WindowKey));
-	for (int i = 0; i < ss->log_departed.n; i++)
+	for (int i = 0; i < departed->n; i++)
 	{
-		const StateRow *d = &ss->log_departed.rows[i];
+		const StateRow *d = &departed->rows[i];
 		WindowKey	k = {(bytea *) d->key, d->start, d->end};
 
 		hash_search(hl.departed, &k, HASH_ENTER, NULL);
 	}
-	heap_each(ss->id, load_unlogged, &hl);
-	stored_load(ss->op, hl.logged);
+	heap_each(id, unlogged_row, &hl);
+	hash_seq_init(&seq, hl.logged);
+	while ((w = hash_seq_search(&seq)) != NULL)
+		fn(w, arg);
 	hash_destroy(hl.logged);
 	hash_destroy(hl.departed);
+	return steps;
+}
+
+/* Window state read back from the heap, all of it, into the operator. */
+static void
+load_heap(StepState *ss)
+{
+	ss->op->log_steps = heap_state_each(ss->id, &ss->log_departed, &ss->op->log_bytes,
+										load_saved, ss->op);
 }
 
 /*
@@ -957,7 +963,7 @@ scan_key(Operator *op, StateStore *st, StateScan *ps, const bytea *key)
 		/* key, window_start, window_end, fire_count and state follow pipeline_id */
 		slot_getsomeattrs(ps->slot, 6);
 		saved_window(ps->slot->tts_values + 1, &r);
-		load_saved(op, &r);
+		load_saved(&r, op);
 		MemoryContextSwitchTo(old);
 		n++;
 	}
@@ -1257,7 +1263,7 @@ load_unknown_row(const SavedWindow *r, void *arg)
 	UnknownLoad *ul = arg;
 
 	if (!state_store_knows(ul->st, r->k.key))
-		load_saved(ul->op, r);
+		load_saved(r, ul->op);
 }
 
 /*
@@ -1270,6 +1276,76 @@ load_unknown(Operator *op, StateStore *st, int32 id)
 	UnknownLoad ul = {op, st};
 
 	heap_each(id, load_unknown_row, &ul);
+}
+
+/* How state_peek hands each window to the operator. */
+typedef struct Peek
+{
+	Operator   *op;
+	StateStore *st;
+	void		(*fn) (WindowEntry *, void *);
+	void	   *arg;
+	MemoryContext cxt;			/* a window's, reset after it */
+} Peek;
+
+static void
+peek_window(Peek *p, const bytea *key, int64 start, int64 end, const bytea *state)
+{
+	MemoryContext old = MemoryContextSwitchTo(p->cxt);
+
+	op_peek(p->op, (bytea *) key, start, end, (bytea *) state, p->fn, p->arg);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(p->cxt);
+}
+
+static void
+peek_saved(const SavedWindow *w, void *arg)
+{
+	peek_window(arg, w->k.key, w->k.start, w->k.end, w->state);
+}
+
+static void
+peek_stored(const bytea *key, const StoredWindow *w, void *arg)
+{
+	peek_window(arg, key, w->start, w->end, w->state);
+}
+
+static void
+peek_unknown(const SavedWindow *w, void *arg)
+{
+	if (!state_store_knows(((Peek *) arg)->st, w->k.key))
+		peek_saved(w, arg);
+}
+
+/*
+ * The windows of the state left by step "steps" go to fn one at a time
+ * (op_peek), none of them into the operator, which must be of a kind
+ * whose open windows are its stored windows (op_open_as_stored): from
+ * this process's store if it holds that step's (and the heap's windows of
+ * the keys a partial store does not know), else from the heap and the
+ * log over it.  What is held at once is the log and one window.
+ */
+void
+state_peek(Operator *op, int32 id, int64 steps, void (*fn) (WindowEntry *, void *), void *arg)
+{
+	Peek		p = {op, state_store_find(id, steps, state_shape(op)), fn, arg,
+		AllocSetContextCreate(CurrentMemoryContext, "windowing peek", ALLOCSET_DEFAULT_SIZES)};
+
+	if (p.st != NULL)
+	{
+		state_store_each(p.st, peek_stored, &p);
+		if (!state_store_complete(p.st))
+			heap_each(id, peek_unknown, &p);
+	}
+	else
+	{
+		StateRows	departed;
+		int64		bytes;
+
+		rows_init(&departed);
+		(void) heap_state_each(id, &departed, &bytes, peek_saved, &p);
+	}
+	MemoryContextDelete(p.cxt);
 }
 
 /*

@@ -15,6 +15,8 @@ typedef struct StepState StepState;
 extern StepState *state_load(Operator *op, int32 id, int key_groups, int64 steps,
 							 bool by_key);
 extern void state_save(StepState *ss, int64 step);
+extern void state_peek(Operator *op, int32 id, int64 steps,
+					   void (*fn) (WindowEntry *, void *), void *arg);
 extern void state_clear(int32 id);
 extern bool state_taken(const StepState *ss);
 extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);

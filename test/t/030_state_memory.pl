@@ -118,11 +118,11 @@ is(differences($node, 'postgres', 'SELECT k, window_start, window_end, n, total 
 	'0', 'sessions shed to the heap: the sessions of SQL');
 
 # open_windows() in a session that holds no store reads window_state row
-# by row beneath state_log, whose changes and departures win: what it
-# holds at once is the windows it reports, not copies of the heap's rows
-# (those and the JSON of every row once took about 9 kB a window).  10,000
-# windows of the first hour fire and leave, 50,000 of the second stay
-# open, 7,143 of them changed since the last fold.
+# by row beneath state_log, whose changes and departures win, and builds
+# each row on its own: what it holds at once is the log and a window
+# (the heap's rows and the JSON of every row once took about 9 kB a
+# window).  10,000 windows of the first hour fire and leave, 50,000 of the
+# second stay open, 7,143 of them changed since the last fold.
 $node->safe_psql('postgres', q{
 CREATE TABLE wide (k int, ts bigint, v int);
 INSERT INTO wide SELECT i, i % 1000, 1 FROM generate_series(1, 10000) i;
