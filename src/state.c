@@ -630,6 +630,8 @@ struct StepState
 	int64		hits;			/* keys found in the store */
 	int64		misses;			/* keys read from the heap */
 	DueScan		due;			/* a read of the heap by due time under way */
+	StateScan	keys;			/* the keys its rows read from the heap, */
+	bool		keys_open;		/* open from the first until state_save */
 };
 
 /* Gives fn each window that left during the step with a row in window_state. */
@@ -780,6 +782,9 @@ state_save(StepState *ss, int64 step)
 	wintab_iterator it;
 	WindowEntry *e;
 
+	if (ss->keys_open)
+		scan_end(&ss->keys);
+	ss->keys_open = false;
 	op_delete_left(op);
 	/* their newest states are not in window_state yet */
 	wintab_start_iterate(op->windows, &it);
@@ -973,17 +978,6 @@ scan_key(Operator *op, StateStore *st, StateScan *ps, const bytea *key)
 	return n;
 }
 
-/* The windows of a key the store does not know, from the heap. */
-static void
-heap_key(Operator *op, StateStore *st, const bytea *key)
-{
-	StateScan	ps;
-
-	scan_begin(&ps, state_store_pipeline(st), InvalidOid, 2, AccessShareLock);
-	scan_key(op, st, &ps, key);
-	scan_end(&ps);
-}
-
 /* The smallest of an int8 column of the one row SPI returned, or WMK_END if NULL. */
 static int64
 end_or_never(int column)
@@ -1031,7 +1025,11 @@ fetch_key(Operator *op, const bytea *key)
 		ss->hits++;
 	else
 	{
-		heap_key(op, ss->store, key);
+		/* one scan for the step's keys, in the operator's memory */
+		if (!ss->keys_open)
+			scan_begin(&ss->keys, ss->id, InvalidOid, 2, AccessShareLock);
+		ss->keys_open = true;
+		scan_key(op, ss->store, &ss->keys, key);
 		ss->misses++;
 	}
 }
@@ -1079,7 +1077,7 @@ heap_ahead(StateStore *st, int64 upto)
  * Begins to read the windows on the heap whose timers run after the
  * store's heap_until and at or before "upto" (or further, heap_ahead),
  * with every other window of their keys, for the keys the store does not
- * know (heap_key), unless none is due by then.  A window's timer is its
+ * know (fetch_key), unless none is due by then.  A window's timer is its
  * end (firing) or its cleanup, the allowed lateness after: every such
  * window ends in (from - lateness, until].
  */
