@@ -139,12 +139,10 @@ $$;
 -- [1000, 1040), in the log
 INSERT INTO grow VALUES (1, 1000, 1);
 SELECT * FROM pg_temp.reread();
--- stored as the step reads the log back, and deleted at once as
--- [1000, 1070), in the log, replaces it
+-- stored as the step reads the log back; [1000, 1070) leaves it behind
 INSERT INTO grow VALUES (1, 1030, 1);
 SELECT * FROM pg_temp.reread();
--- the same: [1000, 1070) stored as the step reads the log back, and
--- deleted at once as [1000, 1090) replaces it
+-- its row goes as the next step reads the log back; [1000, 1090)
 INSERT INTO grow VALUES (1, 1050, 1);
 SELECT * FROM pg_temp.reread();
 SELECT window_start, window_end, results FROM windowing.open_windows('grow_s');

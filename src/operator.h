@@ -153,10 +153,11 @@ typedef struct Operator
 	List	   *late;			/* LateRow * */
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
 	List	   *dropped;		/* WindowRef *, stored or logged, then gone */
-	List	   *deleting;		/* WindowEntry *, gone, its row in
-								 * window_state its newest state: the row is
-								 * deleted (delete_rows) at the next
-								 * op_delete_left */
+	List	   *deleting;		/* WindowEntry *, gone while delete_left,
+								 * its row in window_state its newest state:
+								 * the row is deleted (delete_rows) at the
+								 * next op_delete_left */
+	bool		delete_left;
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
 	const struct OpKind *kind;	/* what its entries are, how rows reach them */

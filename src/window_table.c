@@ -441,7 +441,7 @@ op_leave(Operator *op, WindowEntry *e)
 		pairingheap_remove(op->trigger_timers, &e->trigger_node);
 	e->in_trigger_heap = false;
 	e->gone = true;
-	if (e->stored && !e->logged && op->delete_rows != NULL)
+	if (e->stored && !e->logged && op->delete_left)
 		op->deleting = lappend(op->deleting, e);
 	else if (e->stored || e->logged)
 	{
@@ -452,10 +452,10 @@ op_leave(Operator *op, WindowEntry *e)
 }
 
 /*
- * The rows in window_state of the windows that left since the last call,
- * whose newest state they were, are deleted there and then: the step need
- * not remember those windows until it ends.  A window that came back since
- * (a session) is then new to the heap.
+ * The rows in window_state of the windows that left since the last call
+ * while delete_left was set, whose newest state they were, are deleted
+ * there and then: the step need not remember those windows until it ends.
+ * A window that came back since (a session) is then new to the heap.
  */
 void
 op_delete_left(Operator *op)
@@ -615,7 +615,14 @@ op_watermark_moved(Operator *op, int64 before)
 			more = op->fetch_due(op, now);
 			op->wm.value = now;
 		}
+		/*
+		 * Where more batches follow, the rows of the windows that leave go
+		 * with the batch; else, one at a time among random keys, they cost
+		 * less in the fold's sorted pass.
+		 */
+		op->delete_left = more && op->delete_rows != NULL;
 		op->kind->on_watermark(op);
+		op->delete_left = false;
 		if (more && op->due_batch_done != NULL)
 			op->due_batch_done(op, op->due_batch_arg);
 	} while (more);
