@@ -154,9 +154,8 @@ typedef struct Operator
 	List	   *superseded;		/* WindowRef *, fired, then merged away */
 	List	   *dropped;		/* WindowRef *, stored or logged, then gone */
 	List	   *deleting;		/* WindowEntry *, gone while delete_left,
-								 * its row in window_state its newest state:
-								 * the row is deleted (delete_rows) at the
-								 * next op_delete_left */
+								 * its row in window_state its newest state,
+								 * which delete_rows deletes after the batch */
 	bool		delete_left;
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
@@ -201,7 +200,6 @@ extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   KeyOrder key_order, const void *key_order_arg);
 extern bytea *op_serialize(Operator *op, WindowEntry *e);
 extern void op_forget_firings(Operator *op);
-extern void op_delete_left(Operator *op);
 extern void op_forget_late(Operator *op);
 extern void op_add_error(Operator *op, int64 seq, bool ts_null, int64 ts,
 						 const char *reason, const char *error);

@@ -423,6 +423,7 @@ typedef struct StateScan
 	IndexScanDesc scan;
 	ScanKeyData keys[4];
 	LOCKMODE	lock;
+	MemoryContext row;			/* a row's detoasted bytes, reset after it */
 } StateScan;
 
 /*
@@ -444,6 +445,8 @@ scan_begin(StateScan *ps, int32 id, Oid index, int nkeys, LOCKMODE lock)
 	ps->snapshot = RegisterSnapshot(GetLatestSnapshot());
 	ps->scan = index_beginscan(ps->rel, ps->index, ps->snapshot, nkeys, 0);
 	ScanKeyInit(&ps->keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
+	ps->row = AllocSetContextCreate(CurrentMemoryContext, "windowing heap row",
+									ALLOCSET_SMALL_SIZES);
 }
 
 /* Rescans for a key, and a window's bounds unless "end" is NULL. */
@@ -467,37 +470,51 @@ scan_end(StateScan *ps)
 	ExecDropSingleTupleTableSlot(ps->slot);
 	index_close(ps->index, ps->lock);
 	table_close(ps->rel, ps->lock);
+	MemoryContextDelete(ps->row);
+}
+
+/*
+ * Gives fn each window the scan finds from where it stands, one at a time:
+ * a row's detoasted bytes last until the next, so that fn copies what it
+ * keeps (op_load does).  What the index scan allocates as it goes stays in
+ * the caller's context, which must be the one the scan began in.  Returns
+ * how many there were.
+ */
+static int64
+scan_windows(StateScan *ps, void (*fn) (const SavedWindow *, void *), void *arg)
+{
+	int64		n = 0;
+
+	while (index_getnext_slot(ps->scan, ForwardScanDirection, ps->slot))
+	{
+		MemoryContext old = MemoryContextSwitchTo(ps->row);
+		SavedWindow r;
+
+		/* key, window_start, window_end, fire_count and state follow pipeline_id */
+		slot_getsomeattrs(ps->slot, 6);
+		saved_window(ps->slot->tts_values + 1, &r);
+		fn(&r, arg);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(ps->row);
+		n++;
+	}
+	return n;
 }
 
 /*
  * Gives fn each window_state row of a pipeline, in the primary key's
- * order, one at a time: a row's detoasted bytes last until the next, so
- * reading a pipeline's whole state holds one row of it beyond what fn
- * keeps.
+ * order, one at a time (scan_windows): reading a pipeline's whole state
+ * holds one row of it beyond what fn keeps.
  */
 static void
 heap_each(int32 id, void (*fn) (const SavedWindow *, void *), void *arg)
 {
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap row",
-											  ALLOCSET_SMALL_SIZES);
 	StateScan	ps;
 
 	scan_begin(&ps, id, InvalidOid, 1, AccessShareLock);
 	index_rescan(ps.scan, ps.keys, 1, NULL, 0);
-	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
-	{
-		MemoryContext old = MemoryContextSwitchTo(cxt);
-		SavedWindow r;
-
-		/* key, window_start, window_end, fire_count and state follow pipeline_id */
-		slot_getsomeattrs(ps.slot, 6);
-		saved_window(ps.slot->tts_values + 1, &r);
-		fn(&r, arg);
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(cxt);
-	}
+	scan_windows(&ps, fn, arg);
 	scan_end(&ps);
-	MemoryContextDelete(cxt);
 }
 
 /*
@@ -602,17 +619,14 @@ write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Opera
 
 /*
  * A read of the heap by due time, a batch at a time (fetch_due): the
- * windows ending in a range, by end, and the windows of each key it finds
- * that the store does not know.
+ * windows ending in a range, by end, then those of each key it finds that
+ * the store does not know (scan_key).
  */
 typedef struct DueScan
 {
 	bool		active;
 	int64		until;			/* the heap is read up to there once done */
-	MemoryContext cxt;			/* the scans' */
-	MemoryContext row;			/* a key's bytes, reset after it */
 	StateScan	by_end;
-	StateScan	by_key;
 } DueScan;
 
 /* What a step's state came from, for state_save. */
@@ -630,9 +644,25 @@ struct StepState
 	int64		hits;			/* keys found in the store */
 	int64		misses;			/* keys read from the heap */
 	DueScan		due;			/* a read of the heap by due time under way */
-	StateScan	keys;			/* the keys its rows read from the heap, */
+	StateScan	keys;			/* the keys it reads from the heap (step_keys), */
 	bool		keys_open;		/* open from the first until state_save */
 };
+
+/*
+ * The step's scan of window_state by key, begun at the first key it reads
+ * there and ended by state_save before it writes: the keys read later are
+ * ones it never wrote (a window's row is deleted during the step only if
+ * its key is known).  It runs in the operator's memory, where fetch_key
+ * and fetch_due are called.
+ */
+static StateScan *
+step_keys(StepState *ss)
+{
+	if (!ss->keys_open)
+		scan_begin(&ss->keys, ss->id, InvalidOid, 2, AccessShareLock);
+	ss->keys_open = true;
+	return &ss->keys;
+}
 
 /* Gives fn each window that left during the step with a row in window_state. */
 static void
@@ -785,7 +815,6 @@ state_save(StepState *ss, int64 step)
 	if (ss->keys_open)
 		scan_end(&ss->keys);
 	ss->keys_open = false;
-	op_delete_left(op);
 	/* their newest states are not in window_state yet */
 	wintab_start_iterate(op->windows, &it);
 	while ((e = op_next_window(op, &it)) != NULL)
@@ -943,38 +972,20 @@ read_state(const char *sql, int nargs, Oid *types, Datum *args)
 }
 
 /*
- * The windows of a key the store does not know, from the heap, through a
- * scan begun for the pipeline with two keys (scan_begin); returns how
- * many there were.
+ * The windows of a key the store does not know, from the heap, through the
+ * step's scan of keys (step_keys); returns how many there were.
  */
 static int64
-scan_key(Operator *op, StateStore *st, StateScan *ps, const bytea *key)
+scan_key(Operator *op, StepState *ss, const bytea *key)
 {
-	/*
-	 * Detoasted states are the call's (op_load copies what it keeps); what
-	 * the index scan allocates as it goes is the scan's, and stays in the
-	 * context it began in.
-	 */
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap key",
-											  ALLOCSET_SMALL_SIZES);
-	int64		n = 0;
+	StateScan  *ps = step_keys(ss);
+	int64		n;
 
 	pkey_scan_key(ps, key, NULL, NULL);
-	while (index_getnext_slot(ps->scan, ForwardScanDirection, ps->slot))
-	{
-		MemoryContext old = MemoryContextSwitchTo(cxt);
-		SavedWindow r;
-
-		/* key, window_start, window_end, fire_count and state follow pipeline_id */
-		slot_getsomeattrs(ps->slot, 6);
-		saved_window(ps->slot->tts_values + 1, &r);
-		load_saved(&r, op);
-		MemoryContextSwitchTo(old);
-		n++;
-	}
-	MemoryContextDelete(cxt);
-	state_store_heap_windows(st, -n);
-	state_store_know(st, key);
+	n = scan_windows(ps, load_saved, op);
+	state_store_heap_windows(ss->store, -n);
+	state_store_know(ss->store, key);
+	ss->misses++;
 	return n;
 }
 
@@ -1024,14 +1035,7 @@ fetch_key(Operator *op, const bytea *key)
 	if (state_store_take_key(ss->store, key, load_stored, op) || state_store_complete(ss->store))
 		ss->hits++;
 	else
-	{
-		/* one scan for the step's keys, in the operator's memory */
-		if (!ss->keys_open)
-			scan_begin(&ss->keys, ss->id, InvalidOid, 2, AccessShareLock);
-		ss->keys_open = true;
-		scan_key(op, ss->store, &ss->keys, key);
-		ss->misses++;
-	}
+		scan_key(op, ss, key);
 }
 
 /*
@@ -1090,7 +1094,6 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	int64		next = state_store_heap_next(st);
 	Oid			by_end = get_relname_relid("window_state_by_end",
 										   get_namespace_oid("windowing", false));
-	MemoryContext old;
 
 	if (next == WMK_NONE)
 		next = heap_next_due(op, st, from);
@@ -1100,18 +1103,12 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 		return;
 	}
 	d->until = heap_ahead(st, upto);
-	d->cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing heap by due time",
-								   ALLOCSET_DEFAULT_SIZES);
-	d->row = AllocSetContextCreate(d->cxt, "windowing heap key", ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(d->cxt);
 	scan_begin(&d->by_end, ss->id, by_end, 3, AccessShareLock);
 	ScanKeyInit(&d->by_end.keys[1], 2, BTGreaterStrategyNumber, F_INT8GT,
 				Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1)));
 	ScanKeyInit(&d->by_end.keys[2], 2, BTLessEqualStrategyNumber, F_INT8LE,
 				Int64GetDatum(wmk_add(d->until, 1)));
 	index_rescan(d->by_end.scan, d->by_end.keys, 3, NULL, 0);
-	scan_begin(&d->by_key, ss->id, InvalidOid, 2, AccessShareLock);
-	MemoryContextSwitchTo(old);
 	d->active = true;
 }
 
@@ -1124,38 +1121,27 @@ static int64
 due_scan_next(Operator *op, StepState *ss, int64 max)
 {
 	DueScan    *d = &ss->due;
-	MemoryContext old = MemoryContextSwitchTo(d->cxt);
 	int64		loaded = 0;
-	bool		done = false;
 
 	while (loaded < max)
 	{
+		MemoryContext old;
 		bytea	   *key;
 
 		if (!index_getnext_slot(d->by_end.scan, ForwardScanDirection, d->by_end.slot))
 		{
-			done = true;
+			scan_end(&d->by_end);
+			d->active = false;
+			state_store_set_heap_due(ss->store, d->until, heap_next_due(op, ss->store, d->until));
 			break;
 		}
 		slot_getsomeattrs(d->by_end.slot, 2);
-		MemoryContextSwitchTo(d->row);
+		old = MemoryContextSwitchTo(d->by_end.row);
 		key = DatumGetByteaPP(d->by_end.slot->tts_values[1]);
-		MemoryContextSwitchTo(d->cxt);
+		MemoryContextSwitchTo(old);
 		if (!state_store_knows(ss->store, key))
-		{
-			loaded += scan_key(op, ss->store, &d->by_key, key);
-			ss->misses++;
-		}
-		MemoryContextReset(d->row);
-	}
-	MemoryContextSwitchTo(old);
-	if (done)
-	{
-		scan_end(&d->by_end);
-		scan_end(&d->by_key);
-		MemoryContextDelete(d->cxt);
-		d->active = false;
-		state_store_set_heap_due(ss->store, d->until, heap_next_due(op, ss->store, d->until));
+			loaded += scan_key(op, ss, key);
+		MemoryContextReset(d->by_end.row);
 	}
 	return loaded;
 }
@@ -1183,9 +1169,9 @@ fetch_due(Operator *op, int64 upto)
 }
 
 /*
- * The operator's hook for windows that left whose row in window_state is
- * their newest state (op_delete_left): their rows go in the primary key's
- * order.
+ * The operator's hook for the windows that left in a batch of due windows
+ * whose row in window_state is their newest state: their rows go, in the
+ * primary key's order.
  */
 static void
 delete_rows(Operator *op, List *entries)

@@ -452,26 +452,6 @@ op_leave(Operator *op, WindowEntry *e)
 }
 
 /*
- * The rows in window_state of the windows that left since the last call
- * while delete_left was set, whose newest state they were, are deleted
- * there and then: the step need not remember those windows until it ends.
- * A window that came back since (a session) is then new to the heap.
- */
-void
-op_delete_left(Operator *op)
-{
-	ListCell   *lc;
-
-	if (op->deleting == NIL)
-		return;
-	op->delete_rows(op, op->deleting);
-	foreach(lc, op->deleting)
-		((WindowEntry *) lfirst(lc))->stored = false;
-	list_free(op->deleting);
-	op->deleting = NIL;
-}
-
-/*
  * A window that fired reaches the end of its life (its last firing's
  * count is fire_count): its last result becomes final.  Where the caller
  * keeps every firing as a row (final_rows), that is a row of its own with
@@ -592,6 +572,26 @@ op_run_clock(Operator *op, int64 now)
 }
 
 /*
+ * The rows in window_state of the windows that left in a batch of due
+ * windows (op->deleting), whose newest state they were, are deleted there
+ * and then: the step need not remember those windows until it ends.  A
+ * window that came back since (a session) is then new to the heap.
+ */
+static void
+delete_departed(Operator *op)
+{
+	ListCell   *lc;
+
+	if (op->deleting == NIL)
+		return;
+	op->delete_rows(op, op->deleting);
+	foreach(lc, op->deleting)
+		((WindowEntry *) lfirst(lc))->stored = false;
+	list_free(op->deleting);
+	op->deleting = NIL;
+}
+
+/*
  * The watermark moved on from "before": the windows kept outside whose
  * timers it reached come in, as they were under the old watermark, and
  * what it passed runs.  They come in batches, each run before the next
@@ -623,6 +623,7 @@ op_watermark_moved(Operator *op, int64 before)
 		op->delete_left = more && op->delete_rows != NULL;
 		op->kind->on_watermark(op);
 		op->delete_left = false;
+		delete_departed(op);
 		if (more && op->due_batch_done != NULL)
 			op->due_batch_done(op, op->due_batch_arg);
 	} while (more);
@@ -810,7 +811,6 @@ op_compact(Operator *op)
 	List	   *dropped = NIL;
 	ListCell   *lc;
 
-	op_delete_left(op);
 	/* slices, panes and sessions left their key's list as they went */
 	if (op->leaving == NIL)
 		return;
