@@ -140,17 +140,31 @@ exec_plan(SPIPlanPtr plan, Datum *values, bool *nulls, int nargs)
 }
 
 /*
- * Runs "head" then a condition on the key columns and the bounds of one
- * window, on its result row (upsert mode).  A key column is compared with
- * "=", or IS NULL where the key's value is NULL: IS NOT DISTINCT FROM
- * cannot use the result table's unique index, and would read the row of
- * every key with the window's end.  The statement is prepared once per
- * pattern of NULLs.
+ * What a step does to the result rows of windows it names (upsert mode):
+ * marks a cleaned-up window's row final, or deletes the row of a session
+ * merged into a bigger one; the statement goes on with a condition on r.
+ */
+typedef enum RowAction
+{
+	ROW_FINAL,
+	ROW_DELETE
+} RowAction;
+
+static const char *const row_actions[] = {
+	"UPDATE %s AS r SET is_final = true WHERE ",
+	"DELETE FROM %s AS r WHERE "
+};
+
+/*
+ * Runs an action on the result row of one window.  A key column is
+ * compared with "=", or IS NULL where the key's value is NULL: IS NOT
+ * DISTINCT FROM cannot use the result table's unique index, and would read
+ * the row of every key with the window's end.  The statement is prepared
+ * once per pattern of NULLs.
  */
 static void
-exec_on_window(const EmitTarget *t, const char *head, const WindowKey *k)
+exec_on_window(const EmitTarget *t, RowAction action, const WindowKey *k)
 {
-	/* one step may run it for a million windows */
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing window statement",
 											  ALLOCSET_SMALL_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
@@ -164,7 +178,7 @@ exec_on_window(const EmitTarget *t, const char *head, const WindowKey *k)
 	values[n] = Int64GetDatum(k->start);
 	values[n + 1] = Int64GetDatum(k->end);
 	initStringInfo(&sql);
-	appendStringInfo(&sql, head, t->result_table);
+	appendStringInfo(&sql, row_actions[action], t->result_table);
 	for (int i = 0; i < n; i++)
 	{
 		const char *column = quote_identifier(t->keys->names[i]);
@@ -205,22 +219,50 @@ firing_row(const EmitTarget *t, const Firing *f, Datum *values, bool *nulls)
 		values[i] = CStringGetTextDatum(pane_names[f->pane]);
 }
 
+/* Can a value of this type travel in an array (arrays of arrays do not exist)? */
+static bool
+travels_in_array(Oid type)
+{
+	return !type_is_array(type) && OidIsValid(get_array_type(type));
+}
+
+static bool
+keys_travel(const EmitTarget *t)
+{
+	for (int i = 0; i < t->keys->n; i++)
+		if (!travels_in_array(t->keys->types[i]))
+			return false;
+	return true;
+}
+
 /*
  * Can every result column travel as an array of its type?  Then a step's
- * firings go in one statement instead of one each (arrays of arrays do
- * not exist, so a collect() result takes the slow way).
+ * firings go in one statement instead of one each (a collect() result
+ * takes the slow way).
  */
 static bool
 batchable(const EmitTarget *t)
 {
-	for (int i = 0; i < t->keys->n; i++)
-		if (type_is_array(t->keys->types[i]) || !OidIsValid(get_array_type(t->keys->types[i])))
-			return false;
+	if (!keys_travel(t))
+		return false;
 	for (int i = 0; i < t->agg->nout; i++)
-		if (type_is_array(t->agg->outs[i].type) ||
-			!OidIsValid(get_array_type(t->agg->outs[i].type)))
+		if (!travels_in_array(t->agg->outs[i].type))
 			return false;
 	return true;
+}
+
+/* A one-dimensional array of n values of type "elem". */
+static Datum
+values_array(Oid elem, Datum *values, bool *nulls, int n)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(elem, &len, &byval, &align);
+	return PointerGetDatum(construct_md_array(values, nulls, 1, dims, lbs, elem, len, byval, align));
 }
 
 /*
@@ -228,7 +270,7 @@ batchable(const EmitTarget *t)
  * in append mode (each firing is a row), and where no firing's window may
  * fire again.  A step can then write its firings as it goes.
  */
-bool
+static bool
 emit_firings_as_fired(const EmitTarget *t, const Operator *op)
 {
 	return t->append || op->firings_may_refire == 0;
@@ -318,18 +360,7 @@ insert_batch(const EmitTarget *t, SPIPlanPtr plan, Oid *types, List *firings,
 		}
 	}
 	for (int c = 0; c < nargs; c++)
-	{
-		Oid			elem = get_element_type(types[c]);
-		int16		len;
-		bool		byval;
-		char		align;
-		int			dims[1] = {n};
-		int			lbs[1] = {1};
-
-		get_typlenbyvalalign(elem, &len, &byval, &align);
-		arrays[c] = PointerGetDatum(construct_md_array(cols[c], colnulls[c], 1, dims, lbs,
-													   elem, len, byval, align));
-	}
+		arrays[c] = values_array(get_element_type(types[c]), cols[c], colnulls[c], n);
 	if (SPI_execute_plan(plan, arrays, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not write the fired windows");
 }
@@ -407,6 +438,127 @@ insert_firings(const EmitTarget *t, List *firings, bool upsert)
 }
 
 /*
+ * The statement of an action on a batch of windows, given as arrays of
+ * their key values ($1...) and bounds (the last two), unnested in step:
+ * each window's row is found by the result table's unique index, one
+ * lookup each, whatever the planner would guess of a join.
+ */
+static SPIPlanPtr
+prepare_on_windows(const EmitTarget *t, RowAction action, Oid *types)
+{
+	int			n = t->keys->n;
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, row_actions[action], t->result_table);
+	appendStringInfo(&sql, "r.ctid OPERATOR(pg_catalog.=) ANY (ARRAY("
+					 "SELECT (SELECT o.ctid FROM %s AS o WHERE ", t->result_table);
+	for (int i = 0; i < n; i++)
+	{
+		appendStringInfo(&sql, "o.%s = w.w%d AND ", quote_identifier(t->keys->names[i]), i + 1);
+		types[i] = get_array_type(t->keys->types[i]);
+	}
+	appendStringInfo(&sql, "o.window_start OPERATOR(pg_catalog.=) w.w%d "
+					 "AND o.window_end OPERATOR(pg_catalog.=) w.w%d) FROM (SELECT ", n + 1, n + 2);
+	for (int i = 0; i < n + 2; i++)
+		appendStringInfo(&sql, "pg_catalog.unnest($%d) AS w%d%s", i + 1, i + 1, i < n + 1 ? ", " : "");
+	appendStringInfoString(&sql, ") AS w))");
+	types[n] = types[n + 1] = get_array_type(t->window_type);
+	return plans_prepare(sql.data, n + 2, types);
+}
+
+/* A batch of windows as columns (keys, start, end), and their NULL flags: none is NULL. */
+typedef struct WindowColumns
+{
+	Datum	  **values;
+	bool	   *nulls;
+	int			n;				/* windows in the batch */
+} WindowColumns;
+
+static void
+run_on_windows(const EmitTarget *t, SPIPlanPtr plan, Oid *types, WindowColumns *w)
+{
+	int			ncols = t->keys->n + 2;
+	Datum	   *arrays = palloc(sizeof(Datum) * ncols);
+
+	for (int c = 0; c < ncols; c++)
+		arrays[c] = values_array(get_element_type(types[c]), w->values[c], w->nulls, w->n);
+	if (SPI_execute_plan(plan, arrays, NULL, false, 0) < 0)
+		elog(ERROR, "could not write the results of windows that left");
+	w->n = 0;
+}
+
+/*
+ * Runs an action on the result rows of a list of windows (WindowKey *), a
+ * batch of up to BATCH_FIRINGS of them per statement: one statement each
+ * would cost a plan's start and end per window, for windows that may
+ * leave by the million at once.  A window with a NULL key value (which "="
+ * would not find), or keys that cannot travel in arrays, go one at a time.
+ */
+static void
+on_windows(const EmitTarget *t, RowAction action, List *windows)
+{
+	int			n = t->keys->n;
+	MemoryContext cxt;
+	MemoryContext old;
+	Oid		   *types;
+	Datum	   *values;
+	bool	   *nulls;
+	WindowColumns w = {0};
+	SPIPlanPtr	plan;
+	ListCell   *lc;
+
+	if (windows == NIL)
+		return;
+	if (!keys_travel(t))
+	{
+		foreach(lc, windows)
+			exec_on_window(t, action, lfirst(lc));
+		return;
+	}
+	types = palloc(sizeof(Oid) * (n + 2));
+	values = palloc(sizeof(Datum) * n);
+	nulls = palloc(sizeof(bool) * n);
+	w.values = palloc(sizeof(Datum *) * (n + 2));
+	for (int c = 0; c < n + 2; c++)
+		w.values[c] = palloc(sizeof(Datum) * BATCH_FIRINGS);
+	w.nulls = palloc0(sizeof(bool) * BATCH_FIRINGS);
+	plan = prepare_on_windows(t, action, types);
+	/* the batch's key values, until it is run */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing windows batch",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	foreach(lc, windows)
+	{
+		const WindowKey *k = lfirst(lc);
+		bool		any_null = false;
+
+		memset(nulls, 0, sizeof(bool) * n);
+		keys_decode(t->keys, k->key, values, nulls);
+		for (int c = 0; c < n; c++)
+			any_null |= nulls[c];
+		if (any_null)
+		{
+			exec_on_window(t, action, k);
+			continue;
+		}
+		for (int c = 0; c < n; c++)
+			w.values[c][w.n] = values[c];
+		w.values[n][w.n] = Int64GetDatum(k->start);
+		w.values[n + 1][w.n] = Int64GetDatum(k->end);
+		if (++w.n == BATCH_FIRINGS)
+		{
+			run_on_windows(t, plan, types, &w);
+			MemoryContextReset(cxt);
+		}
+	}
+	if (w.n > 0)
+		run_on_windows(t, plan, types, &w);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/*
  * Upsert mode: the firings, then finalities.  A firing that says no row
  * can exist for its window yet is a plain INSERT: most windows fire once,
  * so most rows skip ON CONFLICT's check.
@@ -417,6 +569,7 @@ upsert_firings(const EmitTarget *t, Operator *op)
 	List	   *firings = firings_to_write(t, op);
 	List	   *first = NIL;
 	List	   *again = NIL;
+	List	   *cleaned = NIL;
 	ListCell   *lc;
 
 	foreach(lc, firings)
@@ -436,14 +589,15 @@ upsert_firings(const EmitTarget *t, Operator *op)
 
 		/* a cleaned-up window's latest result is final */
 		if (f->values == NULL && !f->win->merged_away)
-			exec_on_window(t, "UPDATE %s AS r SET is_final = true WHERE ", &f->win->k);
+			cleaned = lappend(cleaned, &f->win->k);
 	}
+	on_windows(t, ROW_FINAL, cleaned);
 }
 
 /*
  * Writes the firings not written yet, in firing order, and forgets them:
- * a step calls it at its end, and between chunks of rows too where
- * emit_firings_as_fired.
+ * a step calls it at its end, and between chunks of rows and batches of
+ * due windows through emit_firings_so_far.
  */
 void
 emit_firings(const EmitTarget *t, Operator *op)
@@ -468,12 +622,44 @@ emit_firings(const EmitTarget *t, Operator *op)
 void
 emit_superseded(const EmitTarget *t, Operator *op)
 {
+	List	   *windows = NIL;
 	ListCell   *lc;
 
 	if (t->append)
 		return;
 	foreach(lc, op->superseded)
-		exec_on_window(t, "DELETE FROM %s AS r WHERE ", &((WindowRef *) lfirst(lc))->k);
+		windows = lappend(windows, &((WindowRef *) lfirst(lc))->k);
+	on_windows(t, ROW_DELETE, windows);
+	list_free(windows);
+	/* a session may come back with the same bounds, and fire again */
+	list_free(op->superseded);
+	op->superseded = NIL;
+}
+
+/*
+ * Firings held for the step's end, where a window may fire again within
+ * the step (its row is then written once), are written anyway once there
+ * are this many: a later firing of one of their windows writes its row
+ * again, and the step's memory does not grow with the windows it fires.
+ */
+#define HELD_FIRINGS_MAX 10000
+
+/*
+ * Between chunks of rows and batches of due windows: writes the firings so
+ * far where writing them now gives the results the step's end would.
+ * Rows of sessions merged away go first, as at the step's end, since a
+ * session that comes back with their bounds writes a new row.
+ */
+void
+emit_firings_so_far(const EmitTarget *t, Operator *op)
+{
+	if (emit_firings_as_fired(t, op))
+		emit_firings(t, op);
+	else if (list_length(op->firings) >= HELD_FIRINGS_MAX)
+	{
+		emit_superseded(t, op);
+		emit_firings(t, op);
+	}
 }
 
 /* Late rows written per statement. */

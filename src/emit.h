@@ -31,8 +31,8 @@ typedef struct EmitTarget
 } EmitTarget;
 
 extern void emit_superseded(const EmitTarget *t, Operator *op);
-extern bool emit_firings_as_fired(const EmitTarget *t, const Operator *op);
 extern void emit_firings(const EmitTarget *t, Operator *op);
+extern void emit_firings_so_far(const EmitTarget *t, Operator *op);
 extern int64 emit_late(const EmitTarget *t, Operator *op);
 
 #endif							/* WINDOWING_EMIT_H */

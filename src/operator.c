@@ -177,9 +177,9 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 
 /*
  * The firings are written: their memory goes, and with it the windows made
- * only to fire (op_part_window).  A step that may writes them chunk by
- * chunk (emit_firings_as_fired), so that a long step's memory does not grow
- * with the windows it fires.
+ * only to fire (op_part_window).  A step writes them as it goes
+ * (emit_firings_so_far), so that its memory does not grow with the windows
+ * it fires.
  */
 void
 op_forget_firings(Operator *op)

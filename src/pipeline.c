@@ -481,15 +481,11 @@ route_late(Step *s)
 	op_forget_late(s->op);
 }
 
-/*
- * The firings so far written where that writes what the step's end would,
- * and the windows that left dropped.
- */
+/* The firings so far written where they may be, and the windows that left dropped. */
 static void
 write_fired(Step *s)
 {
-	if (emit_firings_as_fired(&s->target, s->op))
-		emit_firings(&s->target, s->op);
+	emit_firings_so_far(&s->target, s->op);
 	op_compact(s->op);
 }
 
