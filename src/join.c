@@ -288,6 +288,24 @@ late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char 
 }
 
 /*
+ * In the right input's statement (the step's last to read rows): the
+ * least the join's watermark will be once the step moves it, from this
+ * input's rows (its watermark after the tick's last row) and the left
+ * input's ($12, rows_watermark), plus the lower bound.  Its rows before
+ * that would leave the state table at the step's end (expire), and no
+ * later statement of the step reads it, so they are not kept at all
+ * (unless the right side is outer: its rows that met nothing are written
+ * as they leave).
+ */
+static const char *
+expiring_sql(void)
+{
+	return "expiring AS (SELECT CASE WHEN o.own IS NULL OR $12 IS NULL THEN $4 "
+		"ELSE GREATEST($4, LEAST(o.own, $12)) END OPERATOR(pg_catalog.+) $8 AS until "
+		"FROM (SELECT GREATEST($5, pg_catalog.max(t.ts) OPERATOR(pg_catalog.-) $7) AS own FROM t) o), ";
+}
+
+/*
  * The statement of input i's tick in an interval join: its rows judged
  * late or not; the pairs of the rows on time with the other input's kept
  * rows, into the results; the rows on time into the input's state table,
@@ -312,12 +330,14 @@ read_sql(const JoinStep *j, int i)
 	appendStringInfo(&sql,
 					 ", n AS (SELECT w.r, w.ts, w.wm, w.ts IS NULL "
 					 "OR (w.wm IS NOT NULL AND w.ts OPERATOR(pg_catalog.<) w.wm) AS late FROM w), "
+					 "%s"
 					 "pm AS (SELECT n.r AS xr, m.yr, m.yc FROM n, LATERAL (SELECT s AS yr, s.ctid AS yc "
 					 "FROM %s AS s WHERE %s OFFSET 0) m WHERE NOT n.late), "
 					 "res AS (INSERT INTO %s SELECT %s FROM pm, LATERAL (SELECT %s) AS %s, "
 					 "LATERAL (SELECT %s) AS %s RETURNING 1), "
 					 "kept AS (INSERT INTO %s (%s, windowing_matched) SELECT %s, %s FROM n "
-					 "WHERE NOT n.late RETURNING 1)",
+					 "WHERE NOT n.late%s RETURNING 1)",
+					 i == 1 ? expiring_sql() : "",
 					 j->state[1 - i],
 					 i == 0 ? join_condition(j, "(n.r)", "s", 1) : join_condition(j, "s", "(n.r)", 0),
 					 j->result_table, j->def->aggregates,
@@ -325,7 +345,9 @@ read_sql(const JoinStep *j, int i)
 					 column_list(j, 1 - i, "(pm.yr)."), quote_identifier(other->alias),
 					 j->state[i], column_list(j, i, ""), column_list(j, i, "(n.r)."),
 					 outer_side(j, i) ? "(n.r).windowing_seq OPERATOR(pg_catalog.=) ANY "
-					 "(SELECT (pm.xr).windowing_seq FROM pm)" : "false");
+					 "(SELECT (pm.xr).windowing_seq FROM pm)" : "false",
+					 i == 1 && !outer_side(j, i) ? " AND NOT COALESCE(n.ts "
+					 "OPERATOR(pg_catalog.<) (SELECT until FROM expiring), false)" : "");
 	if (outer_side(j, 1 - i))
 		appendStringInfo(&sql,
 						 ", met AS (UPDATE %s AS u SET windowing_matched = true "
@@ -484,6 +506,24 @@ refresh_statistics(JoinStep *j, int i)
 }
 
 /*
+ * Input i's watermark as the rows it read so far move it, the least it
+ * has once the step moves it (move_watermark): an idle input's may go
+ * further.
+ */
+static Watermark
+rows_watermark(const JoinStep *j, int i)
+{
+	const JoinInput *in = &j->in[i];
+	Watermark	w;
+
+	wmk_init(&w, j->delay < 0 ? 0 : j->delay, j->delay >= 0);
+	w.value = in->watermark;
+	if (in->max_seen != INT64_MIN)
+		(void) wmk_observe(&w, in->max_seen);
+	return w;
+}
+
+/*
  * Reads input i's open tick, or its first max_rows rows (<= 0: all), into
  * its state table or the late table.
  */
@@ -493,10 +533,10 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	JoinInput  *in = &j->in[i];
 	const JoinInput *other = &j->in[1 - i];
 	Oid			tt = j->def->time_type;
-	Oid			types[11] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
-	j->span_type, j->span_type, INT8OID};
-	Datum		args[11];
-	char		nulls[12] = "           ";
+	Oid			types[12] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
+	j->span_type, j->span_type, INT8OID, tt};
+	Datum		args[12];
+	char		nulls[13] = "            ";
 	bool		isnull;
 	Datum		max_ts;
 	int64		late;
@@ -526,9 +566,10 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	}
 	args[10] = Int64GetDatum(max_rows);
 	nulls[10] = max_rows > 0 ? ' ' : 'n';
+	args[11] = watermark_arg(rows_watermark(j, 1 - i).value, &nulls[11]);
 	if (plans_execute(j->sessions ? session_read_sql(j, i) :
 					  j->windowed ? window_read_sql(j, i) : read_sql(j, i),
-					  11, types, args, nulls, false, 0) != SPI_OK_SELECT ||
+					  12, types, args, nulls, false, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
 	in->cursor.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -773,12 +814,8 @@ static void
 move_watermark(JoinStep *j, int i, TimestampTz now, int64 idle_timeout)
 {
 	JoinInput  *in = &j->in[i];
-	Watermark	w;
+	Watermark	w = rows_watermark(j, i);
 
-	wmk_init(&w, j->delay < 0 ? 0 : j->delay, j->delay >= 0);
-	w.value = in->watermark;
-	if (in->max_seen != INT64_MIN)
-		(void) wmk_observe(&w, in->max_seen);
 	(void) wmk_advance(&w, pipeline_idle_watermark(in->cursor.rows, in->last_row_at, now,
 												   idle_timeout, j->def->is_ts, w.delay));
 	if (in->cursor.rows > 0)
