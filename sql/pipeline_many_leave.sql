@@ -61,3 +61,26 @@ SELECT count(*) AS differences FROM (
     UNION ALL
     (SELECT k, window_start, n, total FROM crowd_one_results
      EXCEPT ALL SELECT k, window_start, n, total FROM crowd_expected)) d;
+
+-- two key columns, one of them text and sometimes NULL: the rows of
+-- windows without a NULL key value are marked final in batches, the
+-- others one at a time
+CREATE TABLE crowd2 (k int, tag text, ts timestamptz);
+SELECT windowing.create_pipeline('crowd2', 'crowd2', 'ts', '{k,tag}', windowing.tumbling('1 minute'),
+    'count(*) AS n', allowed_lateness => '1 hour', start => false, retention => 'keep') > 0 AS created;
+INSERT INTO crowd2
+SELECT i % 12000, CASE WHEN i % 5 = 0 THEN NULL ELSE 'tag ' || i % 7 END, '2026-01-01 00:00:10+00'
+FROM generate_series(1, 24000) i;
+INSERT INTO crowd2 VALUES (0, 'end', '2026-01-01 00:05:00+00');
+SELECT windowing.process('crowd2');
+INSERT INTO crowd2 VALUES (0, 'end', '2026-01-01 02:00:00+00');
+SELECT windowing.process('crowd2');
+SELECT count(*) AS windows, count(*) FILTER (WHERE tag IS NULL) AS null_tags,
+       count(*) FILTER (WHERE NOT is_final) AS not_final
+FROM crowd2_results;
+SELECT count(*) AS differences FROM (
+    (SELECT k, tag, n FROM crowd2_results
+     EXCEPT ALL SELECT k, tag, count(*) FROM crowd2 WHERE ts < '2026-01-01 02:00:00+00' GROUP BY 1, 2)
+    UNION ALL
+    (SELECT k, tag, count(*) FROM crowd2 WHERE ts < '2026-01-01 02:00:00+00' GROUP BY 1, 2
+     EXCEPT ALL SELECT k, tag, n FROM crowd2_results)) d;
