@@ -101,6 +101,7 @@ typedef struct JoinStep
 	int64		lateness;		/* allowed_lateness */
 	int64		written;		/* result rows */
 	bool		partial[2];		/* an input's tick was read in part */
+	bool		opened[2];		/* an input's tick was opened by this step */
 } JoinStep;
 
 /* The columns a state table adds to its queue's. */
@@ -826,7 +827,7 @@ move_watermark(JoinStep *j, int i, TimestampTz now, int64 idle_timeout)
 /*
  * Reads input i's new rows, up to max_rows (<= 0: all): the rest of a tick
  * a step read in part, then (if that ends short of max_rows) a new tick,
- * as an aggregate pipeline's step does; else a new tick.  Returns whether
+ * as an aggregate pipeline's step does; else the tick the step opened.  Returns whether
  * it went on with a tick read in part, which is progress to save even if
  * no row was left in it.
  */
@@ -837,9 +838,8 @@ read_ticks(JoinStep *j, int i, int64 join_wm, int64 max_rows, TimestampTz now,
 	JoinInput  *in = &j->in[i];
 	int64		rows;
 
-	if (in->cursor.tick_hi == NULL)
+	if (j->opened[i])
 	{
-		tick_open(&in->cursor, in->source, 0);
 		read_input(j, i, join_wm, max_rows);
 		return false;
 	}
@@ -969,6 +969,15 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 							 false);
 	if (consume_rows)
 	{
+		/*
+		 * Both new ticks open before the step writes: once the transaction
+		 * has an id, its snapshot holds back where the input's next tick
+		 * may start reading (tick_open), and that tick would read this
+		 * one's rows again, only to leave them.
+		 */
+		for (int i = 0; i < 2; i++)
+			if ((j.opened[i] = j.in[i].cursor.tick_hi == NULL))
+				tick_open(&j.in[i].cursor, j.in[i].source, 0);
 		for (int i = 0; i < 2; i++)
 			resumed |= read_ticks(&j, i, before, max_rows, now, idle_timeout);
 		for (int i = 0; i < 2; i++)
