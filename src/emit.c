@@ -489,7 +489,7 @@ run_on_windows(const EmitTarget *t, SPIPlanPtr plan, Oid *types, WindowColumns *
 }
 
 /*
- * Runs an action on the result rows of a list of windows (WindowKey *), a
+ * Runs an action on the result rows of a list of windows (WindowRef *), a
  * batch of up to BATCH_FIRINGS of them per statement: one statement each
  * would cost a plan's start and end per window, for windows that may
  * leave by the million at once.  A window with a NULL key value (which "="
@@ -513,7 +513,7 @@ on_windows(const EmitTarget *t, RowAction action, List *windows)
 	if (!keys_travel(t))
 	{
 		foreach(lc, windows)
-			exec_on_window(t, action, lfirst(lc));
+			exec_on_window(t, action, &((WindowRef *) lfirst(lc))->k);
 		return;
 	}
 	types = palloc(sizeof(Oid) * (n + 2));
@@ -530,7 +530,7 @@ on_windows(const EmitTarget *t, RowAction action, List *windows)
 	old = MemoryContextSwitchTo(cxt);
 	foreach(lc, windows)
 	{
-		const WindowKey *k = lfirst(lc);
+		const WindowKey *k = &((WindowRef *) lfirst(lc))->k;
 		bool		any_null = false;
 
 		memset(nulls, 0, sizeof(bool) * n);
@@ -589,7 +589,7 @@ upsert_firings(const EmitTarget *t, Operator *op)
 
 		/* a cleaned-up window's latest result is final */
 		if (f->values == NULL && !f->win->merged_away)
-			cleaned = lappend(cleaned, &f->win->k);
+			cleaned = lappend(cleaned, f->win);
 	}
 	on_windows(t, ROW_FINAL, cleaned);
 }
@@ -622,15 +622,9 @@ emit_firings(const EmitTarget *t, Operator *op)
 void
 emit_superseded(const EmitTarget *t, Operator *op)
 {
-	List	   *windows = NIL;
-	ListCell   *lc;
-
 	if (t->append)
 		return;
-	foreach(lc, op->superseded)
-		windows = lappend(windows, &((WindowRef *) lfirst(lc))->k);
-	on_windows(t, ROW_DELETE, windows);
-	list_free(windows);
+	on_windows(t, ROW_DELETE, op->superseded);
 	/* a session may come back with the same bounds, and fire again */
 	list_free(op->superseded);
 	op->superseded = NIL;

@@ -240,6 +240,27 @@ outer_side(const JoinStep *j, int i)
 }
 
 /*
+ * Input i's own watermark once its rows up to time "seen" are read: $5
+ * before them, less $7 (the delay and a tick).
+ */
+static char *
+own_watermark_sql(const char *seen)
+{
+	return psprintf("GREATEST($5, %s OPERATOR(pg_catalog.-) $7)", seen);
+}
+
+/*
+ * The join's watermark where input i's own is "own": at most "other" (the
+ * other input's), and never behind $4, the join's before.
+ */
+static char *
+join_watermark_sql(const char *own, const char *other)
+{
+	return psprintf("CASE WHEN %s IS NULL OR %s IS NULL THEN $4 ELSE GREATEST($4, LEAST(%s, %s)) END",
+					own, other, own, other);
+}
+
+/*
  * The start of the statement of input i's tick: its rows (t) in arrival
  * order, the first $11 of them (all if NULL), each with the join's
  * watermark as it stood at that row (w.wm, from $4 to $7).
@@ -259,10 +280,9 @@ rows_sql(StringInfo sql, const JoinStep *j, int i)
 					 "AND ($2::pg_catalog.pg_snapshot IS NULL "
 					 "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, $2::pg_catalog.pg_snapshot)) "
 					 "AND q.windowing_seq OPERATOR(pg_catalog.>) $3 ORDER BY q.windowing_seq LIMIT $11), "
-					 "w AS (SELECT t.r, t.ts, CASE WHEN o.own IS NULL OR $6 IS NULL THEN $4 "
-					 "ELSE GREATEST($4, LEAST(o.own, $6)) END AS wm "
-					 "FROM t, LATERAL (SELECT GREATEST($5, t.before OPERATOR(pg_catalog.-) $7) AS own) o)",
-					 t, t, catalog_relation_name(in->source, "source table"));
+					 "w AS (SELECT t.r, t.ts, %s AS wm FROM t, LATERAL (SELECT %s AS own) o)",
+					 t, t, catalog_relation_name(in->source, "source table"),
+					 join_watermark_sql("o.own", "$6"), own_watermark_sql("t.before"));
 }
 
 /*
@@ -298,12 +318,12 @@ late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char 
  * (unless the right side is outer: its rows that met nothing are written
  * as they leave).
  */
-static const char *
+static char *
 expiring_sql(void)
 {
-	return "expiring AS (SELECT CASE WHEN o.own IS NULL OR $12 IS NULL THEN $4 "
-		"ELSE GREATEST($4, LEAST(o.own, $12)) END OPERATOR(pg_catalog.+) $8 AS until "
-		"FROM (SELECT GREATEST($5, pg_catalog.max(t.ts) OPERATOR(pg_catalog.-) $7) AS own FROM t) o), ";
+	return psprintf("expiring AS (SELECT %s OPERATOR(pg_catalog.+) $8 AS until "
+					"FROM (SELECT %s AS own FROM t) o), ",
+					join_watermark_sql("o.own", "$12"), own_watermark_sql("pg_catalog.max(t.ts)"));
 }
 
 /*

@@ -156,7 +156,7 @@ typedef struct Operator
 	List	   *deleting;		/* WindowEntry *, gone while delete_left,
 								 * its row in window_state its newest state,
 								 * which delete_rows deletes after the batch */
-	bool		delete_left;
+	bool		delete_left;	/* set while more due batches follow */
 	List	   *leaving;		/* WindowEntry *, gone, still in the table */
 	HTAB	   *keyed;			/* session, count, sliced: key -> its live entries */
 	const struct OpKind *kind;	/* what its entries are, how rows reach them */
