@@ -223,5 +223,21 @@ SELECT windowing.process('climate');
 SELECT * FROM climate_results ORDER BY window_start, sensor, celsius;
 SELECT windowing.drop_pipeline('climate', drop_tables => true);
 
+-- Parallelism: a pipeline as parts
+SELECT windowing.create_queue('taps', 'device int, ts timestamptz, ms int');
+SELECT windowing.create_pipeline('taps_per_device', 'taps', 'ts', '{device}',
+    windowing.session('5 minutes'), 'count(*) AS taps, sum(ms) AS ms', parallelism => 2);
+INSERT INTO taps SELECT d % 10, '2026-01-01 12:00+00'::timestamptz + d * interval '1 second', d
+FROM generate_series(1, 100) d;
+SELECT windowing.process('taps_per_device');    -- a step of each part: 100
+SELECT part, rows_consumed, open_windows FROM windowing.pipeline_stats
+WHERE name = 'taps_per_device' ORDER BY part;
+SELECT windowing.alter_pipeline('taps_per_device', parallelism => 3);
+SELECT part, open_windows FROM windowing.pipeline_stats
+WHERE name = 'taps_per_device' ORDER BY part;
+SELECT windowing.flush('taps_per_device');
+SELECT count(*) AS sessions, sum(taps) AS taps FROM taps_per_device_results;
+SELECT windowing.drop_pipeline('taps_per_device', drop_tables => true);
+
 RESET search_path;
 DROP SCHEMA doc_pipelines CASCADE;

@@ -153,10 +153,11 @@ typedef struct PipelineRow
 } PipelineRow;
 
 /*
- * Pipeline "name"'s row as of the current statement or, with "latest", of
- * now, the caller's own changes included, as a statement run now would
- * see it (after waiting for the pipeline's lock, the latest row is the one
- * to act on).  The table stays open until row_close.
+ * The row of part "part" of pipeline "name" as of the current statement
+ * or, with "latest", of now, the caller's own changes included, as a
+ * statement run now would see it (after waiting for the pipeline's lock,
+ * the latest row is the one to act on).  The table stays open until
+ * row_close.
  */
 static Relation
 open_pipelines(void)
@@ -166,10 +167,10 @@ open_pipelines(void)
 }
 
 static void
-row_read(PipelineRow *r, const char *name, bool latest)
+row_read(PipelineRow *r, const char *name, int part, bool latest)
 {
 	Snapshot	snapshot;
-	ScanKeyData key;
+	ScanKeyData key[2];
 	SysScanDesc scan;
 	HeapTuple	tup;
 
@@ -179,12 +180,15 @@ row_read(PipelineRow *r, const char *name, bool latest)
 	snapshot = RegisterSnapshot(latest ? GetLatestSnapshot() :
 								ActiveSnapshotSet() ? GetActiveSnapshot() :
 								GetTransactionSnapshot());
-	ScanKeyEntryInitialize(&key, 0, get_attnum(RelationGetRelid(r->rel), "name"),
+	ScanKeyEntryInitialize(&key[0], 0, get_attnum(RelationGetRelid(r->rel), "name"),
 						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
 						   F_TEXTEQ, CStringGetTextDatum(name));
+	ScanKeyEntryInitialize(&key[1], 0, get_attnum(RelationGetRelid(r->rel), "part"),
+						   BTEqualStrategyNumber, InvalidOid, InvalidOid,
+						   F_INT4EQ, Int32GetDatum(part));
 	scan = systable_beginscan(r->rel, get_relname_relid("pipeline_name_key",
 														RelationGetNamespace(r->rel)),
-							  true, snapshot, 1, &key);
+							  true, snapshot, 2, key);
 	tup = systable_getnext(scan);
 	r->tup = HeapTupleIsValid(tup) ? heap_copytuple(tup) : NULL;
 	systable_endscan(scan);
@@ -379,19 +383,39 @@ stamp_matches(const PipelineRow *r, int32 id, const char *stamp)
 	return c->matches;
 }
 
+/*
+ * An int column of part 0 of pipeline "name", the row that names the
+ * pipeline, as of now; if_none if there is no such pipeline.
+ */
+static int64
+first_part_int(const char *name, const char *column, int64 if_none)
+{
+	PipelineRow r;
+	int64		v = if_none;
+
+	row_read(&r, name, 0, true);
+	if (r.tup != NULL)
+		v = row_int8(&r, column, if_none);
+	row_close(&r);
+	return v;
+}
+
 void
-catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *progress)
+catalog_load_pipeline(const char *name, int part, PipelineDef *def, PipelineProgress *progress)
 {
 	PipelineRow r;
 	bool		isnull;
 	Datum		assigner;
 	char	   *text;
 
-	row_read(&r, name, true);
+	row_read(&r, name, part, true);
 	if (r.tup == NULL)
 		no_pipeline(name);
 	def->id = (int32) row_int8(&r, "id", 0);
 	def->name = pstrdup(name);
+	def->part = part;
+	def->parallelism = (int) row_int8(&r, "parallelism", 1);
+	def->first_id = part == 0 ? def->id : (int32) first_part_int(name, "id", 0);
 	def->source = row_oid(&r, "source");
 	def->time_column = row_text(&r, "time_column");
 	def->time_type = row_oid(&r, "time_type");
@@ -456,12 +480,12 @@ catalog_load_pipeline(const char *name, PipelineDef *def, PipelineProgress *prog
  * (*failing).
  */
 static Oid
-owner_of(const char *name, bool latest, bool running, bool *failing)
+owner_of(const char *name, int part, bool latest, bool running, bool *failing)
 {
 	PipelineRow r;
 	Oid			owner = InvalidOid;
 
-	row_read(&r, name, latest);
+	row_read(&r, name, part, latest);
 	if (r.tup != NULL)
 	{
 		owner = row_oid(&r, "owner");
@@ -479,7 +503,14 @@ owner_of(const char *name, bool latest, bool running, bool *failing)
 Oid
 catalog_pipeline_owner(const char *name, bool latest)
 {
-	return owner_of(name, latest, false, NULL);
+	return owner_of(name, 0, latest, false, NULL);
+}
+
+/* How many parts pipeline "name" has, as of now; 0 if there is no such pipeline. */
+int
+catalog_parallelism(const char *name)
+{
+	return (int) first_part_int(name, "parallelism", 0);
 }
 
 /* The type of the pipeline's time column. */
@@ -487,7 +518,8 @@ Oid
 catalog_time_type(const char *name)
 {
 	if (execute_for("SELECT time_type::pg_catalog.oid "
-					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1",
+					"FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1"
+					" AND part OPERATOR(pg_catalog.=) 0",
 					name, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		no_pipeline(name);
@@ -653,6 +685,106 @@ catalog_start_replay(const PipelineDef *def, const char *snapshot, int64 rows)
 		elog(ERROR, "could not start the rebuild of pipeline \"%s\"", def->name);
 }
 
+/* The ids of the parts of pipeline "name", in order of part; *n of them. */
+int32 *
+catalog_part_ids(const char *name, int *n)
+{
+	int32	   *ids;
+
+	if (execute_for("SELECT id FROM windowing.pipeline WHERE name OPERATOR(pg_catalog.=) $1 "
+					"ORDER BY part", name, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the parts of pipeline \"%s\"", name);
+	*n = (int) SPI_processed;
+	ids = palloc(sizeof(int32) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt32(value(i, "id", &isnull));
+	}
+	return ids;
+}
+
+/*
+ * Pipeline "name" goes from "from" parts to "to", each of the first "from"
+ * having read the queue up to snapshot "until": the parts to come get
+ * their rows, as part 0's with nothing read (_add_parts), and every part
+ * to stay takes up the same cursor at "until", the largest watermark
+ * (theirs differ only where an idle timeout moved one by the clock), and a
+ * step number none has had.  The counts of parts to go are added to part
+ * 0's.
+ */
+void
+catalog_change_parts(const char *name, int from, int to, const char *until)
+{
+	Oid			types[4] = {TEXTOID, INT4OID, INT4OID, TEXTOID};
+	Datum		args[4] = {CStringGetTextDatum(name), Int32GetDatum(from), Int32GetDatum(to),
+	CStringGetTextDatum(until)};
+
+	if (to > from &&
+		plans_execute("SELECT windowing._add_parts(p.id, $3) FROM windowing.pipeline p "
+					   "WHERE p.name OPERATOR(pg_catalog.=) $1 AND p.part OPERATOR(pg_catalog.=) 0",
+					   4, types, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not add parts to pipeline \"%s\"", name);
+	if (plans_execute("WITH m AS (SELECT pg_catalog.max(watermark) AS watermark, "
+					   "pg_catalog.max(max_seen) AS max_seen, pg_catalog.max(last_row_at) AS last_row_at, "
+					   "pg_catalog.min(scan_from) AS scan_from, pg_catalog.max(steps) AS steps, "
+					   "pg_catalog.max(cleaned_until) AS cleaned_until, "
+					   "coalesce(pg_catalog.sum(windows_fired) FILTER (WHERE part OPERATOR(pg_catalog.>=) $3), 0) AS fired, "
+					   "coalesce(pg_catalog.sum(late_routed) FILTER (WHERE part OPERATOR(pg_catalog.>=) $3), 0) AS routed, "
+					   "coalesce(pg_catalog.sum(late_dropped) FILTER (WHERE part OPERATOR(pg_catalog.>=) $3), 0) AS dropped "
+					   "FROM windowing.pipeline "
+					   "WHERE name OPERATOR(pg_catalog.=) $1 AND part OPERATOR(pg_catalog.<) $2) "
+					   "UPDATE windowing.pipeline p SET tick_lo = $4::pg_catalog.pg_snapshot, tick_hi = NULL, "
+					   "tick_watermark = NULL, last_seq = m.scan_from, scan_from = m.scan_from, "
+					   "scan_next = NULL, scan_next_xid = NULL, watermark = m.watermark, "
+					   "max_seen = m.max_seen, last_row_at = m.last_row_at, "
+					   "steps = m.steps OPERATOR(pg_catalog.+) 1, cleaned_until = m.cleaned_until, "
+					   "parallelism = $3, "
+					   "windows_fired = p.windows_fired OPERATOR(pg_catalog.+) "
+					   "CASE WHEN p.part OPERATOR(pg_catalog.=) 0 THEN m.fired ELSE 0 END, "
+					   "late_routed = p.late_routed OPERATOR(pg_catalog.+) "
+					   "CASE WHEN p.part OPERATOR(pg_catalog.=) 0 THEN m.routed ELSE 0 END, "
+					   "late_dropped = p.late_dropped OPERATOR(pg_catalog.+) "
+					   "CASE WHEN p.part OPERATOR(pg_catalog.=) 0 THEN m.dropped ELSE 0 END "
+					   "FROM m WHERE p.name OPERATOR(pg_catalog.=) $1 AND p.part OPERATOR(pg_catalog.<) $3",
+					   4, types, args, NULL, false, 0) != SPI_OK_UPDATE || SPI_processed != (uint64) to)
+		elog(ERROR, "could not change the parts of pipeline \"%s\"", name);
+}
+
+/*
+ * The parts of pipeline "name" from "to" on are gone, their state handed to
+ * the others, and with them what shared memory held of them.
+ */
+void
+catalog_drop_parts(const char *name, int to)
+{
+	Oid			types[2] = {TEXTOID, INT4OID};
+	Datum		args[2] = {CStringGetTextDatum(name), Int32GetDatum(to)};
+	Oid			idtype = INT4OID;
+	List	   *ids = NIL;
+	ListCell   *lc;
+
+	if (plans_execute("DELETE FROM windowing.pipeline "
+					   "WHERE name OPERATOR(pg_catalog.=) $1 AND part OPERATOR(pg_catalog.>=) $2 "
+					   "RETURNING id", 2, types, args, NULL, false, 0) != SPI_OK_DELETE_RETURNING)
+		elog(ERROR, "could not drop parts of pipeline \"%s\"", name);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		ids = lappend_int(ids, DatumGetInt32(value(i, "id", &isnull)));
+	}
+	foreach(lc, ids)
+	{
+		Datum		id = Int32GetDatum(lfirst_int(lc));
+
+		if (plans_execute("SELECT windowing._forget_dropped_state($1)", 1, &idtype, &id, NULL,
+						   false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not forget the state of pipeline \"%s\"", name);
+	}
+}
+
 /*
  * The one column of a read-only query's rows, as a list in cxt: names
  * (text) or OIDs.
@@ -696,23 +828,25 @@ running_order(const ListCell *a, const ListCell *b)
 }
 
 /*
- * The names of the running pipelines, fewest failures in a row first: a
- * failing step ends the worker's round, so a failing pipeline cannot hold
- * the others back, and failing ones take turns at counting their failures.
- * Read from the heap: a statement each round was a twentieth of a one-row
- * step.
+ * Part "part" of each running pipeline that has one (PipelinePart), fewest
+ * failures in a row first: a failing step ends the worker's round, so a
+ * failing pipeline cannot hold the others back, and failing ones take
+ * turns at counting their failures.  *parts is the largest parallelism of
+ * the running pipelines.  Read from the heap: a statement each round was a
+ * twentieth of a one-row step.
  */
 List *
-catalog_running_pipelines(MemoryContext cxt)
+catalog_running_pipelines(MemoryContext cxt, int part, int *parts)
 {
 	PipelineRow r;
 	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	SysScanDesc scan;
 	List	   *running = NIL;
-	List	   *names = NIL;
+	List	   *result = NIL;
 	ListCell   *lc;
 	MemoryContext old;
 
+	*parts = 0;
 	r.rel = open_pipelines();
 	scan = systable_beginscan(r.rel, InvalidOid, false, snapshot, 0, NULL);
 	while ((r.tup = systable_getnext(scan)) != NULL)
@@ -720,6 +854,9 @@ catalog_running_pipelines(MemoryContext cxt)
 		Running    *p;
 
 		if (!row_running(&r))
+			continue;
+		*parts = Max(*parts, (int) row_int8(&r, "parallelism", 1));
+		if (row_int8(&r, "part", 0) != part)
 			continue;
 		p = palloc(sizeof(Running));
 		p->failures = row_int8(&r, "failures", 0);
@@ -732,9 +869,15 @@ catalog_running_pipelines(MemoryContext cxt)
 	list_sort(running, running_order);
 	old = MemoryContextSwitchTo(cxt);
 	foreach(lc, running)
-		names = lappend(names, pstrdup(((Running *) lfirst(lc))->name));
+	{
+		PipelinePart *p = palloc(sizeof(PipelinePart));
+
+		p->name = pstrdup(((Running *) lfirst(lc))->name);
+		p->part = part;
+		result = lappend(result, p);
+	}
 	MemoryContextSwitchTo(old);
-	return names;
+	return result;
 }
 
 /* The queues of running pipelines whose rows are deleted once read. */
@@ -770,9 +913,9 @@ catalog_queue_consumes(Oid source)
  * last steps failed (catalog_clear_failures ends the streak).
  */
 Oid
-catalog_owner_if_running(const char *name, bool *failing)
+catalog_owner_if_running(const PipelinePart *p, bool *failing)
 {
-	return owner_of(name, true, true, failing);
+	return owner_of(p->name, p->part, true, true, failing);
 }
 
 /*
@@ -782,16 +925,17 @@ catalog_owner_if_running(const char *name, bool *failing)
  * "max_failures" in a row.  True if it was.
  */
 bool
-catalog_record_failure(const char *name, const ErrorData *edata, bool row_known,
+catalog_record_failure(const PipelinePart *p, const ErrorData *edata, bool row_known,
 					   int64 row, int max_failures)
 {
-	Oid			types[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, INT4OID};
-	Datum		values[7];
-	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			types[8] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID, INT4OID, INT4OID};
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	const char *texts[4] = {edata->message ? edata->message : "unknown error",
 		unpack_sql_state(edata->sqlerrcode), edata->detail, edata->hint};
 
-	values[0] = CStringGetTextDatum(name);
+	values[0] = CStringGetTextDatum(p->name);
+	values[7] = Int32GetDatum(p->part);
 	for (int i = 0; i < 4; i++)
 	{
 		if (texts[i] == NULL)
@@ -808,28 +952,31 @@ catalog_record_failure(const char *name, const ErrorData *edata, bool row_known,
 					   " failures = failures OPERATOR(pg_catalog.+) 1,"
 					   " state = CASE WHEN failures OPERATOR(pg_catalog.+) 1"
 					   " OPERATOR(pg_catalog.>=) $7 THEN 'failed' ELSE state END"
-					   " WHERE name OPERATOR(pg_catalog.=) $1"
+					   " WHERE name OPERATOR(pg_catalog.=) $1 AND part OPERATOR(pg_catalog.=) $8"
 					   " RETURNING state OPERATOR(pg_catalog.=) 'failed' AS failed",
-					   7, types, values, nulls, false, 0)
+					   8, types, values, nulls, false, 0)
 		!= SPI_OK_UPDATE_RETURNING)
-		elog(ERROR, "could not record the failure of pipeline \"%s\"", name);
+		elog(ERROR, "could not record the failure of pipeline \"%s\"", p->name);
 	return SPI_processed == 1 && bool_value("failed");
 }
 
 /* Ends a streak of failures; writes nothing if there is none. */
 void
-catalog_clear_failures(const char *name)
+catalog_clear_failures(const PipelinePart *p)
 {
-	if (execute_for("UPDATE windowing.pipeline SET failures = 0"
-					" WHERE name OPERATOR(pg_catalog.=) $1"
-					" AND failures OPERATOR(pg_catalog.<>) 0",
-					name, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not reset the failures of pipeline \"%s\"", name);
+	Oid			types[2] = {TEXTOID, INT4OID};
+	Datum		args[2] = {CStringGetTextDatum(p->name), Int32GetDatum(p->part)};
+
+	if (plans_execute("UPDATE windowing.pipeline SET failures = 0"
+					   " WHERE name OPERATOR(pg_catalog.=) $1 AND part OPERATOR(pg_catalog.=) $2"
+					   " AND failures OPERATOR(pg_catalog.<>) 0",
+					   2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not reset the failures of pipeline \"%s\"", p->name);
 }
 
 /*
- * The names of the pipelines reading queue "source", in name order; false
- * if one of them is not running.
+ * The parts of the pipelines reading queue "source" (PipelinePart), in
+ * order of name and part; false if one of them is not running.
  */
 bool
 catalog_queue_readers(Oid source, MemoryContext cxt, List **readers)
@@ -838,18 +985,21 @@ catalog_queue_readers(Oid source, MemoryContext cxt, List **readers)
 	Datum		arg = ObjectIdGetDatum(source);
 	bool		all_running = true;
 
-	if (plans_execute("SELECT DISTINCT name, state OPERATOR(pg_catalog.=) 'running' AS running "
-					   "FROM windowing._queue_cursors($1::pg_catalog.regclass) "
-					   "ORDER BY name",
+	if (plans_execute("SELECT DISTINCT c.name, p.part, c.state OPERATOR(pg_catalog.=) 'running' AS running "
+					   "FROM windowing._queue_cursors($1::pg_catalog.regclass) c "
+					   "JOIN windowing.pipeline p ON p.id OPERATOR(pg_catalog.=) c.pipeline_id "
+					   "ORDER BY c.name, p.part",
 					   1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the pipelines of a queue");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
 		MemoryContext old = MemoryContextSwitchTo(cxt);
+		PipelinePart *p = palloc(sizeof(PipelinePart));
 		bool		isnull;
 
-		*readers = lappend(*readers, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-												  fnumber("name")));
+		p->name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, fnumber("name"));
+		p->part = DatumGetInt32(value(i, "part", &isnull));
+		*readers = lappend(*readers, p);
 		all_running &= DatumGetBool(value(i, "running", &isnull));
 		MemoryContextSwitchTo(old);
 	}

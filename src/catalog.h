@@ -55,7 +55,22 @@ typedef struct PipelineDef
 	Interval   *join_upper;		/* t + join_lower to t + join_upper */
 	bool		join_lower_exclusive;
 	bool		join_upper_exclusive;
+	int			part;			/* which part of the pipeline this row is */
+	int			parallelism;	/* of how many: each steps its share of the
+								 * key groups (keys_part) */
+	int32		first_id;		/* the id of part 0, which names the pipeline
+								 * (its notification channel) */
 } PipelineDef;
+
+/*
+ * What a step runs on: part "part" of pipeline "name" (part 0 of a
+ * pipeline of parallelism 1 is all of it).
+ */
+typedef struct PipelinePart
+{
+	char	   *name;
+	int			part;
+} PipelinePart;
 
 /*
  * Where the pipeline's steps got to: the cursor on the queue and the
@@ -111,14 +126,20 @@ typedef struct JoinInput
 } JoinInput;
 
 /*
- * The row of pipeline "name", read with a fresh snapshot (a step reads it
- * once it holds the pipeline's lock); an error if there is none.  Its
- * values live until SPI_finish.
+ * The row of part "part" of pipeline "name", read with a fresh snapshot (a
+ * step reads it once it holds the pipeline's lock); an error if there is
+ * none.  Its values live until SPI_finish.
  */
-extern void catalog_load_pipeline(const char *name, PipelineDef *def,
+extern void catalog_load_pipeline(const char *name, int part, PipelineDef *def,
 								  PipelineProgress *progress);
 extern Oid	catalog_time_type(const char *name);
 extern Oid	catalog_pipeline_owner(const char *name, bool latest);
+extern int	catalog_parallelism(const char *name);
+
+/* A change of a pipeline's parallelism (parts.c). */
+extern int32 *catalog_part_ids(const char *name, int *n);
+extern void catalog_change_parts(const char *name, int from, int to, const char *until);
+extern void catalog_drop_parts(const char *name, int to);
 
 /* The two inputs of join pipeline "id", left first; ditto. */
 extern void catalog_load_join_inputs(int32 id, JoinInput *inputs);
@@ -132,14 +153,14 @@ extern void catalog_save_join_input(int32 id, const JoinInput *in);
 /* The worker's: lists are made in "cxt". */
 extern void catalog_start_replay(const PipelineDef *def, const char *snapshot,
 								 int64 rows);
-extern List *catalog_running_pipelines(MemoryContext cxt);
+extern List *catalog_running_pipelines(MemoryContext cxt, int part, int *parts);
 extern List *catalog_consumed_queues(MemoryContext cxt);
-extern Oid	catalog_owner_if_running(const char *name, bool *failing);
-extern bool catalog_record_failure(const char *name, const ErrorData *edata,
+extern Oid	catalog_owner_if_running(const PipelinePart *p, bool *failing);
+extern bool catalog_record_failure(const PipelinePart *p, const ErrorData *edata,
 								   bool row_known, int64 row, int max_failures);
-extern void catalog_clear_failures(const char *name);
+extern void catalog_clear_failures(const PipelinePart *p);
 
-/* The reclaim of a queue's: the list of names is made in "cxt". */
+/* The reclaim of a queue's: the list of parts is made in "cxt". */
 extern bool catalog_queue_readers(Oid source, MemoryContext cxt, List **readers);
 extern bool catalog_queue_consumed(Oid source, const char *qualified);
 extern bool catalog_queue_consumes(Oid source);

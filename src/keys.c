@@ -196,6 +196,17 @@ keys_group(const bytea *key, int ngroups)
 	return (int) (h % (uint32) ngroups);
 }
 
+/*
+ * The part of a pipeline of "parallelism" parts that steps key group
+ * "group" of ngroups: as Flink's key-group ranges, each part steps a run of
+ * consecutive groups, so that a change of parallelism moves whole groups.
+ */
+int
+keys_part(int group, int ngroups, int parallelism)
+{
+	return (int) ((int64) group * parallelism / ngroups);
+}
+
 PG_FUNCTION_INFO_V1(windowing_key_group);
 
 /* _key_group(key, ngroups): keys_group for SQL. */
@@ -209,6 +220,23 @@ windowing_key_group(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("number of key groups must be positive")));
 	PG_RETURN_INT16((int16) keys_group(PG_GETARG_BYTEA_PP(0), n));
+}
+
+PG_FUNCTION_INFO_V1(windowing_key_part);
+
+/* _key_part(group, ngroups, parallelism): keys_part for SQL. */
+Datum
+windowing_key_part(PG_FUNCTION_ARGS)
+{
+	int32		group = PG_GETARG_INT32(0);
+	int32		ngroups = PG_GETARG_INT32(1);
+	int32		parallelism = PG_GETARG_INT32(2);
+
+	if (ngroups < 1 || group < 0 || group >= ngroups || parallelism < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key group %d of %d has no part among %d", group, ngroups, parallelism)));
+	PG_RETURN_INT32(keys_part(group, ngroups, parallelism));
 }
 
 /* Whether two keys are the same key: the same bytes. */

@@ -28,6 +28,7 @@ extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
 extern bool keys_equal(const bytea *a, const bytea *b);
 extern int	keys_group(const bytea *key, int ngroups);
+extern int	keys_part(int group, int ngroups, int parallelism);
 extern HTAB *keys_table(const char *name, Size entrysize, MemoryContext cxt);
 
 #endif							/* WINDOWING_KEYS_H */

@@ -1,7 +1,7 @@
 /*
  * launcher.c
  *		Keeps a pipeline worker running in each database that has work, and
- *		none where there is none.
+ *		none where there is none; more than one where pipelines have parts.
  *
  * A background worker connects to one database for life, so pipelines in N
  * databases need N workers, while most databases have no pipeline at all.
@@ -39,6 +39,14 @@
  * slots is all the locking.  A restarted launcher cannot use the handles of
  * its predecessor: it stops the workers still running and starts afresh,
  * which loses nothing, since workers keep all their progress in tables.
+ *
+ * A pipeline of parallelism n is stepped as n parts, each by its own
+ * worker: worker k of a database steps part k of every pipeline that has
+ * one.  The first worker (part 0) is the one the state machine above
+ * starts; each round it writes in its slot the largest parallelism of the
+ * database's running pipelines, and the launcher makes the other parts'
+ * workers due, each then driven by the same state machine as a database
+ * of its own (an idle one leaves and is started again when asked for).
  */
 #include "compat.h"
 
@@ -77,6 +85,8 @@
 typedef struct WorkerSlot
 {
 	Oid			dboid;			/* InvalidOid: free, once pid is 0 too */
+	int			part;			/* which part of the pipelines it steps */
+	int			want_parts;		/* part 0's: workers the database needs */
 	pid_t		pid;			/* of the attached worker; 0 if none */
 	Latch	   *latch;			/* of the attached worker; NULL if none */
 	uint32		generation;		/* bumped at each registration */
@@ -98,12 +108,20 @@ typedef struct WorkerTicket
 {
 	int			slotno;
 	uint32		generation;
+	int			part;
 } WorkerTicket;
 
-/* The launcher's private view of one database. */
+/* A database's worker for one part of its pipelines. */
+typedef struct DbKey
+{
+	Oid			dboid;
+	int			part;
+} DbKey;
+
+/* The launcher's private view of one database (of one part's worker). */
 typedef struct DbEntry
 {
-	Oid			dboid;			/* hash key */
+	DbKey		key;			/* hash key */
 	NameData	name;
 	bool		listed;			/* in the latest read of pg_database */
 	int			slotno;			/* of its worker; -1 when none */
@@ -113,6 +131,7 @@ typedef struct DbEntry
 	TimestampTz due_at;			/* start a worker from then on */
 	int			failure_backoff_ms;
 	int			idle_recheck_ms;
+	bool		failed;			/* its last worker failed */
 } DbEntry;
 
 int			windowing_max_workers = 8;
@@ -201,11 +220,11 @@ launcher_register(void)
 }
 
 /*
- * The slot of dboid, else a free one given to dboid; NULL if none is free.
- * The caller holds the lock exclusively.
+ * The slot of dboid's worker for "part", else a free one given to it; NULL
+ * if none is free.  The caller holds the lock exclusively.
  */
 static WorkerSlot *
-slot_for(Oid dboid)
+slot_for(Oid dboid, int part)
 {
 	WorkerSlot *free_slot = NULL;
 
@@ -213,13 +232,17 @@ slot_for(Oid dboid)
 	{
 		WorkerSlot *slot = &shared->slots[i];
 
-		if (slot->dboid == dboid)
+		if (slot->dboid == dboid && slot->part == part)
 			return slot;
 		if (free_slot == NULL && slot->dboid == InvalidOid && slot->pid == 0)
 			free_slot = slot;
 	}
 	if (free_slot)
+	{
 		free_slot->dboid = dboid;
+		free_slot->part = part;
+		free_slot->want_parts = 0;
+	}
 	return free_slot;
 }
 
@@ -232,7 +255,7 @@ wake_now(Oid dboid)
 	WorkerSlot *slot;
 
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	slot = slot_for(dboid);
+	slot = slot_for(dboid, 0);
 	if (slot)
 		slot->wanted = true;
 	else
@@ -369,16 +392,18 @@ detach_worker(int code, Datum arg)
 
 /*
  * Attaches the calling worker to the slot it was registered for; false if
- * a restarted launcher has since given that slot to another.
+ * a restarted launcher has since given that slot to another.  *part is the
+ * part of the pipelines it steps.
  */
 bool
-launcher_attach_worker(void)
+launcher_attach_worker(int *part)
 {
 	WorkerTicket ticket;
 	WorkerSlot *slot;
 	bool		ok;
 
 	memcpy(&ticket, MyBgworkerEntry->bgw_extra, sizeof(ticket));
+	*part = ticket.part;
 	slot = &shared->slots[ticket.slotno];
 
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
@@ -396,6 +421,23 @@ launcher_attach_worker(void)
 		on_shmem_exit(detach_worker, 0);
 	}
 	return ok;
+}
+
+/*
+ * The first worker of a database: its pipelines have up to "parts" parts,
+ * each to be stepped by a worker of its own.
+ */
+void
+launcher_want_workers(int parts)
+{
+	bool		more;
+
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	more = parts > my_slot->want_parts;
+	my_slot->want_parts = parts;
+	if (more && shared->latch)
+		SetLatch(shared->latch);
+	LWLockRelease(shared->lock);
 }
 
 /* Called by a worker that leaves on purpose, just before it exits. */
@@ -444,13 +486,15 @@ take_over(void)
 	before_shmem_exit(release_latch, 0);
 }
 
-static void
-note_database(Form_pg_database form)
+/* The entry of dboid's worker for "part", new ones due at once. */
+static DbEntry *
+enter_database(Oid dboid, int part)
 {
+	DbKey		key = {dboid, part};
 	DbEntry    *db;
 	bool		found;
 
-	db = hash_search(databases, &form->oid, HASH_ENTER, &found);
+	db = hash_search(databases, &key, HASH_ENTER, &found);
 	if (!found)
 	{
 		db->slotno = -1;
@@ -459,9 +503,40 @@ note_database(Form_pg_database form)
 		db->due_at = GetCurrentTimestamp();
 		db->failure_backoff_ms = MIN_RESTART_MS;
 		db->idle_recheck_ms = MIN_IDLE_RECHECK_MS;
+		db->failed = false;
 	}
+	return db;
+}
+
+static void
+note_database(Form_pg_database form)
+{
+	DbEntry    *db = enter_database(form->oid, 0);
+
 	db->name = form->datname;
 	db->listed = true;
+}
+
+/* The workers of further parts go with their database's first. */
+static void
+note_parts(void)
+{
+	HASH_SEQ_STATUS seq;
+	DbEntry    *db;
+
+	hash_seq_init(&seq, databases);
+	while ((db = hash_seq_search(&seq)) != NULL)
+	{
+		DbKey		first = {db->key.dboid, 0};
+		DbEntry    *db0;
+
+		if (db->key.part == 0)
+			continue;
+		db0 = hash_search(databases, &first, HASH_FIND, NULL);
+		db->listed = db0 != NULL && db0->listed;
+		if (db->listed)
+			db->name = db0->name;
+	}
 }
 
 static bool
@@ -499,6 +574,7 @@ refresh_databases(void)
 	table_close(rel, AccessShareLock);
 	CommitTransactionCommand();
 	MemoryContextSwitchTo(launcher_cxt);
+	note_parts();
 }
 
 static void
@@ -548,6 +624,7 @@ worker_stopped(DbEntry *db, TimestampTz now)
 	db->handle = NULL;
 	db->slotno = -1;
 	db->exited_at = now;
+	db->failed = how == WORKER_EXIT_FAILED;
 	schedule_restart(db, how, wanted);
 }
 
@@ -567,7 +644,7 @@ reap_workers(void)
 			GetBackgroundWorkerPid(db->handle, &pid) == BGWH_STOPPED)
 			worker_stopped(db, now);
 		if (!db->listed && db->handle == NULL)
-			(void) hash_search(databases, &db->dboid, HASH_REMOVE, NULL);
+			(void) hash_search(databases, &db->key, HASH_REMOVE, NULL);
 	}
 }
 
@@ -598,10 +675,11 @@ take_wakes(void)
 	for (int i = 0; i < shared->nslots; i++)
 	{
 		WorkerSlot *slot = &shared->slots[i];
+		DbKey		key = {slot->dboid, slot->part};
 
 		if (!slot->wanted)
 			continue;
-		db = hash_search(databases, &slot->dboid, HASH_FIND, NULL);
+		db = hash_search(databases, &key, HASH_FIND, NULL);
 		if (db && db->slotno == i)
 			continue;
 		if (db)
@@ -619,14 +697,55 @@ take_wakes(void)
 			make_due(db, now);
 }
 
-/* The slot for a new worker of dboid, with a fresh generation; -1 if none. */
+/*
+ * The workers the first worker of each database asks for, one per part of
+ * its pipeline of most parts, made due; not one whose last worker failed,
+ * which waits out its back-off.
+ */
+static void
+add_part_workers(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	DbKey	   *want = palloc(sizeof(DbKey) * shared->nslots);
+	int			n = 0;
+
+	LWLockAcquire(shared->lock, LW_SHARED);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		WorkerSlot *slot = &shared->slots[i];
+
+		if (slot->part == 0 && slot->pid != 0 && slot->want_parts > 1)
+			want[n++] = (DbKey) {slot->dboid, slot->want_parts};
+	}
+	LWLockRelease(shared->lock);
+	for (int i = 0; i < n; i++)
+	{
+		DbKey		first = {want[i].dboid, 0};
+		DbEntry    *db0 = hash_search(databases, &first, HASH_FIND, NULL);
+
+		if (db0 == NULL || !db0->listed)
+			continue;
+		for (int part = 1; part < want[i].part; part++)
+		{
+			DbEntry    *db = enter_database(want[i].dboid, part);
+
+			db->name = db0->name;
+			db->listed = true;
+			if (db->handle == NULL && !db->failed)
+				make_due(db, now);
+		}
+	}
+	pfree(want);
+}
+
+/* The slot for a new worker, with a fresh generation; -1 if none. */
 static int
-claim_slot(Oid dboid, uint32 *generation)
+claim_slot(const DbKey *key, uint32 *generation)
 {
 	WorkerSlot *slot;
 
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	slot = slot_for(dboid);
+	slot = slot_for(key->dboid, key->part);
 	if (slot)
 	{
 		slot->generation++;
@@ -654,9 +773,13 @@ register_worker(DbEntry *db, WorkerTicket ticket)
 	/* never restarted by the postmaster: the launcher restarts it */
 	bgworker_init(&bgw, "windowing_worker_main", "windowing worker",
 							BGW_NEVER_RESTART);
-	snprintf(bgw.bgw_name, BGW_MAXLEN, "windowing worker for database \"%s\"",
-			 NameStr(db->name));
-	bgw.bgw_main_arg = ObjectIdGetDatum(db->dboid);
+	if (db->key.part == 0)
+		snprintf(bgw.bgw_name, BGW_MAXLEN, "windowing worker for database \"%s\"",
+				 NameStr(db->name));
+	else
+		snprintf(bgw.bgw_name, BGW_MAXLEN, "windowing worker for database \"%s\", part %d",
+				 NameStr(db->name), db->key.part);
+	bgw.bgw_main_arg = ObjectIdGetDatum(db->key.dboid);
 	memcpy(bgw.bgw_extra, &ticket, sizeof(ticket));
 	bgw.bgw_notify_pid = MyProcPid;
 	return RegisterDynamicBackgroundWorker(&bgw, &db->handle);
@@ -675,7 +798,8 @@ start_worker(DbEntry *db, TimestampTz now)
 {
 	WorkerTicket ticket;
 
-	ticket.slotno = claim_slot(db->dboid, &ticket.generation);
+	ticket.part = db->key.part;
+	ticket.slotno = claim_slot(&db->key, &ticket.generation);
 	if (ticket.slotno < 0)
 		return NO_SLOT;
 	if (!register_worker(db, ticket))
@@ -762,7 +886,7 @@ new_database_table(void)
 {
 	HASHCTL		ctl;
 
-	ctl.keysize = sizeof(Oid);
+	ctl.keysize = sizeof(DbKey);
 	ctl.entrysize = sizeof(DbEntry);
 	ctl.hcxt = launcher_cxt;
 	return hash_create("windowing launcher databases", 64, &ctl,
@@ -794,6 +918,7 @@ windowing_launcher_main(Datum main_arg)
 		refresh_databases();
 		reap_workers();
 		take_wakes();
+		add_part_workers();
 		sleep_ms = start_due_workers();
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -5,7 +5,9 @@
  *
  * The launcher owns the shared slot table; workers only attach to the slot
  * they were started for and say, on the way out, why they left, which is
- * how the launcher tells an idle database from a failing one.
+ * how the launcher tells an idle database from a failing one.  A
+ * database's first worker also says how many workers its pipelines' parts
+ * need.
  */
 #ifndef WINDOWING_LAUNCHER_H
 #define WINDOWING_LAUNCHER_H
@@ -27,7 +29,8 @@ extern PGDLLIMPORT int windowing_max_workers;
 
 extern void launcher_request_shmem(void);
 extern void launcher_register(void);
-extern bool launcher_attach_worker(void);
+extern bool launcher_attach_worker(int *part);
+extern void launcher_want_workers(int parts);
 extern void launcher_set_worker_exit(WorkerExit how);
 extern void windowing_wake_database(Oid dboid);
 

@@ -240,6 +240,25 @@ op_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * A row of a key that another part of the pipeline steps: its time counts
+ * for the watermark as it does in that part, so that each part's watermark
+ * is the one a pipeline of one part would have; the rest of it is that
+ * part's.
+ */
+void
+op_foreign_row(Operator *op, bool ts_null, int64 ts, int64 gap, const bytea *key)
+{
+	MemoryContext old;
+
+	if (VARSIZE_ANY(key) > KEY_MAX_BYTES || op->kind->time_counts == NULL ||
+		!op->kind->time_counts(op, ts_null, ts, gap))
+		return;
+	old = MemoryContextSwitchTo(op->cxt);
+	op_observe(op, ts);
+	MemoryContextSwitchTo(old);
+}
+
 /* An explicit watermark, or the end of input (WMK_END). */
 void
 op_advance_watermark(Operator *op, int64 to)

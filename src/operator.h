@@ -207,6 +207,8 @@ extern WindowEntry *op_load(Operator *op, bytea *key, int64 start, int64 end,
 							int fire_count, bytea *state);
 extern void op_row(Operator *op, int64 seq, bool ts_null, int64 ts,
 				   int64 gap, bytea *key, Datum *args, bool *argnulls);
+extern void op_foreign_row(Operator *op, bool ts_null, int64 ts, int64 gap,
+						   const bytea *key);
 extern void op_advance_watermark(Operator *op, int64 to);
 extern bool op_open_as_stored(const Operator *op);
 extern void op_peek(Operator *op, bytea *key, int64 start, int64 end, bytea *state,

@@ -63,6 +63,8 @@ typedef struct OpKind
 	/* a row, in arrival order, whose key fits */
 	void		(*row) (Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 						bytea *key, Datum *args, bool *argnulls);
+	/* whether row() would let such a row's time count for the watermark; NULL: never */
+	bool		(*time_counts) (Operator *op, bool ts_null, int64 ts, int64 gap);
 	/* the watermark moved: fire and clean up what it passed */
 	void		(*on_watermark) (Operator *op);
 	void		(*at_end) (Operator *op);	/* end of input; may be NULL */

@@ -142,7 +142,7 @@ check_owner(const char *name, bool latest)
  * others from holding up the pipeline's steps.
  */
 static void
-begin_as_owner(Step *s, const char *name, bool lock)
+begin_as_owner(Step *s, const char *name, int part, bool lock)
 {
 	Oid			owner;
 
@@ -151,7 +151,7 @@ begin_as_owner(Step *s, const char *name, bool lock)
 	owner = check_owner(name, false);
 	if (lock)
 	{
-		pipeline_lock(name);
+		pipeline_lock(name, part);
 		owner = check_owner(name, true);
 	}
 	owner_enter(&s->as_owner, owner);
@@ -174,18 +174,52 @@ pipeline_duration(const Interval *iv, bool is_ts, const char *what)
 }
 
 /*
- * Steps, pauses and drops of one pipeline take turns on a lock of its own
- * (an advisory lock tag no SQL function uses).  Unlike a row lock it needs
- * no transaction id, so a step that finds nothing to do writes nothing.
+ * Steps, pauses and drops of one pipeline take turns on a lock of each
+ * part (an advisory lock tag no SQL function uses), so that the parts step
+ * at once.  Unlike a row lock it needs no transaction id, so a step that
+ * finds nothing to do writes nothing.
  */
-void
-pipeline_lock(const char *name)
+static bool
+lock_part(const char *name, int part, bool wait)
 {
 	LOCKTAG		tag;
 
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId,
-						 hash_bytes((const unsigned char *) name, strlen(name)), 0, 3);
-	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+						 hash_bytes((const unsigned char *) name, strlen(name)), part, 3);
+	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+void
+pipeline_lock(const char *name, int part)
+{
+	(void) lock_part(name, part, true);
+}
+
+/* The lock of a part if no one holds it; false, and no lock, if someone does. */
+bool
+pipeline_try_lock(const char *name, int part)
+{
+	return lock_part(name, part, false);
+}
+
+/*
+ * Every part's lock, in order of part, as pauses, drops and changes take
+ * them; the parts then stay as they are until the transaction ends.
+ * Returns how many there are.
+ */
+int
+pipeline_lock_all(const char *name)
+{
+	int			locked = 0;
+	int			parts;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	/* a change of parallelism may have committed while we waited */
+	while ((parts = catalog_parallelism(name)) > locked)
+		pipeline_lock(name, locked++);
+	SPI_finish();
+	return parts;
 }
 
 /*
@@ -234,13 +268,13 @@ check_definition(const PipelineDef *def)
  * the definition is checked against the tables as they are now.
  */
 static void
-load_step(Step *s, const char *name)
+load_step(Step *s, const char *name, int part)
 {
 	PipelineDef *def = &s->def;
 	Watermark  *wm;
 	EvictorDef	evictor;
 
-	catalog_load_pipeline(name, def, &s->progress);
+	catalog_load_pipeline(name, part, def, &s->progress);
 	check_definition(def);
 	s->now = pipeline_clock();
 	s->idle_timeout = def->idle_timeout ?
@@ -349,10 +383,21 @@ route_failed(Step *s, int64 seq, bool ts_null, int64 ts)
 	op_add_error(s->op, seq, ts_null, ts, f->reason, f->error);
 }
 
+/* Is the row's key one this part of the pipeline steps? */
+static bool
+own_key(Step *s, const bytea *key)
+{
+	int			groups = s->def.key_groups;
+
+	return s->def.parallelism == 1 ||
+		keys_part(keys_group(key, groups), groups, s->def.parallelism) == s->def.part;
+}
+
 /*
  * One row read from the queue, to the operator; or to the late table if
- * it is a failed row of a rerun.  An error finds here the row it came
- * from: the one in the operator, or one read past last_seq.
+ * it is a failed row of a rerun.  A row of a key another part steps only
+ * moves the watermark.  An error finds here the row it came from: the one
+ * in the operator, or one read past last_seq.
  */
 static void
 feed_row(Step *s, Datum *vals, bool *nulls)
@@ -366,10 +411,20 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 	bool		ts_null = s->def.time_column ? nulls[1] : false;
 	int64		ts = s->def.time_column ? DatumGetInt64(vals[1]) : s->now;
 	bool		marks = s->def.watermark_column && !nulls[mark];
+	bytea	   *key = keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf);
+	int64		gap = s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
+		s->spec.gap;
 
 	if (s->failed != NIL && DatumGetBool(vals[args + s->agg->nargs]))
-		route_failed(s, seq, ts_null, ts);
-	else if (!(marks && ts_null))	/* without a time, a row only marks */
+	{
+		if (own_key(s, key))
+			route_failed(s, seq, ts_null, ts);
+	}
+	else if (marks && ts_null)
+		;						/* without a time, a row only marks */
+	else if (!own_key(s, key))
+		op_foreign_row(s->op, ts_null, ts, gap, key);
+	else
 	{
 		s->row_seq = seq;
 		/* only a delta trigger reads an input of its own */
@@ -379,11 +434,7 @@ feed_row(Step *s, Datum *vals, bool *nulls)
 			if (!nulls[input])
 				s->op->trigger_input = trigger_input_value(s->trigger_input, vals[input]);
 		}
-		op_row(s->op, seq, ts_null, ts,
-			   s->spec.gap_column ? row_gap(s, vals[2 + nkeys], nulls[2 + nkeys]) :
-			   s->spec.gap,
-			   keys_encode(&s->keys, vals + 2, nulls + 2, &s->keybuf),
-			   vals + args, nulls + args);
+		op_row(s->op, seq, ts_null, ts, gap, key, vals + args, nulls + args);
 	}
 	/* the row's watermark comes after the row, as Flink's punctuated ones */
 	if (marks)
@@ -726,7 +777,7 @@ finish_step(Step *s)
 	route_late(s);
 	save_progress(s);
 	if (s->op->windows_fired > 0)
-		Async_Notify(psprintf("windowing_%d", s->def.id),
+		Async_Notify(psprintf("windowing_%d", s->def.first_id),
 					 psprintf("%lld", (long long) s->op->windows_fired));
 }
 
@@ -955,13 +1006,14 @@ static void
 reset_step(Step *s, const char *name)
 {
 	Step		fresh = {0};
+	int			part = s->def.part;
 
 	fresh.as_owner = s->as_owner;
 	fresh.cxt = s->cxt;
 	fresh.deadline = s->deadline;
 	fresh.failed = s->failed;
 	*s = fresh;
-	load_step(s, name);
+	load_step(s, name, part);
 }
 
 /* step_body for in_subtransaction. */
@@ -1039,7 +1091,7 @@ pipeline_failed_row(int64 *seq)
  * has_watermark) apply an explicit watermark.
  */
 static int64
-run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
+run_step(const char *name, int part, int64 max_rows, int max_ms, bool consume_rows,
 		 bool has_watermark, int64 watermark, bool find_row, bool *more)
 {
 	Step		s;
@@ -1055,10 +1107,10 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
 				 errhint("Run them in a READ COMMITTED transaction.")));
 	if (max_ms > 0)
 		s.deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), max_ms);
-	begin_as_owner(&s, name, true);
+	begin_as_owner(&s, name, part, true);
 	/* SPI's procedure context, where every SPI call leaves us, until SPI_finish */
 	s.cxt = CurrentMemoryContext;
-	load_step(&s, name);
+	load_step(&s, name, part);
 	if (s.def.join_type)
 		left = join_step(&s.def, &s.progress, max_rows, consume_rows, has_watermark, watermark,
 						 s.now, s.idle_timeout);
@@ -1080,9 +1132,53 @@ run_step(const char *name, int64 max_rows, int max_ms, bool consume_rows,
  * of what it has seen committed for the next step (*more, if not NULL).
  */
 int64
-pipeline_step(const char *name, int64 max_rows, int max_ms, bool find_row, bool *more)
+pipeline_step(const PipelinePart *p, int64 max_rows, int max_ms, bool find_row, bool *more)
 {
-	return run_step(name, max_rows, max_ms, true, false, 0, find_row, more);
+	return run_step(p->name, p->part, max_rows, max_ms, true, false, 0, find_row, more);
+}
+
+/*
+ * Steps part "part" of pipeline "name" until it has read every row visible
+ * in snapshot "until" and no other, its upstream's watermark as of it
+ * "watermark": where every part of a pipeline must be for its key groups to
+ * change hands.  The caller holds every part's lock.
+ */
+void
+pipeline_catch_up(const char *name, int part, char *until, int64 watermark)
+{
+	bool		more;
+
+	tick_force(until, watermark);
+	PG_TRY();
+	{
+		do
+			(void) run_step(name, part, 0, 0, true, false, 0, false, &more);
+		while (more);
+	}
+	PG_FINALLY();
+	{
+		tick_force(NULL, WMK_NONE);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * The number of parts of pipeline "name", which the caller must own; the
+ * SQL functions that step a pipeline step each part in turn, having taken
+ * every part's lock ("lock"), so that a change of parallelism cannot come
+ * between them.
+ */
+int
+pipeline_parts(const char *name, bool lock)
+{
+	int			parts;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	(void) check_owner(name, false);
+	parts = catalog_parallelism(name);
+	SPI_finish();
+	return lock ? pipeline_lock_all(name) : parts;
 }
 
 /* The type of the pipeline's time column (for the watermark overloads). */
@@ -1102,12 +1198,16 @@ pipeline_time_type(const char *name)
 static void
 advance_to(const char *name, int64 to, bool is_ts)
 {
+	int			parts;
+
 	if (is_ts && TIMESTAMP_NOT_FINITE(to))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("watermark must be finite"),
 				 errhint("Use windowing.flush() to end the input.")));
-	run_step(name, 0, 0, false, true, to, false, NULL);
+	parts = pipeline_parts(name, true);
+	for (int part = 0; part < parts; part++)
+		run_step(name, part, 0, 0, false, true, to, false, NULL);
 }
 
 PG_FUNCTION_INFO_V1(windowing_process);
@@ -1116,6 +1216,26 @@ PG_FUNCTION_INFO_V1(windowing_advance_watermark_timestamp);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_bigint);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_text);
 PG_FUNCTION_INFO_V1(windowing_flush);
+
+/*
+ * A step of each part of pipeline "name", in order: the most rows one of
+ * them read (each reads every row of the queue).
+ */
+static int64
+process_parts(const char *name, int64 max_rows)
+{
+	int64		most = 0;
+	int			parts = pipeline_parts(name, true);
+
+	for (int part = 0; part < parts; part++)
+	{
+		PipelinePart p = {unconstify(char *, name), part};
+		int64		rows = pipeline_step(&p, max_rows, 0, false, NULL);
+
+		most = Max(most, rows);
+	}
+	return most;
+}
 
 /* process(name, max_rows): one step, synchronously. */
 Datum
@@ -1129,7 +1249,7 @@ windowing_process(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_rows must be greater than zero")));
-	PG_RETURN_INT64(pipeline_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, 0, false, NULL));
+	PG_RETURN_INT64(process_parts(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows));
 }
 
 static Datum
@@ -1190,7 +1310,11 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 Datum
 windowing_flush(PG_FUNCTION_ARGS)
 {
-	run_step(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, 0, false, true, WMK_END, false, NULL);
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int			parts = pipeline_parts(name, true);
+
+	for (int part = 0; part < parts; part++)
+		run_step(name, part, 0, 0, false, true, WMK_END, false, NULL);
 	PG_RETURN_VOID();
 }
 
@@ -1285,24 +1409,16 @@ put_open_window(WindowEntry *e, void *arg)
 
 PG_FUNCTION_INFO_V1(windowing_open_windows);
 
-/*
- * open_windows(name): what each window that has not fired yet would say if
- * it fired now, from the pipeline's committed state.
- */
-Datum
-windowing_open_windows(PG_FUNCTION_ARGS)
+/* The open windows of one part of a pipeline, into rsi. */
+static void
+open_windows_of(const char *name, int part, ReturnSetInfo *rsi, MemoryContext cxt)
 {
-	ReturnSetInfo *rsi = (ReturnSetInfo *) fcinfo->resultinfo;
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Step		s;
-	OpenWindows out = {&s, rsi, NULL};
+	OpenWindows out = {&s, rsi, cxt};
 
-	InitMaterializedSRF(fcinfo, 0);
-	out.cxt = AllocSetContextCreate(CurrentMemoryContext, "open_windows row",
-									ALLOCSET_DEFAULT_SIZES);
 	memset(&s, 0, sizeof(s));
-	begin_as_owner(&s, name, false);
-	load_step(&s, name);
+	begin_as_owner(&s, name, part, false);
+	load_step(&s, name, part);
 	if (s.def.join_type && s.def.assigner)
 		join_open_windows(&s.def, &s.progress, rsi);
 	else
@@ -1317,23 +1433,36 @@ windowing_open_windows(PG_FUNCTION_ARGS)
 		}
 	}
 	end_as_owner(&s);
+}
+
+/*
+ * open_windows(name): what each window that has not fired yet would say if
+ * it fired now, from the pipeline's committed state.
+ */
+Datum
+windowing_open_windows(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int			parts = pipeline_parts(name, false);
+	MemoryContext cxt;
+
+	InitMaterializedSRF(fcinfo, 0);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "open_windows row", ALLOCSET_DEFAULT_SIZES);
+	for (int part = 0; part < parts; part++)
+		open_windows_of(name, part, (ReturnSetInfo *) fcinfo->resultinfo, cxt);
 	PG_RETURN_NULL();
 }
 
 PG_FUNCTION_INFO_V1(windowing_lock_pipeline);
 
-/* _lock_pipeline(name): pause, resume and drop wait for a running step. */
+/* _lock_pipeline(name): pause, resume, drop and changes wait for the steps of every part. */
 Datum
 windowing_lock_pipeline(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 
 	/* others may not hold up a pipeline's steps */
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	(void) check_owner(name, false);
-	SPI_finish();
-	pipeline_lock(name);
+	(void) pipeline_parts(name, true);
 	PG_RETURN_VOID();
 }
 
@@ -1387,10 +1516,15 @@ windowing_rebuild(PG_FUNCTION_ARGS)
 	int64		rows;
 
 	memset(&s, 0, sizeof(s));
-	begin_as_owner(&s, name, true);
+	begin_as_owner(&s, name, 0, true);
 	s.cxt = CurrentMemoryContext;
-	load_step(&s, name);
+	load_step(&s, name, 0);
 	refuse_join(&s.def, "rebuild");
+	if (s.def.parallelism > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot rebuild pipeline \"%s\": it has %d parts", name, s.def.parallelism),
+				 errhint("Change it to parallelism 1 with alter_pipeline(), rebuild it, then change it back.")));
 	check_rebuild(&s);
 	state_clear(s.def.id);
 	empty_table(s.target.result_table);

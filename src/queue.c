@@ -38,7 +38,7 @@
 int			queue_truncate_size = 16384;	/* kB */
 int			queue_lock_timeout = 100;	/* ms */
 
-/* The names of a queue's pipelines; false if one of them is not running. */
+/* The parts of a queue's pipelines; false if one of them is not running. */
 static bool
 running_readers(Oid source, List **readers)
 {
@@ -142,7 +142,7 @@ all_consumed(Oid source, const char *qualified)
  * step as that pipeline's.
  */
 bool
-queue_reclaim(Oid source, const char *volatile *stepping)
+queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 {
 	char	   *name = get_rel_name(source);
 	char	   *qualified;
@@ -152,15 +152,19 @@ queue_reclaim(Oid source, const char *volatile *stepping)
 	if (name == NULL || !running_readers(source, &readers))
 		return false;
 	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)), name);
-	/* pipelines first, in name order, as a process() call would take them */
+	/* pipelines first, in order of name and part, as a process() call would take them */
 	foreach(lc, readers)
-		pipeline_lock(lfirst(lc));
+	{
+		PipelinePart *p = lfirst(lc);
+
+		pipeline_lock(p->name, p->part);
+	}
 	/* the lock also waits out a change of retention, then sees it */
 	if (!lock_queue(qualified) || !consumed_queue(source))
 		return false;
 	foreach(lc, readers)
 	{
-		char	   *reader = lfirst(lc);
+		PipelinePart *reader = lfirst(lc);
 		bool		more;
 
 		/*

@@ -171,6 +171,20 @@ merge_row(Operator *op, KeyEntries *sk, int64 seq, int64 ts, bytea *key, WmWindo
 	return e;
 }
 
+/* A row's own window [ts, ts + gap); false if the gap or the bounds are out of range. */
+static bool
+row_window(Operator *op, int64 ts, int64 gap, WmWindow *w)
+{
+	return gap > 0 && sm_row_window(ts, gap, w) &&
+		(!op->spec->is_timestamp || (IS_VALID_TIMESTAMP(w->start) && IS_VALID_TIMESTAMP(w->end)));
+}
+
+static bool
+time_valid(Operator *op, bool ts_null, int64 ts)
+{
+	return !ts_null && !(op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts));
+}
+
 /*
  * Flink's MergingWindowSet for one row: its window [ts, ts + gap) merges
  * with every live window of its key that it overlaps or touches, into
@@ -186,9 +200,7 @@ session_row(Operator *op, int64 seq, int64 ts, int64 gap, bytea *key,
 	WmWindow	w;
 	WindowEntry *e;
 
-	if (gap <= 0 || !sm_row_window(ts, gap, &w) ||
-		(op->spec->is_timestamp &&
-		 !(IS_VALID_TIMESTAMP(w.start) && IS_VALID_TIMESTAMP(w.end))))
+	if (!row_window(op, ts, gap, &w))
 	{
 		op_add_late(op, seq, false, ts,
 				 gap <= 0 ? "gap is null or not positive" : "event time out of range", NIL);
@@ -207,10 +219,19 @@ static void
 session_kind_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 				 bytea *key, Datum *args, bool *argnulls)
 {
-	if (ts_null || (op->spec->is_timestamp && TIMESTAMP_NOT_FINITE(ts)))
+	if (!time_valid(op, ts_null, ts))
 		op_bad_time(op, seq, ts_null, ts);
 	else if (session_row(op, seq, ts, gap, key, args, argnulls))
 		op_observe(op, ts);
+}
+
+/* As session_row: a row without a positive gap counts, one out of range does not. */
+static bool
+session_time_counts(Operator *op, bool ts_null, int64 ts, int64 gap)
+{
+	WmWindow	w;
+
+	return time_valid(op, ts_null, ts) && (gap <= 0 || row_window(op, ts, gap, &w));
 }
 
 /* A stored session joins its key's list, and waits for its timer if the watermark has not reached it. */
@@ -229,6 +250,7 @@ const OpKind session_window_kind = {
 	.fresh_windows = false,
 	.by_key = true,
 	.row = session_kind_row,
+	.time_counts = session_time_counts,
 	.on_watermark = op_run_timers,
 	.load = session_load,
 	.leave = session_leave,

@@ -758,14 +758,29 @@ slices_init(Operator *op)
 		op->assigned[i].w = palloc(sizeof(WmWindow) * op->spec->max_windows);
 }
 
+/* A row's slice and windows; NULL if its time is none or has none. */
+static const AssignedSlice *
+assign(Operator *op, bool ts_null, int64 ts)
+{
+	const AssignedSlice *a = ts_null ? NULL : slice_windows(op, ts);
+
+	return a == NULL || a->n < 0 ? NULL : a;
+}
+
+static bool
+sliced_time_counts(Operator *op, bool ts_null, int64 ts, int64 gap)
+{
+	return assign(op, ts_null, ts) != NULL;
+}
+
 /* A row of sliding or cumulating windows: to its slice. */
 static void
 sliced_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		   bytea *key, Datum *args, bool *argnulls)
 {
-	const AssignedSlice *a = ts_null ? NULL : slice_windows(op, ts);
+	const AssignedSlice *a = assign(op, ts_null, ts);
 
-	if (a == NULL || a->n < 0)
+	if (a == NULL)
 	{
 		op_bad_time(op, seq, ts_null, ts);
 		return;
@@ -784,6 +799,7 @@ const OpKind sliced_window_kind = {
 	.by_key = false,
 	.init = slices_init,
 	.row = sliced_row,
+	.time_counts = sliced_time_counts,
 	.on_watermark = fire_sliced,
 	.load = load_slice,
 	.open_windows = open_sliced_windows,

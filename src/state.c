@@ -601,9 +601,9 @@ write_rows(int32 id, StateRows *r, int key_groups,
  * ("changed") is upserted; the pipeline's state_log is emptied.
  */
 static void
-write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Operator *op)
+write_heap(int32 id, int key_groups, StateRows *gone, StateRows *changed, bool logged)
 {
-	if (op->log_steps > 0)
+	if (logged)
 	{
 		Oid			type = INT4OID;
 		Datum		arg = Int32GetDatum(id);
@@ -611,10 +611,16 @@ write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Opera
 		run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 					 1, &type, &arg, SPI_OK_DELETE);
 	}
-	op->log_steps = 0;
-	op->log_bytes = 0;
 	write_rows(id, gone, key_groups, delete_batch);
 	write_rows(id, changed, key_groups, upsert_batch);
+}
+
+static void
+write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Operator *op)
+{
+	write_heap(id, key_groups, gone, changed, op->log_steps > 0);
+	op->log_steps = 0;
+	op->log_bytes = 0;
 }
 
 /*
@@ -1197,22 +1203,69 @@ delete_rows(Operator *op, List *entries)
  * state of the windows a partial store does not hold.
  */
 static void
-fold_log(StepState *ss)
+fold_into_heap(int32 id, int key_groups)
 {
-	Operator   *op = ss->op;
 	HTAB	   *logged = stored_begin();
 	HASH_SEQ_STATUS seq;
 	SavedWindow *w;
 	StateRows	gone;
 	StateRows	changed;
+	int64		bytes;
+	int			steps;
 
 	rows_init(&gone);
 	rows_init(&changed);
-	op->log_steps = replay_log(logged, ss->id, &gone, &op->log_bytes);
+	steps = replay_log(logged, id, &gone, &bytes);
 	hash_seq_init(&seq, logged);
 	while ((w = hash_seq_search(&seq)) != NULL)
 		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
-	write_state(ss->id, ss->key_groups, &gone, &changed, op);
+	write_heap(id, key_groups, &gone, &changed, steps > 0);
+}
+
+static void
+fold_log(StepState *ss)
+{
+	fold_into_heap(ss->id, ss->key_groups);
+	ss->op->log_steps = 0;
+	ss->op->log_bytes = 0;
+}
+
+/* An int[] of n ids. */
+static Datum
+id_array(const int32 *ids, int n)
+{
+	Datum	   *items = palloc(sizeof(Datum) * n);
+
+	for (int i = 0; i < n; i++)
+		items[i] = Int32GetDatum(ids[i]);
+	return PointerGetDatum(construct_array(items, n, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}
+
+/*
+ * A pipeline's parallelism changes: the state of its parts "from" (their
+ * ids), all on the heap once their logs are folded, goes by key group to
+ * the parts "to" (to[k] the id of part k of nto).  The stores of the parts
+ * in memory are not used again: the caller moves every part's step number
+ * on, which no store holds.
+ */
+void
+state_repartition(const int32 *from, int nfrom, const int32 *to, int nto, int key_groups)
+{
+	Oid			types[4] = {INT4ARRAYOID, INT4ARRAYOID, INT4OID, INT4OID};
+	Datum		args[4] = {id_array(from, nfrom), id_array(to, nto), Int32GetDatum(key_groups),
+	Int32GetDatum(nto)};
+
+	for (int i = 0; i < nfrom; i++)
+	{
+		state_store_forget(from[i]);
+		fold_into_heap(from[i], key_groups);
+	}
+	run_on_state("UPDATE windowing.window_state w SET pipeline_id = "
+				 "($2::pg_catalog.int4[])[windowing._key_part(w.key_group, $3, $4) OPERATOR(pg_catalog.+) 1] "
+				 "WHERE w.pipeline_id OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.int4[]) "
+				 "AND w.pipeline_id OPERATOR(pg_catalog.<>) "
+				 "($2::pg_catalog.int4[])[windowing._key_part(w.key_group, $3, $4) OPERATOR(pg_catalog.+) 1]",
+				 4, types, args, SPI_OK_UPDATE);
 }
 
 /*

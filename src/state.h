@@ -18,6 +18,8 @@ extern void state_save(StepState *ss, int64 step);
 extern void state_peek(Operator *op, int32 id, int64 steps,
 					   void (*fn) (WindowEntry *, void *), void *arg);
 extern void state_clear(int32 id);
+extern void state_repartition(const int32 *from, int nfrom, const int32 *to, int nto,
+							  int key_groups);
 extern bool state_taken(const StepState *ss);
 extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
 

@@ -224,6 +224,31 @@ tick_snapshot_upstream(int32 upstream, int64 *watermark)
 }
 
 /*
+ * The snapshot a tick opened now would end at, and with "upstream" the
+ * watermark that goes with it (tick_snapshot_upstream).
+ */
+char *
+tick_now(int32 upstream, int64 *watermark)
+{
+	*watermark = WMK_NONE;
+	return upstream ? tick_snapshot_upstream(upstream, watermark) : tick_snapshot();
+}
+
+/*
+ * Where the ticks opened from now on end, if not NULL: every part of a
+ * pipeline whose parallelism changes reads up to the same snapshot.
+ */
+static char *forced_until = NULL;
+static int64 forced_watermark = WMK_NONE;
+
+void
+tick_force(char *until, int64 watermark)
+{
+	forced_until = until;
+	forced_watermark = watermark;
+}
+
+/*
  * The last arrival number the queue's identity sequence gave.  The
  * sequence is the queue's: its owner reads it, since the pipeline's owner
  * need not have the rights of the queue's (pipelines made before 0.5, or a
@@ -290,8 +315,13 @@ tick_open(PipelineProgress *p, Oid source, int32 upstream)
 									U64FromFullTransactionId(ReadNextFullTransactionId()));
 	}
 	/* a fresh snapshot, not the caller's: everything committed now */
-	p->tick_watermark = WMK_NONE;
-	p->tick_hi = upstream ? tick_snapshot_upstream(upstream, &p->tick_watermark) : tick_snapshot();
+	if (forced_until != NULL)
+	{
+		p->tick_hi = pstrdup(forced_until);
+		p->tick_watermark = forced_watermark;
+	}
+	else
+		p->tick_hi = tick_now(upstream, &p->tick_watermark);
 	p->last_seq = p->scan_from;
 }
 

@@ -28,6 +28,8 @@ typedef struct TickColumns
 	List	   *inputs_sql;		/* the same as SQL text (char *) */
 } TickColumns;
 
+extern char *tick_now(int32 upstream, int64 *watermark);
+extern void tick_force(char *until, int64 watermark);
 extern void tick_open(PipelineProgress *p, Oid source, int32 upstream);
 extern void tick_close(PipelineProgress *p);
 extern TickReader *tick_reader_begin(const TickColumns *c, const PipelineProgress *p,

@@ -38,12 +38,25 @@ add_to_windows(Operator *op, int n, int64 ts, bytea *key, Datum *args, bool *arg
 	return missed;
 }
 
+/* A row's windows, into op->scratch; -1 if its time is none or has none. */
+static int
+assign(Operator *op, bool ts_null, int64 ts)
+{
+	return ts_null ? -1 : spec_windows(op->spec, ts, op->scratch);
+}
+
+static bool
+time_counts(Operator *op, bool ts_null, int64 ts, int64 gap)
+{
+	return assign(op, ts_null, ts) >= 0;
+}
+
 /* A row of windows of time. */
 static void
 time_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		 bytea *key, Datum *args, bool *argnulls)
 {
-	int			n = ts_null ? -1 : spec_windows(op->spec, ts, op->scratch);
+	int			n = assign(op, ts_null, ts);
 	List	   *missed;
 
 	if (n < 0)
@@ -89,6 +102,7 @@ const OpKind time_window_kind = {
 	.by_key = true,
 	.init = time_init,
 	.row = time_row,
+	.time_counts = time_counts,
 	.on_watermark = op_run_timers,
 	.load = time_load,
 	.open_windows = op_open_entries,

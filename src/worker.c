@@ -30,6 +30,10 @@
  * where the last commit left off.  Five failures in a row mark a pipeline
  * failed; it is then no longer run, instead of failing forever.
  *
+ * A database has a worker for each part of its pipeline of most parts:
+ * worker k steps part k of every pipeline that has one (worker 0 tells the
+ * launcher how many it takes), and only worker 0 empties queues.
+ *
  * A worker also leaves on purpose.  When its database has no extension,
  * or nothing to run (at once if it never had, else after ten quiet seconds
  * so a pipeline paused and resumed goes on in the same process), it leaves
@@ -108,6 +112,9 @@ static bool shared_stepped = false;
 
 /* Holds what one round needs; reset at the start of the next. */
 static MemoryContext round_cxt = NULL;
+
+/* Which part of each pipeline this worker steps: the database's workers take one part each. */
+static int	my_part = 0;
 
 static void
 begin_transaction(const char *activity)
@@ -275,34 +282,41 @@ ms_since(TimestampTz from)
 	return secs * 1000 + usecs / 1000;
 }
 
-/* The names of the running pipelines, in the round's memory; or leaves. */
+/*
+ * The running pipelines' parts this worker steps (PipelinePart), in the
+ * round's memory.  The database's first worker asks the launcher for a
+ * worker for each part of the pipeline of most parts.
+ */
 static List *
 running_pipelines(void)
 {
 	List	   *result;
+	int			parts;
 
 	begin_shared_transaction("looking for running pipelines");
 	SPI_connect();
-	result = catalog_running_pipelines(round_cxt);
+	result = catalog_running_pipelines(round_cxt, my_part, &parts);
 	SPI_finish();
+	if (my_part == 0)
+		launcher_want_workers(parts);
 	if (result == NIL)
 		end_shared_transaction();
 	return result;
 }
 
 static void
-record_failure(const char *name, const ErrorData *edata)
+record_failure(const PipelinePart *p, const ErrorData *edata)
 {
 	int64		row;
 	bool		row_known = pipeline_failed_row(&row);
 
 	begin_catalog_transaction("recording a pipeline failure");
 	SPI_connect();
-	if (catalog_record_failure(name, edata, row_known, row, MAX_FAILURES))
+	if (catalog_record_failure(p, edata, row_known, row, MAX_FAILURES))
 		ereport(WARNING,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("pipeline \"%s\" is marked failed after %d errors in a row",
-						name, MAX_FAILURES),
+						p->name, MAX_FAILURES),
 				 errhint("Resume it with windowing.resume_pipeline() once the cause is fixed.")));
 	SPI_finish();
 	commit_transaction();
@@ -314,32 +328,42 @@ record_failure(const char *name, const ErrorData *edata)
  * after a back-off.  Carrying on could count a batch that never committed.
  */
 static void pg_attribute_noreturn()
-exit_after_failure(const char *name)
+exit_after_failure(const PipelinePart *p)
 {
 	ErrorData  *edata;
+	PipelinePart failed;
 
 	/* the name may live in the transaction's memory */
-	name = name ? MemoryContextStrdup(round_cxt, name) : NULL;
+	if (p != NULL)
+	{
+		failed.name = MemoryContextStrdup(round_cxt, p->name);
+		failed.part = p->part;
+	}
 	edata = take_error();
 
-	if (name != NULL)
-		record_failure(name, edata);
+	if (p != NULL)
+		record_failure(&failed, edata);
 	proc_exit(1);
 }
 
 /* After a step that consumed rows; writes only to end a streak. */
 static void
-clear_failures(const char *name)
+clear_failures(const PipelinePart *p)
 {
 	SPI_connect();
-	catalog_clear_failures(name);
+	catalog_clear_failures(p);
 	SPI_finish();
 }
 
 static void
 step_error_context(void *arg)
 {
-	errcontext("background step of pipeline \"%s\"", (const char *) arg);
+	const PipelinePart *p = arg;
+
+	if (p->part == 0)
+		errcontext("background step of pipeline \"%s\"", p->name);
+	else
+		errcontext("background step of part %d of pipeline \"%s\"", p->part, p->name);
 }
 
 /*
@@ -348,13 +372,13 @@ step_error_context(void *arg)
  * skipped, and from here on a pause or drop waits for this step to finish.
  */
 static Oid
-lock_if_running(const char *name, bool *failing)
+lock_if_running(const PipelinePart *p, bool *failing)
 {
 	Oid			owner;
 
-	pipeline_lock(name);
+	pipeline_lock(p->name, p->part);
 	SPI_connect();
-	owner = catalog_owner_if_running(name, failing);
+	owner = catalog_owner_if_running(p, failing);
 	SPI_finish();
 	return owner;
 }
@@ -382,10 +406,11 @@ check_owner_exists(const char *name, Oid owner)
  * *more is set if it left rows it has seen committed for the next step.
  */
 static int64
-step_pipeline(const char *name, bool *more)
+step_pipeline(const PipelinePart *p, bool *more)
 {
 	ErrorContextCallback errcb;
-	const char *activity = psprintf("step of pipeline \"%s\"", name);
+	const char *activity = p->part == 0 ? psprintf("step of pipeline \"%s\"", p->name) :
+		psprintf("step of part %d of pipeline \"%s\"", p->part, p->name);
 	Oid			owner;
 	bool		failing = false;
 	bool		joined;
@@ -393,12 +418,23 @@ step_pipeline(const char *name, bool *more)
 	int64		consumed = 0;
 
 	begin_shared_transaction(activity);
-	owner = lock_if_running(name, &failing);
+	/*
+	 * Never wait for a lock while holding those of the round's earlier
+	 * steps: a session taking the locks of several pipelines (or parts) in
+	 * one transaction, as alter_pipeline() of two does, would wait for them
+	 * in turn, each of them for the other.
+	 */
+	if (shared_stepped && !pipeline_try_lock(p->name, p->part))
+	{
+		end_shared_transaction();
+		begin_shared_transaction(activity);
+	}
+	owner = lock_if_running(p, &failing);
 	if (failing && shared_stepped)
 	{
 		end_shared_transaction();
 		begin_shared_transaction(activity);
-		owner = lock_if_running(name, &failing);
+		owner = lock_if_running(p, &failing);
 	}
 	if (!OidIsValid(owner))
 		return 0;
@@ -406,23 +442,23 @@ step_pipeline(const char *name, bool *more)
 	PG_TRY();
 	{
 		errcb.callback = step_error_context;
-		errcb.arg = unconstify(char *, name);
+		errcb.arg = unconstify(PipelinePart *, p);
 		errcb.previous = error_context_stack;
 		error_context_stack = &errcb;
-		check_owner_exists(name, owner);
-		consumed = pipeline_step(name, joined ? SHARED_STEP_ROWS : STEP_ROWS,
+		check_owner_exists(p->name, owner);
+		consumed = pipeline_step(p, joined ? SHARED_STEP_ROWS : STEP_ROWS,
 								 joined ? (int) Max(1, worker_batch_time - ms_since(shared_since)) :
 								 worker_step_time, true, &left);
 		error_context_stack = errcb.previous;
 	}
 	PG_CATCH();
 	{
-		exit_after_failure(name);
+		exit_after_failure(p);
 	}
 	PG_END_TRY();
 
 	if (consumed > 0 && failing)
-		clear_failures(name);
+		clear_failures(p);
 	*more = *more || left;
 	shared_stepped = true;
 	if (failing || ms_since(shared_since) >= worker_batch_time)
@@ -460,7 +496,7 @@ reclaim_queues(void)
 	foreach(lc, running_queues())
 	{
 		Oid			source = lfirst_oid(lc);
-		const char *volatile stepping = NULL;
+		const PipelinePart *volatile stepping = NULL;
 
 		begin_catalog_transaction("reclaiming a queue");
 		PG_TRY();
@@ -513,7 +549,7 @@ windowing_worker_main(Datum main_arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
-	if (!launcher_attach_worker())
+	if (!launcher_attach_worker(&my_part))
 		proc_exit(0);
 
 	BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(main_arg), InvalidOid, 0);
@@ -554,7 +590,8 @@ windowing_worker_main(Datum main_arg)
 		 * taken when its last rows were consumed would stay full.
 		 */
 		reclaim_pending = reclaim_pending || consumed;
-		if (reclaim_pending &&
+		/* the first worker empties the queues, for all of them */
+		if (my_part == 0 && reclaim_pending &&
 			TimestampDifferenceExceeds(reclaim_checked, GetCurrentTimestamp(), RECLAIM_CHECK_MS))
 		{
 			reclaim_checked = GetCurrentTimestamp();

@@ -439,7 +439,7 @@ CREATE AGGREGATE windowing.min_by(value anyelement, by anycompatible) (
 -- since 2000-01-01 for timestamptz, the column's own unit for bigint.
 CREATE TABLE windowing.pipeline (
     id                   serial PRIMARY KEY,
-    name                 text NOT NULL UNIQUE,
+    name                 text NOT NULL,
     owner                regrole NOT NULL,
     source               regclass NOT NULL,
     time_column          name,            -- NULL: processing time
@@ -537,7 +537,15 @@ CREATE TABLE windowing.pipeline (
     join_lower           interval,
     join_upper           interval,
     join_lower_exclusive boolean,
-    join_upper_exclusive boolean
+    join_upper_exclusive boolean,
+    -- a pipeline stepped as "parallelism" parts, each by its own worker:
+    -- part k of n steps the keys of the key groups g with g * n / key_groups
+    -- = k (Flink's key-group ranges), with its own row here (its cursor,
+    -- watermark, counters and state), the definition the same in every
+    -- part's row; part 0 is the row the pipeline was created with
+    part                 int NOT NULL DEFAULT 0,
+    parallelism          int NOT NULL DEFAULT 1,
+    CONSTRAINT pipeline_name_key UNIQUE (name, part)
 );
 -- The rules a pipeline row keeps.  A trigger on the columns they read, not
 -- CHECK constraints: the executor compiles every CHECK constraint of a
@@ -554,6 +562,9 @@ BEGIN
         WHEN p.state NOT IN ('running', 'paused', 'failed') THEN 'pipeline_state_check'
         WHEN p.on_error NOT IN ('stop', 'route') THEN 'pipeline_on_error_check'
         WHEN p.key_groups NOT BETWEEN 1 AND 32767 THEN 'pipeline_key_groups_check'
+        WHEN p.parallelism NOT BETWEEN 1 AND p.key_groups OR p.part NOT BETWEEN 0 AND p.parallelism - 1
+             OR (p.join_type IS NOT NULL AND p.parallelism <> 1)
+            THEN 'pipeline_parallelism_check'
         WHEN p.join_type NOT IN ('inner', 'left', 'right', 'full') THEN 'pipeline_join_type_check'
         -- an aggregate pipeline has an assigner; a join, its bounds (an
         -- interval join) or an assigner (a window join)
@@ -573,7 +584,7 @@ BEGIN
 END $$;
 CREATE TRIGGER pipeline_check
     AFTER INSERT OR UPDATE OF emit, state, on_error, key_groups, join_type, join_lower, join_upper,
-                              join_lower_exclusive, join_upper_exclusive, assigner
+                              join_lower_exclusive, join_upper_exclusive, assigner, part, parallelism
     ON windowing.pipeline FOR EACH ROW EXECUTE FUNCTION windowing._check_pipeline();
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline', '');
 SELECT pg_catalog.pg_extension_config_dump('windowing.pipeline_id_seq', '');
@@ -667,7 +678,7 @@ GRANT SELECT, DELETE ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (name, owner, source, time_column, time_type, key_columns, assigner, aggregates,
               max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
               idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor,
-              fire_spread)
+              fire_spread, part, parallelism, sliced, key_groups)
     ON windowing.pipeline TO PUBLIC;
 GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, rows_consumed,
               windows_fired, late_routed, late_dropped, last_step_at, last_row_at, last_error,
@@ -675,7 +686,7 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
               last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger",
               state_hits, state_misses, replay_until, replay_done, replay_rows, replay_started_at,
-              tick_watermark)
+              tick_watermark, parallelism)
     ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive)
     ON windowing.pipeline TO PUBLIC;
@@ -1058,6 +1069,11 @@ AS 'MODULE_PATHNAME', 'windowing_state_windows' LANGUAGE C STRICT;
 CREATE FUNCTION windowing._key_group(key bytea, n int) RETURNS smallint
 AS 'MODULE_PATHNAME', 'windowing_key_group' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- The part of a pipeline of "parallelism" parts that steps key group
+-- "key_group" of n: each part a run of consecutive groups.
+CREATE FUNCTION windowing._key_part(key_group int, n int, parallelism int) RETURNS int
+AS 'MODULE_PATHNAME', 'windowing_key_part' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- The windows of it in the memory of the process that holds its state.
 CREATE FUNCTION windowing._state_memory_windows(id int, steps bigint) RETURNS bigint
 AS 'MODULE_PATHNAME', 'windowing_state_memory_windows' LANGUAGE C STRICT;
@@ -1286,7 +1302,7 @@ BEGIN
         RETURN NULL;
     END IF;
     SELECT p.id, p.result_table, p.emit INTO up FROM windowing.pipeline p
-    WHERE p.name = _check_watermark.watermark_from;
+    WHERE p.name = _check_watermark.watermark_from AND p.part = 0;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'pipeline "%" does not exist', watermark_from USING ERRCODE = 'undefined_object';
     ELSIF up.result_table <> source THEN
@@ -1311,10 +1327,51 @@ $$;
 -- The watermark of pipeline "id" and the transaction that last wrote its
 -- row, as of the caller's snapshot, whoever owns it: a pipeline reading
 -- its results takes that watermark (watermarks are public, as in
--- pipeline_stats).
+-- pipeline_stats).  A pipeline of several parts is at the least of their
+-- watermarks, and written by the caller's transaction if any part is.
 CREATE FUNCTION windowing._upstream_watermark(id int, OUT watermark bigint, OUT written xid)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$ SELECT p.watermark, p.xmin FROM windowing.pipeline p WHERE p.id = $1 $$;
+AS $$
+SELECT CASE WHEN pg_catalog.count(*) OPERATOR(pg_catalog.=) pg_catalog.count(p.watermark)
+            THEN pg_catalog.min(p.watermark) END,
+       (pg_catalog.array_agg(p.xmin ORDER BY p.xmin OPERATOR(pg_catalog.=)
+                             pg_catalog.xid(pg_catalog.pg_current_xact_id_if_assigned()) DESC NULLS LAST))[1]
+FROM windowing.pipeline u JOIN windowing.pipeline p ON p.name OPERATOR(pg_catalog.=) u.name
+WHERE u.id OPERATOR(pg_catalog.=) $1
+$$;
+
+-- The parts of pipeline "id" (its part 0) up to parallelism - 1: copies
+-- of part 0's definition, with nothing consumed yet.
+CREATE FUNCTION windowing._add_parts(id int, parallelism int) RETURNS void
+LANGUAGE sql SET search_path = pg_catalog, pg_temp
+AS $$
+INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns, assigner,
+    aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table, emit, state,
+    idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor, fire_spread,
+    sliced, key_groups, part, parallelism)
+SELECT p.name, p.owner, p.source, p.time_column, p.time_type, p.key_columns, p.assigner,
+       p.aggregates, p.max_out_of_orderness, p.allowed_lateness, p.result_table, p.late_table,
+       p.emit, p.state, p.idle_timeout, p.on_error, p."trigger", p.watermark_column,
+       p.watermark_from, p.evictor, p.fire_spread, p.sliced, p.key_groups, k, $2
+FROM windowing.pipeline p, pg_catalog.generate_series(1, $2 OPERATOR(pg_catalog.-) 1) k
+WHERE p.id OPERATOR(pg_catalog.=) $1
+  AND NOT EXISTS (SELECT FROM windowing.pipeline q
+                  WHERE q.name OPERATOR(pg_catalog.=) p.name AND q.part OPERATOR(pg_catalog.=) k)
+$$;
+
+-- A pipeline's parts: one for each worker that steps it, each with its own
+-- share of the key groups (128), so no more than those.
+CREATE FUNCTION windowing._check_parallelism(parallelism int) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF parallelism IS NULL OR parallelism NOT BETWEEN 1 AND 128 THEN
+        RAISE EXCEPTION 'parallelism must be between 1 and 128'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A pipeline''s keys fall in 128 key groups; each part steps some of them.';
+    END IF;
+END
+$$;
 
 -- create_pipeline: checks a definition, prepares the queue, makes the
 -- result and late tables.  It refuses upsert keys that the result table's
@@ -1341,7 +1398,8 @@ CREATE FUNCTION windowing.create_pipeline(
     watermark_column     name     DEFAULT NULL,
     watermark_from       text     DEFAULT NULL,
     evictor              text     DEFAULT NULL,
-    fire_spread          interval DEFAULT NULL)
+    fire_spread          interval DEFAULT NULL,
+    parallelism          int      DEFAULT 1)
 RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1378,6 +1436,7 @@ BEGIN
         RAISE EXCEPTION 'only time_column, max_out_of_orderness, result_table, late_table and idle_timeout may be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    PERFORM windowing._check_parallelism(parallelism);
     IF assigner IS NULL THEN
         RAISE EXCEPTION 'a pipeline needs an assigner'
             USING ERRCODE = 'invalid_parameter_value',
@@ -1520,7 +1579,7 @@ BEGIN
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
         emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor,
-        fire_spread)
+        fire_spread, parallelism)
     VALUES (name, current_user::regrole, source, time_column, ttype::regtype, key_columns,
         assigner, aggregates,
         -- a watermark taken from elsewhere comes without a delay
@@ -1531,8 +1590,9 @@ BEGIN
         emit, CASE WHEN start THEN 'running' ELSE 'paused' END, idle_timeout, on_error,
         -- 'event time' is the default, stored as NULL
         CASE WHEN early OR windowing._trigger_purges("trigger", assigner, ttype::regtype)
-             THEN "trigger" END, watermark_column, upstream, evictor, fire_spread)
+             THEN "trigger" END, watermark_column, upstream, evictor, fire_spread, parallelism)
     RETURNING id INTO new_id;
+    PERFORM windowing._add_parts(new_id, parallelism);
     IF start THEN
         PERFORM windowing._wake_workers();
     END IF;
@@ -1974,8 +2034,9 @@ BEGIN
               WHERE q.name = drop_pipeline.name AND EXISTS (SELECT FROM pg_class WHERE oid = i.state_table) LOOP
         EXECUTE format('DROP TABLE %s', st);
     END LOOP;
-    DELETE FROM windowing.pipeline WHERE pipeline.name = drop_pipeline.name RETURNING * INTO p;
-    PERFORM windowing._forget_dropped_state(p.id);
+    FOR p IN DELETE FROM windowing.pipeline WHERE pipeline.name = drop_pipeline.name RETURNING * LOOP
+        PERFORM windowing._forget_dropped_state(p.id);
+    END LOOP;
     IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
         EXECUTE format('DROP TABLE %s', p.result_table);
     END IF;
@@ -2056,6 +2117,11 @@ BEGIN
 END
 $$;
 
+-- alter_pipeline(name, parallelism => n): every part reads the queue up to
+-- one snapshot, then the parts' state changes hands by key group (parts.c).
+CREATE FUNCTION windowing._change_parallelism(pipeline_name text, parallelism int) RETURNS void
+AS 'MODULE_PATHNAME', 'windowing_change_parallelism' LANGUAGE C STRICT;
+
 -- rebuild(name): the pipeline's results made again from the rows its queue
 -- holds, read in order of event time by its next steps (pipeline.c);
 -- backfill(name, history): history's rows into the queue, then a rebuild.
@@ -2083,7 +2149,7 @@ DECLARE
     added   bigint;
 BEGIN
     PERFORM windowing._check_owner(name);
-    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = backfill.name;
+    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = backfill.name AND pipeline.part = 0;
     SELECT string_agg(quote_ident(q.attname), ', ' ORDER BY q.attnum) FILTER (WHERE h.attname IS NOT NULL),
            min(q.attname) FILTER (WHERE h.attname IS NULL AND q.attname = p.time_column)
     INTO columns, missing
@@ -2128,7 +2194,8 @@ CREATE FUNCTION windowing.alter_pipeline(
     assigner             windowing.assigner DEFAULT NULL,
     aggregates           text     DEFAULT NULL,
     emit                 text     DEFAULT NULL,
-    "trigger"            text     DEFAULT NULL)
+    "trigger"            text     DEFAULT NULL,
+    parallelism          int      DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -2141,7 +2208,10 @@ DECLARE
     purges   boolean;
 BEGIN
     PERFORM windowing._check_owner(name);
-    PERFORM windowing._check_join_alter(name, num_nonnulls(allowed_lateness, time_column, key_columns, assigner, aggregates, emit, "trigger") > 0);
+    PERFORM windowing._check_join_alter(name, num_nonnulls(allowed_lateness, time_column, key_columns, assigner, aggregates, emit, "trigger", parallelism) > 0);
+    IF parallelism IS NOT NULL THEN
+        PERFORM windowing._check_parallelism(parallelism);
+    END IF;
     IF no_idle_timeout IS NULL OR (no_idle_timeout AND idle_timeout IS NOT NULL) THEN
         RAISE EXCEPTION 'no_idle_timeout must be true or false, and false when idle_timeout is given'
             USING ERRCODE = 'invalid_parameter_value';
@@ -2150,7 +2220,7 @@ BEGIN
     PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
     PERFORM windowing._check_duration(idle_timeout, 'idle_timeout');
     PERFORM windowing._lock_pipeline(name);
-    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = alter_pipeline.name;
+    SELECT * INTO p FROM windowing.pipeline WHERE pipeline.name = alter_pipeline.name AND pipeline.part = 0;
     -- as create_pipeline: the clock is an instant, a timestamp column's zone unknown
     IF alter_pipeline.idle_timeout IS NOT NULL AND p.time_type = 'timestamp'::regtype THEN
         RAISE EXCEPTION 'idle_timeout needs a timestamptz or bigint time column'
@@ -2195,21 +2265,26 @@ BEGIN
                                   p.allowed_lateness),
                   HINT = 'Create a new pipeline beside it with the lower lateness, then drop this one.';
     END IF;
-    -- the windows cleaned up by now: their last instant plus the old lateness is at the watermark
-    IF lateness > p.allowed_lateness AND p.watermark IS NOT NULL THEN
-        cleaned := p.watermark - trunc(extract(epoch FROM p.allowed_lateness) * 1000000
-                   / CASE WHEN p.time_type = 'bigint'::regtype THEN 1000 ELSE 1 END);
-        p.cleaned_until := greatest(p.cleaned_until, greatest(cleaned, -9223372036854775808)::bigint);
+    -- the parts first, each reading the queue up to now under the settings it had
+    IF parallelism IS NOT NULL THEN
+        PERFORM windowing._change_parallelism(name, parallelism);
     END IF;
+    -- the windows cleaned up by now, in each part: their last instant plus
+    -- the old lateness is at its watermark
+    cleaned := trunc(extract(epoch FROM p.allowed_lateness) * 1000000
+                     / CASE WHEN p.time_type = 'bigint'::regtype THEN 1000 ELSE 1 END);
     UPDATE windowing.pipeline
     SET max_out_of_orderness = coalesce(alter_pipeline.max_out_of_orderness, p.max_out_of_orderness),
         allowed_lateness = lateness,
         idle_timeout = CASE WHEN no_idle_timeout THEN NULL
                             ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
-        cleaned_until = p.cleaned_until,
+        cleaned_until = CASE WHEN lateness > p.allowed_lateness AND pipeline.watermark IS NOT NULL
+                             THEN greatest(pipeline.cleaned_until,
+                                           greatest(pipeline.watermark - cleaned, -9223372036854775808)::bigint)
+                             ELSE pipeline.cleaned_until END,
         "trigger" = CASE WHEN alter_pipeline."trigger" IS NULL THEN p."trigger"
                          WHEN early OR purges THEN alter_pipeline."trigger" END
-    WHERE id = p.id;
+    WHERE pipeline.name = p.name;
     -- as create_pipeline makes them: room for re-fires' updates once windows outlive their firing
     IF p.emit = 'upsert' AND p.allowed_lateness = '0' AND lateness > '0'
        AND EXISTS (SELECT FROM pg_class WHERE oid = p.result_table) THEN
@@ -2253,8 +2328,9 @@ SELECT name, owner, state, source, time_column, key_columns, assigner, aggregate
        coalesce("trigger", 'event time') AS "trigger", watermark_column,
        (SELECT u.name FROM windowing.pipeline u WHERE u.id OPERATOR(pg_catalog.=) p.watermark_from)
            AS watermark_from, evictor, fire_spread,
-       join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive
-FROM windowing.pipeline p;
+       join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive, parallelism
+FROM windowing.pipeline p
+WHERE p.part OPERATOR(pg_catalog.=) 0;
 
 -- The view runs as the extension's owner and so shows every pipeline;
 -- last_error and its detail and hint quote what PostgreSQL quotes in
@@ -2271,7 +2347,10 @@ FROM windowing.pipeline p;
 -- the pipeline, else the heap), memory_windows and heap_windows each place
 -- (window_state lags behind state_log); a join pipeline's are NULL, and
 -- its state_spilled_bytes is the size of its state tables;
--- backlog_rows reads the queue as the caller.
+-- backlog_rows reads the queue as the caller.  A pipeline of parallelism n
+-- has a row for each part (0 to n - 1): each its cursor, watermark,
+-- counters and state (rows_consumed counts the rows it read, every row of
+-- the queue; the windows and late rows are of its own keys).
 CREATE VIEW windowing.pipeline_stats AS
 SELECT p.name, p.state,
        CASE WHEN t.is_ts THEN windowing._as_timestamptz(p.watermark)::text
@@ -2306,7 +2385,7 @@ SELECT p.name, p.state,
        p.last_error_seq,
        windowing._state_memory_windows(p.id, p.steps) AS memory_windows,
        CASE WHEN p.join_type IS NULL THEN coalesce(s.windows, 0) END AS heap_windows,
-       p.state_hits, p.state_misses
+       p.state_hits, p.state_misses, p.part
 FROM windowing.pipeline p
 CROSS JOIN LATERAL (SELECT pg_catalog.pg_has_role(p.owner, 'USAGE')
                            OR pg_catalog.pg_has_role('pg_read_all_stats'::pg_catalog.name, 'USAGE')
@@ -2329,7 +2408,8 @@ LEFT JOIN LATERAL (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(i.sta
 CREATE VIEW windowing.queues AS
 SELECT t.tgrelid::pg_catalog.regclass AS queue, windowing._queue_retention(t.tgrelid) AS retention,
        ARRAY(SELECT p.name FROM windowing.pipeline p
-             WHERE (p.source OPERATOR(pg_catalog.=) t.tgrelid AND p.join_type IS NULL)
+             WHERE (p.source OPERATOR(pg_catalog.=) t.tgrelid AND p.join_type IS NULL
+                    AND p.part OPERATOR(pg_catalog.=) 0)
                 OR p.id OPERATOR(pg_catalog.=) ANY (SELECT i.pipeline_id FROM windowing.join_input i
                                                     WHERE i.source OPERATOR(pg_catalog.=) t.tgrelid)
              ORDER BY p.name) AS pipelines
@@ -2442,7 +2522,7 @@ COMMENT ON AGGREGATE windowing.min_by(anyelement, anycompatible) IS
     'the value of the row with the least key, the first such row on a tie (Flink''s minBy)';
 
 COMMENT ON TABLE windowing.pipeline IS
-    'pipelines: definition, cursor and counters, written by the extension''s functions';
+    'pipelines: definition, cursor and counters (a row per part), written by the extension''s functions';
 COMMENT ON TABLE windowing.window_state IS
     'window state of pipelines, per window, as of their last committed step';
 COMMENT ON TABLE windowing.state_log IS
@@ -2456,7 +2536,7 @@ COMMENT ON FUNCTION windowing.alter_queue(regclass, text) IS
     'make a table a queue, or change whether its rows are deleted once read';
 COMMENT ON FUNCTION windowing.create_pipeline(text, regclass, name, name[], windowing.assigner, text,
                                               interval, interval, name, name, text, boolean, interval,
-                                              text, text, text, name, text, text, interval) IS
+                                              text, text, text, name, text, text, interval, int) IS
     'create a pipeline: aggregates of a queue''s rows per key and window, written to a result table; returns its id';
 COMMENT ON FUNCTION windowing.drop_pipeline(text, boolean) IS
     'drop a pipeline, and optionally its result and late tables';
@@ -2467,8 +2547,8 @@ COMMENT ON FUNCTION windowing.resume_pipeline(text) IS
 COMMENT ON FUNCTION windowing.alter_pipeline_owner(text, regrole) IS
     'give a pipeline to another role';
 COMMENT ON FUNCTION windowing.alter_pipeline(text, interval, interval, interval, boolean, name, name[],
-                                             windowing.assigner, text, text, text) IS
-    'change a pipeline''s out-of-orderness, allowed lateness, idle timeout or early firing interval, from its next step';
+                                             windowing.assigner, text, text, text, int) IS
+    'change a pipeline''s out-of-orderness, allowed lateness, idle timeout, early firing interval or parallelism, from its next step';
 COMMENT ON FUNCTION windowing.process(text, bigint) IS
     'run one step of a pipeline now, in this transaction; returns the rows consumed';
 COMMENT ON FUNCTION windowing.advance_watermark(text, timestamptz) IS
@@ -2503,6 +2583,6 @@ COMMENT ON VIEW windowing.rebuild_progress IS
 COMMENT ON VIEW windowing.pipelines IS
     'definition and notification channel of every pipeline';
 COMMENT ON VIEW windowing.pipeline_stats IS
-    'progress, counters, state size and last error of every pipeline, with the row it failed on';
+    'progress, counters, state size and last error of every pipeline (a row per part), with the row it failed on';
 COMMENT ON VIEW windowing.queues IS
     'every queue, what becomes of its rows, and the pipelines reading it';
