@@ -66,7 +66,7 @@ max_wal_size = 8GB"
 CREATE EXTENSION windowing;
 SELECT windowing.create_queue('events', 'k int, ts timestamptz, v int', retention => 'keep');
 INSERT INTO events (k, ts, v)
-SELECT (g * 7919) % $KEYS, '2026-01-01 00:00+00'::timestamptz + g * (interval '1 hour' / $ROWS), g % 10
+SELECT (g::bigint * 7919) % $KEYS, '2026-01-01 00:00+00'::timestamptz + g * (interval '1 hour' / $ROWS), g % 10
 FROM generate_series(1, $ROWS) g;
 VACUUM ANALYZE events;
 SQL
