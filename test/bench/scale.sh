@@ -9,10 +9,14 @@
 # (median, min and max).  Shapes: tumbling 1 minute count + sum; sessions
 # with a 1-minute gap; hopping windows of 10 minutes sliding by 1 minute
 # (10 windows a row) in append mode, which writes a result row per window
-# and key.
+# and key.  STEP_MEMORY sets windowing.step_memory (the default is
+# maintenance_work_mem): a step that allocates that much ends early, and
+# the next goes on, which at 100,000 keys of hopping windows cuts a single
+# part's steps short more often than each of two parts'.
 #
 #   test/bench/scale.sh
 #   ROWS=2000000 KEYS=100000 RUNS=3 SHAPES="tumbling session" test/bench/scale.sh
+#   SHAPES=hopping STEP_MEMORY=1GB test/bench/scale.sh
 set -euo pipefail
 
 # shellcheck source=test/lib.sh
@@ -22,6 +26,7 @@ ROWS=${ROWS:-1000000}
 KEYS=${KEYS:-100000}
 RUNS=${RUNS:-3}
 SHAPES=${SHAPES:-"tumbling session hopping"}
+STEP_MEMORY=${STEP_MEMORY:-}
 
 assigner() {
 	case "$1" in
@@ -60,7 +65,8 @@ main() {
 windowing.state_memory = 2GB
 windowing.poll_interval = 10
 timezone = 'UTC'
-max_wal_size = 8GB"
+max_wal_size = 8GB${STEP_MEMORY:+
+windowing.step_memory = '$STEP_MEMORY'}"
 	say "$ROWS rows of $KEYS keys in the queue"
 	sql >/dev/null <<SQL
 CREATE EXTENSION windowing;
