@@ -916,6 +916,27 @@ WHERE t.tgrelid OPERATOR(pg_catalog.=) $1 AND t.tgname OPERATOR(pg_catalog.=) 'w
   AND t.tgnargs OPERATOR(pg_catalog.=) 1
 $$;
 
+-- A table of Citus (distributed, reference or local to the coordinator's
+-- metadata) holds its rows in shards that a step here would not read.
+CREATE FUNCTION windowing._check_not_citus(source regclass) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    citus boolean := false;
+BEGIN
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)'
+            INTO citus USING source;
+    END IF;
+    IF citus THEN
+        RAISE EXCEPTION 'table % is a Citus table', source
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'A queue is a plain table of the server its pipelines run on; distributed, reference and Citus local tables are not read yet.',
+                  HINT = 'Make a local table the queue.';
+    END IF;
+END
+$$;
+
 -- Makes a table a queue, or changes what becomes of its rows.  Rows get
 -- the inserting transaction and an arrival number from the queue's own
 -- identity sequence: nothing of the extension's, so that producers' inserts
@@ -930,6 +951,7 @@ BEGIN
         RAISE EXCEPTION 'retention must be ''consume'' or ''keep'''
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    PERFORM windowing._check_not_citus(source);
     IF NOT pg_has_role(current_user, queue_owner, 'USAGE') THEN
         RAISE EXCEPTION 'must be owner of table %', source
             USING ERRCODE = 'insufficient_privilege',
