@@ -107,6 +107,30 @@ FROM (VALUES ('pt3', 5), ('ps2', 2), ('ph4', 4), ('pc2', 1)) v(n, p);
 SELECT name, count(*) AS parts, min(tick_lo::text) = max(tick_lo::text) AS one_cursor
 FROM windowing.pipeline WHERE name IN ('pt3', 'ps2', 'ph4', 'pc2') GROUP BY name ORDER BY name;
 
+-- a change rolled back leaves the parts as they were; one prepared and
+-- committed is made
+CREATE TEMP TABLE parts_before AS
+SELECT name, part, id, steps, tick_lo::text, watermark FROM windowing.pipeline WHERE name = 'pt3';
+BEGIN;
+SELECT windowing.alter_pipeline('pt3', parallelism => 2);
+ROLLBACK;
+BEGIN;
+SAVEPOINT s;
+SELECT windowing.alter_pipeline('pt3', parallelism => 4);
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT count(*) AS parts,
+       (SELECT count(*) FROM (SELECT name, part, id, steps, tick_lo::text, watermark
+                              FROM windowing.pipeline WHERE name = 'pt3'
+                              EXCEPT SELECT * FROM parts_before) c) AS changed
+FROM windowing.pipeline WHERE name = 'pt3';
+BEGIN;
+SELECT windowing.alter_pipeline('pt3', parallelism => 4);
+PREPARE TRANSACTION 'parts';
+COMMIT PREPARED 'parts';
+SELECT windowing.alter_pipeline('pt3', parallelism => 5);
+SELECT count(*) AS parts FROM windowing.pipeline WHERE name = 'pt3';
+
 -- more rows, a watermark given, then the end of input
 INSERT INTO pclicks
 SELECT i % 40, '2026-03-01 01:00'::timestamptz + i * interval '3 seconds'
