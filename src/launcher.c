@@ -432,6 +432,9 @@ launcher_want_workers(int parts)
 {
 	bool		more;
 
+	/* this worker alone writes it: no lock to read it, every round */
+	if (parts == my_slot->want_parts)
+		return;
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	more = parts > my_slot->want_parts;
 	my_slot->want_parts = parts;

@@ -202,25 +202,6 @@ pipeline_try_lock(const char *name, int part)
 	return lock_part(name, part, false);
 }
 
-/*
- * Every part's lock, in order of part, as pauses, drops and changes take
- * them; the parts then stay as they are until the transaction ends.
- * Returns how many there are.
- */
-int
-pipeline_lock_all(const char *name)
-{
-	int			locked = 0;
-	int			parts;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	/* a change of parallelism may have committed while we waited */
-	while ((parts = catalog_parallelism(name)) > locked)
-		pipeline_lock(name, locked++);
-	SPI_finish();
-	return parts;
-}
 
 /*
  * What DDL may have changed since the pipeline was created: its tables, and
@@ -1163,22 +1144,47 @@ pipeline_catch_up(const char *name, int part, char *until, int64 watermark)
 }
 
 /*
- * The number of parts of pipeline "name", which the caller must own; the
- * SQL functions that step a pipeline step each part in turn, having taken
- * every part's lock ("lock"), so that a change of parallelism cannot come
- * between them.
+ * The number of parts of pipeline "name", which the caller must own.  With
+ * "lock", every part's lock is taken first, in order of part, as the SQL
+ * functions that step, pause, drop or change a pipeline take them: the
+ * parts then stay as they are until the transaction ends.
  */
 int
 pipeline_parts(const char *name, bool lock)
 {
+	int			locked = 0;
 	int			parts;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	(void) check_owner(name, false);
-	parts = catalog_parallelism(name);
+	/* a change of parallelism may have committed while we waited */
+	while ((parts = catalog_parallelism(name)) > locked && lock)
+		pipeline_lock(name, locked++);
 	SPI_finish();
-	return lock ? pipeline_lock_all(name) : parts;
+	return parts;
+}
+
+/*
+ * A step of each part of pipeline "name", in order, with every part's lock
+ * held: the most rows one of them read (each reads every row of the
+ * queue).
+ */
+static int64
+step_parts(const char *name, int64 max_rows, bool consume_rows, bool has_watermark,
+		   int64 watermark)
+{
+	int64		most = 0;
+	int			parts = pipeline_parts(name, true);
+
+	for (int part = 0; part < parts; part++)
+	{
+		int64		rows = run_step(name, part, max_rows, 0, consume_rows, has_watermark,
+									watermark, false, NULL);
+
+		most = Max(most, rows);
+	}
+	return most;
 }
 
 /* The type of the pipeline's time column (for the watermark overloads). */
@@ -1198,16 +1204,12 @@ pipeline_time_type(const char *name)
 static void
 advance_to(const char *name, int64 to, bool is_ts)
 {
-	int			parts;
-
 	if (is_ts && TIMESTAMP_NOT_FINITE(to))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("watermark must be finite"),
 				 errhint("Use windowing.flush() to end the input.")));
-	parts = pipeline_parts(name, true);
-	for (int part = 0; part < parts; part++)
-		run_step(name, part, 0, 0, false, true, to, false, NULL);
+	(void) step_parts(name, 0, false, true, to);
 }
 
 PG_FUNCTION_INFO_V1(windowing_process);
@@ -1216,26 +1218,6 @@ PG_FUNCTION_INFO_V1(windowing_advance_watermark_timestamp);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_bigint);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_text);
 PG_FUNCTION_INFO_V1(windowing_flush);
-
-/*
- * A step of each part of pipeline "name", in order: the most rows one of
- * them read (each reads every row of the queue).
- */
-static int64
-process_parts(const char *name, int64 max_rows)
-{
-	int64		most = 0;
-	int			parts = pipeline_parts(name, true);
-
-	for (int part = 0; part < parts; part++)
-	{
-		PipelinePart p = {unconstify(char *, name), part};
-		int64		rows = pipeline_step(&p, max_rows, 0, false, NULL);
-
-		most = Max(most, rows);
-	}
-	return most;
-}
 
 /* process(name, max_rows): one step, synchronously. */
 Datum
@@ -1249,7 +1231,7 @@ windowing_process(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_rows must be greater than zero")));
-	PG_RETURN_INT64(process_parts(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows));
+	PG_RETURN_INT64(step_parts(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, true, false, 0));
 }
 
 static Datum
@@ -1310,11 +1292,7 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 Datum
 windowing_flush(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	int			parts = pipeline_parts(name, true);
-
-	for (int part = 0; part < parts; part++)
-		run_step(name, part, 0, 0, false, true, WMK_END, false, NULL);
+	(void) step_parts(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, false, true, WMK_END);
 	PG_RETURN_VOID();
 }
 
