@@ -583,7 +583,7 @@ DECLARE
     p        windowing.pipeline;
     lateness interval;
     fixed    text;
-    cleaned  numeric;
+    old_span numeric;
     early    boolean;
     purges   boolean;
 BEGIN
@@ -651,7 +651,7 @@ BEGIN
     END IF;
     -- the windows cleaned up by now, in each part: their last instant plus
     -- the old lateness is at its watermark
-    cleaned := trunc(extract(epoch FROM p.allowed_lateness) * 1000000
+    old_span := trunc(extract(epoch FROM p.allowed_lateness) * 1000000
                      / CASE WHEN p.time_type = 'bigint'::regtype THEN 1000 ELSE 1 END);
     UPDATE windowing.pipeline
     SET max_out_of_orderness = coalesce(alter_pipeline.max_out_of_orderness, p.max_out_of_orderness),
@@ -660,7 +660,7 @@ BEGIN
                             ELSE coalesce(alter_pipeline.idle_timeout, p.idle_timeout) END,
         cleaned_until = CASE WHEN lateness > p.allowed_lateness AND pipeline.watermark IS NOT NULL
                              THEN greatest(pipeline.cleaned_until,
-                                           greatest(pipeline.watermark - cleaned, -9223372036854775808)::bigint)
+                                           greatest(pipeline.watermark - old_span, -9223372036854775808)::bigint)
                              ELSE pipeline.cleaned_until END,
         "trigger" = CASE WHEN alter_pipeline."trigger" IS NULL THEN p."trigger"
                          WHEN early OR purges THEN alter_pipeline."trigger" END
