@@ -8,6 +8,7 @@ OBJS = \
 	src/calendar.o \
 	src/catalog.o \
 	src/count_windows.o \
+	src/distributed.o \
 	src/emit.o \
 	src/evictor.o \
 	src/join.o \

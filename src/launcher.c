@@ -276,7 +276,12 @@ wake_at_commit(XactEvent event, void *arg)
 {
 	ListCell   *lc;
 
-	if (event == XACT_EVENT_COMMIT)
+	/*
+	 * A prepared transaction's rows are seen at its COMMIT PREPARED, in
+	 * another session, which has no wake to give: Citus writes shards of
+	 * several nodes so.  Woken now, the worker finds them at its next poll.
+	 */
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PREPARE)
 	{
 		foreach(lc, pending_wakes)
 			wake_now(lfirst_oid(lc));

@@ -30,6 +30,7 @@
 #include "utils/resowner.h"
 
 #include "catalog.h"
+#include "distributed.h"
 #include "owner.h"
 #include "pipeline.h"
 #include "plans.h"
@@ -55,11 +56,15 @@ running_readers(Oid source, List **readers)
 static void
 truncate_queue(Oid source, const char *qualified)
 {
+	int			nest;
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	nest = distributed_shard_changes_begin();
 	if (owner_execute(owner_of_table(source), psprintf("TRUNCATE %s", qualified),
 					  0, NULL, NULL) != SPI_OK_UTILITY)
 		elog(ERROR, "could not truncate %s", qualified);
+	distributed_shard_changes_end(nest);
 	SPI_finish();
 }
 
@@ -75,6 +80,7 @@ lock_queue(const char *qualified)
 	ResourceOwner owner = CurrentResourceOwner;
 	char	   *timeout = psprintf("%d", queue_lock_timeout);
 	bool		locked = true;
+	int			nest;
 
 	BeginInternalSubTransaction(NULL);
 	PG_TRY();
@@ -83,9 +89,11 @@ lock_queue(const char *qualified)
 								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
+		nest = distributed_shard_changes_begin();
 		if (SPI_execute(psprintf("LOCK TABLE %s IN ACCESS EXCLUSIVE MODE", qualified),
 						false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not lock %s", qualified);
+		distributed_shard_changes_end(nest);
 		SPI_finish();
 		ReleaseCurrentSubTransaction();
 	}

@@ -36,6 +36,7 @@
 #include "utils/snapmgr.h"
 #include "miscadmin.h"
 
+#include "distributed.h"
 #include "owner.h"
 #include "plans.h"
 #include "queue_helper.h"
@@ -249,20 +250,24 @@ tick_force(char *until, int64 watermark)
 }
 
 /*
- * The last arrival number the queue's identity sequence gave.  The
- * sequence is the queue's: its owner reads it, since the pipeline's owner
- * need not have the rights of the queue's (pipelines made before 0.5, or a
- * queue given to another role since).
+ * The last arrival number the queue's identity sequence gave, or for the
+ * shard of a distributed queue, which has none, the node's sequence that
+ * numbers its rows (distributed.c).  The sequence is the queue's: its owner
+ * reads it, since the pipeline's owner need not have the rights of the
+ * queue's (pipelines made before 0.5, or a queue given to another role
+ * since).
  */
 static int64
 queue_numbered(Oid source)
 {
 	LOCAL_FCINFO(fcinfo, 1);
-	Oid			seq = getIdentitySequence(source, get_attnum(source, "windowing_seq"), false);
+	Oid			seq = getIdentitySequence(source, get_attnum(source, "windowing_seq"), true);
 	Oid			save_user;
 	int			save_sec;
 	Datum		last;
 
+	if (!OidIsValid(seq))
+		seq = distributed_arrival_seq();
 	InitFunctionCallInfoData(*fcinfo, NULL, 1, InvalidOid, NULL, NULL);
 	fcinfo->args[0].value = ObjectIdGetDatum(seq);
 	fcinfo->args[0].isnull = false;

@@ -19,6 +19,7 @@
 #include "postmaster/postmaster.h"
 #include "utils/guc.h"
 
+#include "distributed.h"
 #include "launcher.h"
 #include "pipeline.h"
 #include "queue.h"
@@ -140,6 +141,7 @@ _PG_init(void)
 
 	MarkGUCPrefixReserved("windowing");
 
+	distributed_init();
 	state_slots_request_shmem();
 
 	if (windowing_max_workers == 0)

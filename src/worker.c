@@ -74,6 +74,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog.h"
+#include "distributed.h"
 #include "launcher.h"
 #include "pipeline.h"
 #include "queue.h"
@@ -88,6 +89,8 @@
  * trickle of one-row commits would pay at every step.
  */
 #define RECLAIM_CHECK_MS	1000
+/* How often at most the first worker looks for shards' pipelines to make or drop. */
+#define SHARDS_CHECK_MS		1000
 /*
  * Rows per step, and windowing.worker_step_time: a backlog is consumed in
  * steps of at most this size and time, so that a step stays short (a DROP
@@ -280,6 +283,27 @@ ms_since(TimestampTz from)
 
 	TimestampDifference(from, GetCurrentTimestamp(), &secs, &usecs);
 	return secs * 1000 + usecs / 1000;
+}
+
+/*
+ * On a Citus node, the pipelines of the shards it holds come and go with
+ * their distributed pipelines (distributed.c).  One that cannot be made
+ * is logged and tried again at the next look, without failing the round.
+ */
+static void
+sync_shard_pipelines(void)
+{
+	PG_TRY();
+	{
+		begin_catalog_transaction("making the pipelines of shards");
+		distributed_sync();
+		commit_transaction();
+	}
+	PG_CATCH();
+	{
+		(void) take_error();
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -544,6 +568,7 @@ windowing_worker_main(Datum main_arg)
 	/* a worker before may have consumed rows and died before emptying them */
 	bool		reclaim_pending = true;
 	TimestampTz reclaim_checked = 0;
+	TimestampTz shards_checked = 0;
 	TimestampTz last_round = 0;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -570,6 +595,12 @@ windowing_worker_main(Datum main_arg)
 		MemoryContextReset(round_cxt);
 		if (worker_round_interval > 0)
 			pace_rounds(&last_round);
+		if (my_part == 0 && distributed_citus_loaded() &&
+			TimestampDifferenceExceeds(shards_checked, GetCurrentTimestamp(), SHARDS_CHECK_MS))
+		{
+			shards_checked = GetCurrentTimestamp();
+			sync_shard_pipelines();
+		}
 		pipelines = running_pipelines();
 		if (pipelines != NIL)
 			last_busy = GetCurrentTimestamp();

@@ -1,8 +1,12 @@
 # windowing beside Citus: a coordinator and two workers, each with both
 # libraries preloaded.  A queue that is a plain table of a node (the
-# coordinator's, or a worker's) runs pipelines there as on any server; a
-# distributed table is refused as a queue, clearly, rather than read where
-# its rows are not.  Skipped where Citus is not installed.
+# coordinator's, or a worker's) runs pipelines there as on any server.  A
+# pipeline over a hash-distributed queue runs as a pipeline per shard on the
+# node that holds it, writing co-located result shards: with four producers
+# writing, a node's worker killed and a worker node stopped at once and
+# started again, its results equal a GROUP BY of the rows the queue got and
+# a pipeline on one node over the same rows.  Other Citus tables are
+# refused as queues.  Skipped where Citus is not installed.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -10,6 +14,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
+use IPC::Run;
+use Windowing qw(differences kill_worker);
 
 my $coordinator = PostgreSQL::Test::Cluster->new('coordinator');
 my $pkglibdir = $coordinator->config_data('--pkglibdir');
@@ -23,6 +29,8 @@ for my $node ($coordinator, @workers)
 shared_preload_libraries = 'citus,windowing'
 max_worker_processes = 32
 windowing.poll_interval = 20
+restart_after_crash = on
+citus.recover_2pc_interval = '1s'
 });
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
@@ -69,21 +77,163 @@ sub pipeline_on
 pipeline_on($coordinator, 'on the coordinator');
 pipeline_on($workers[1], 'on a worker node');
 
-# a distributed table is no queue, and says so
+# other Citus tables are no queues, and say so
 $coordinator->safe_psql('postgres', q{
-	CREATE TABLE dist_clicks (k int, ts timestamptz, v int);
-	SELECT create_distributed_table('dist_clicks', 'k');
+	CREATE TABLE ref_clicks (k int, ts timestamptz, v int);
+	SELECT create_reference_table('ref_clicks');
 });
 my ($rc, $out, $err) = $coordinator->psql('postgres',
-	q{SELECT windowing.alter_queue('dist_clicks', 'keep')});
-like($err, qr/ERROR:  table (public\.)?dist_clicks is a Citus table/, 'a distributed table is refused as a queue');
+	q{SELECT windowing.alter_queue('ref_clicks', 'keep')});
+like($err, qr/ERROR:  table (public\.)?ref_clicks is a Citus table/, 'a reference table is refused as a queue');
+
+# a distributed queue: rows already there are read too
+$coordinator->safe_psql('postgres', q{
+	CREATE TABLE clicks (k int, ts timestamptz, v int);
+	SELECT create_distributed_table('clicks', 'k', shard_count => 8);
+	INSERT INTO clicks SELECT g % 97, '2026-01-01 00:00+00'::timestamptz + g * interval '1 second', g
+	FROM generate_series(-199, 0) g;
+});
 ($rc, $out, $err) = $coordinator->psql('postgres', q{
-	SELECT windowing.create_pipeline('dist', 'dist_clicks', 'ts', '{k}', windowing.tumbling('1 minute'),
+	SELECT windowing.create_pipeline('by_v', 'clicks', 'ts', '{v}', windowing.tumbling('1 minute'),
 		retention => 'keep')});
-like($err, qr/ERROR:  table (public\.)?dist_clicks is a Citus table/, 'and so is a pipeline over it');
+like($err, qr/ERROR:  the key columns of a pipeline over distributed table (public\.)?clicks must include its distribution column "k"/,
+	'a pipeline keys its windows by the distribution column');
+($rc, $out, $err) = $coordinator->psql('postgres', q{
+	SELECT windowing.create_pipeline('two', 'clicks', 'ts', '{k}', windowing.tumbling('1 minute'),
+		retention => 'keep', parallelism => 2)});
+like($err, qr/ERROR:  a pipeline over distributed table (public\.)?clicks runs as a pipeline per shard/,
+	'and runs as a pipeline per shard');
 is($coordinator->safe_psql('postgres', q{SELECT count(*) FROM pg_trigger
-	WHERE tgrelid = 'dist_clicks'::regclass AND NOT tgisinternal}),
-	'0', 'the distributed table is left as it was');
+	WHERE tgrelid = 'clicks'::regclass AND NOT tgisinternal}), '0', 'the refusals leave the table as it was');
+
+# late rows are kept for ever, and re-fire their windows: whatever the
+# producers' interleaving, each window ends as the GROUP BY of its rows
+my %assigner = (
+	tumbling => q{windowing.tumbling('1 minute')},
+	hopping => q{windowing.hopping('2 minutes', '1 minute')},
+	sessions => q{windowing.session('3 minutes')});
+for my $name (sort keys %assigner)
+{
+	$coordinator->safe_psql('postgres', qq{
+		SELECT windowing.create_pipeline('$name', 'clicks', 'ts', '{k}', $assigner{$name},
+			'count(*) AS n, sum(v) AS total', allowed_lateness => '100 days', retention => 'keep')});
+}
+is($coordinator->safe_psql('postgres', q{SELECT string_agg(queue || ' ' || retention || ' '
+	|| array_to_string(pipelines, ','), '; ') FROM windowing.queues WHERE queue = 'clicks'::regclass}),
+	'clicks keep hopping,sessions,tumbling', 'the distributed queue and its pipelines');
+ok($coordinator->poll_query_until('postgres', q{SELECT count(*) = 27 FROM windowing.distributed_pipeline_stats}),
+	"each node's worker makes the pipelines of its shards (3 pipelines of 8 shards, and their totals)");
+is($coordinator->safe_psql('postgres', q{SELECT string_agg(DISTINCT node, ',' ORDER BY node)
+	FROM windowing.distributed_pipeline_stats}),
+	join(',', map { $_->host . ':' . $_->port } @workers), 'on the two worker nodes');
+
+# four producers, each a batch of 40 rows at a time, over interleaved times
+my @producers;
+for my $p (0 .. 3)
+{
+	my $script = '';
+	for my $i (0 .. 149)
+	{
+		my $lo = ($i * 4 + $p) * 40 + 1;
+		$script .= sprintf("INSERT INTO clicks SELECT g %% 97, '2026-01-01 00:00+00'::timestamptz "
+			  . "+ g * interval '1 second', g FROM generate_series(%d, %d) g;\n", $lo, $lo + 39);
+	}
+	my $file = $coordinator->basedir . "/producer$p.sql";
+	open(my $fh, '>', $file) or die $!;
+	print $fh $script;
+	close $fh;
+	push @producers, IPC::Run::start(
+		[ 'psql', '-X', '-q', '-d', $coordinator->connstr('postgres'), '-f', $file ],
+		'>', \my $stdout, '2>', \my $stderr);
+}
+$coordinator->poll_query_until('postgres', 'SELECT count(*) >= 6000 FROM clicks') or die 'no rows';
+my $pid = $workers[0]->safe_psql('postgres',
+	q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'});
+ok($pid && kill_worker($workers[0], $pid), "a node's worker is killed while the producers write");
+$coordinator->poll_query_until('postgres', 'SELECT count(*) >= 12000 FROM clicks') or die 'no rows';
+$workers[1]->stop('immediate');
+$workers[1]->start;
+$_->finish for @producers;
+# a row of every key past every window closes them on every shard
+$coordinator->safe_psql('postgres', q{
+	INSERT INTO clicks SELECT g, '2027-01-01 00:00+00', 0 FROM generate_series(0, 96) g});
+my $rows = $coordinator->safe_psql('postgres', 'SELECT count(*) FROM clicks');
+cmp_ok($rows, '>', 12000, "the queue got $rows rows, those of the statements that did not fail");
+ok($coordinator->poll_query_until('postgres', q{
+	SELECT count(*) = 24 AND bool_and(watermark_time > '2026-12-31') AND sum(backlog_rows) = 0
+	FROM windowing.distributed_pipeline_stats WHERE node IS NOT NULL}),
+	'every shard of every pipeline read its rows');
+
+# the results, beside the same windows in plain SQL over the queue's rows
+$coordinator->safe_psql('postgres', q{
+	CREATE TABLE all_clicks AS SELECT k, ts, v FROM clicks WHERE ts < '2027-01-01'});
+my %group_by = (
+	tumbling => q{SELECT k, windowing.tumble_start(ts, '1 minute'), count(*), sum(v)
+		FROM all_clicks GROUP BY 1, 2},
+	hopping => q{SELECT k, w.window_start, count(*), sum(v)
+		FROM all_clicks, windowing.hop(ts, '2 minutes', '1 minute') w GROUP BY 1, 2},
+	sessions => q{SELECT k, (s).window_start, count(*), sum(v)
+		FROM (SELECT k, v, windowing.session(ts, '3 minutes') OVER (PARTITION BY k) AS s FROM all_clicks) x
+		GROUP BY 1, 2});
+for my $name (sort keys %group_by)
+{
+	$coordinator->safe_psql('postgres', qq{
+		CREATE TABLE ${name}_got AS SELECT k, window_start, n, total FROM ${name}_results
+		WHERE window_start < '2027-01-01'});
+	is(differences($coordinator, 'postgres', "TABLE ${name}_got", $group_by{$name}), '0',
+		"$name: each window is the GROUP BY of its rows, none lost or doubled");
+}
+cmp_ok($coordinator->safe_psql('postgres', 'SELECT count(*) FROM tumbling_got'), '>', 9000,
+	'tumbling: the windows of the run');
+
+# a pipeline on one server over the same rows gives the same windows
+$coordinator->safe_psql('postgres', q{
+	SELECT windowing.create_queue('one_node', 'k int, ts timestamptz, v int', retention => 'keep');
+	SELECT windowing.create_pipeline('one', 'one_node', 'ts', '{k}', windowing.tumbling('1 minute'),
+		'count(*) AS n, sum(v) AS total', allowed_lateness => '100 days', start => false);
+	INSERT INTO one_node SELECT k, ts, v FROM clicks ORDER BY ts;});
+$coordinator->poll_query_until('postgres', q{SELECT windowing.process('one') = 0}) or die 'not read';
+is(differences($coordinator, 'postgres', 'TABLE tumbling_got',
+	q{SELECT k, window_start, n, total FROM one_results WHERE window_start < '2027-01-01'}), '0',
+	'tumbling: the windows of a pipeline on one node');
+
+# pipeline_stats of the shards add up to the whole
+is($coordinator->safe_psql('postgres', q{
+	SELECT sum(rows_consumed) FILTER (WHERE node IS NULL) = sum(rows_consumed) FILTER (WHERE node IS NOT NULL)
+	   AND sum(rows_consumed) FILTER (WHERE node IS NULL) = 3 * (SELECT count(*) FROM clicks)
+	FROM windowing.distributed_pipeline_stats}), 't', 'every row read once by each pipeline');
+
+# a shard moved elsewhere would leave its pipeline's cursor and state behind
+my ($shard, $host, $from) = split /\|/, $coordinator->safe_psql('postgres', q{
+	SELECT shardid, nodename, nodeport FROM citus_shards WHERE table_name = 'clicks'::regclass
+	ORDER BY shardid LIMIT 1});
+my ($to) = grep { $_ != $from } map { $_->port } @workers;
+my $move = "SELECT citus_move_shard_placement($shard, '$host', $from, '$host', $to, 'block_writes')";
+($rc, $out, $err) = $coordinator->psql('postgres', $move);
+like($err, qr/ERROR:  cannot run citus_move_shard_placement while pipelines run over distributed tables/,
+	'a shard move is refused while pipelines run');
+($rc, $out, $err) = $coordinator->psql('postgres', q{SELECT * FROM rebalance_table_shards('clicks')});
+like($err, qr/ERROR:  cannot run rebalance_table_shards while pipelines run over distributed tables/,
+	'and so is a rebalance');
+
+# other changes than drop_pipeline are the shards' own
+($rc, $out, $err) = $coordinator->psql('postgres', q{SELECT windowing.pause_pipeline('hopping')});
+like($err, qr/ERROR:  pipeline "hopping" runs on the shards of a distributed table/,
+	'a pipeline over a distributed queue is paused shard by shard');
+$coordinator->safe_psql('postgres', q{SELECT windowing.drop_pipeline('hopping', drop_tables => true)});
+ok($workers[0]->poll_query_until('postgres', q{SELECT count(*) = 0 FROM windowing.pipeline
+	WHERE shard_of = 'hopping'}), "dropped, its shards' pipelines go");
+is($coordinator->safe_psql('postgres', q{SELECT count(*) FROM windowing.distributed_pipeline_stats
+	WHERE name = 'hopping'}), '0', 'and its stats');
+is($coordinator->safe_psql('postgres', q{SELECT to_regclass('hopping_results') IS NULL}), 't',
+	'and its tables');
+
+# without pipelines over distributed tables, Citus's rebalancer runs again
+# (its shards are balanced already: it moves none)
+$coordinator->safe_psql('postgres', q{
+	SELECT windowing.drop_pipeline('tumbling'); SELECT windowing.drop_pipeline('sessions')});
+($rc, $out, $err) = $coordinator->psql('postgres', q{SELECT * FROM rebalance_table_shards('clicks')});
+is($rc, 0, 'the rebalancer runs once no pipeline reads the shards');
 
 $_->stop for @workers, $coordinator;
 done_testing();

@@ -545,6 +545,9 @@ CREATE TABLE windowing.pipeline (
     -- part's row; part 0 is the row the pipeline was created with
     part                 int NOT NULL DEFAULT 0,
     parallelism          int NOT NULL DEFAULT 1,
+    -- the pipeline of a shard of a distributed queue: the name of the
+    -- distributed pipeline it was made for (see distributed_pipeline)
+    shard_of             text,
     CONSTRAINT pipeline_name_key UNIQUE (name, part)
 );
 -- The rules a pipeline row keeps.  A trigger on the columns they read, not
@@ -686,12 +689,44 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
               last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger",
               state_hits, state_misses, replay_until, replay_done, replay_rows, replay_started_at,
-              tick_watermark, parallelism)
+              tick_watermark, parallelism, shard_of)
     ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive)
     ON windowing.pipeline TO PUBLIC;
 GRANT SELECT ON windowing.window_state TO PUBLIC;
 GRANT SELECT ON windowing.state_log TO PUBLIC;
+
+-- Pipelines over distributed queues, on the coordinator.  Each shard of
+-- the queue is read by a pipeline of its own on the node that holds it,
+-- "<name>_<shard id>", made by that node's worker from the definition the
+-- queue's trigger windowing_pipeline_<id> carries.
+CREATE TABLE windowing.distributed_pipeline (
+    id           int PRIMARY KEY DEFAULT nextval('windowing.pipeline_id_seq'),
+    name         text NOT NULL UNIQUE,
+    owner        regrole NOT NULL,
+    source       regclass NOT NULL,
+    result_table regclass NOT NULL,
+    late_table   regclass,
+    definition   jsonb NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now()
+);
+SELECT pg_catalog.pg_extension_config_dump('windowing.distributed_pipeline', '');
+ALTER TABLE windowing.distributed_pipeline ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON windowing.distributed_pipeline
+    USING (pg_catalog.pg_has_role(owner, 'USAGE'))
+    WITH CHECK (pg_catalog.pg_has_role(owner, 'USAGE'));
+GRANT SELECT, INSERT, DELETE ON windowing.distributed_pipeline TO PUBLIC;
+COMMENT ON TABLE windowing.distributed_pipeline IS
+    'pipelines over distributed (Citus) queues, on the coordinator: each shard''s pipeline runs on its node';
+
+-- Every pipeline over a distributed table, whoever asks (row security
+-- shows a role only its own): what refuses Citus's shard moves names them.
+CREATE FUNCTION windowing._distributed_pipeline_names() RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT string_agg(format('"%s" (%s)', d.name, d.source::text), ', ' ORDER BY d.name)
+FROM windowing.distributed_pipeline d
+$$;
 
 -- A rebuild's order of replay: the arrival numbers of the rows to replay,
 -- numbered in order of event time, sorted once by rebuild() so that each
@@ -786,7 +821,12 @@ AS 'MODULE_PATHNAME', 'windowing_wake_launcher' LANGUAGE C;
 -- error rather than "does not exist".
 CREATE FUNCTION windowing._pipeline_owner(pipeline_name text) RETURNS regrole
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$ SELECT p.owner FROM windowing.pipeline p WHERE p.name OPERATOR(pg_catalog.=) $1 $$;
+AS $$
+SELECT p.owner FROM windowing.pipeline p WHERE p.name OPERATOR(pg_catalog.=) $1
+UNION ALL
+SELECT d.owner FROM windowing.distributed_pipeline d WHERE d.name OPERATOR(pg_catalog.=) $1
+LIMIT 1
+$$;
 
 CREATE FUNCTION windowing._check_owner(pipeline_name text) RETURNS void
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
@@ -802,6 +842,12 @@ BEGIN
         RAISE EXCEPTION 'must be owner of pipeline "%"', pipeline_name
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'Only the owner of a pipeline or a superuser may run, change or drop it.';
+    END IF;
+    IF EXISTS (SELECT FROM windowing.distributed_pipeline d WHERE d.name = pipeline_name) THEN
+        RAISE EXCEPTION 'pipeline "%" runs on the shards of a distributed table', pipeline_name
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Each shard''s pipeline, named after the pipeline and the shard, runs on the node that holds the shard; only drop_pipeline() acts on them all.',
+                  HINT = 'Act on a shard''s pipeline on its node, or drop the pipeline and create it again.';
     END IF;
 END
 $$;
@@ -905,19 +951,21 @@ AS 'MODULE_PATHNAME', 'windowing_queue_rows_added' LANGUAGE C;
 -- deleted).  The choice lives on the table: it goes when the table goes (a
 -- new table that reuses the OID inherits nothing) and pg_dump keeps it.
 -- Whoever may create triggers on a table may already run code as its
--- owner, so the trigger's argument is as safe as the owner's word.
+-- owner, so the trigger's argument is as safe as the owner's word.  On the
+-- shards of a distributed queue, Citus names it windowing_wake_<shard id>.
 CREATE FUNCTION windowing._queue_retention(source regclass) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 SELECT pg_catalog.convert_from(pg_catalog.substr(t.tgargs, 1, pg_catalog.length(t.tgargs) OPERATOR(pg_catalog.-) 1), 'UTF8')
 FROM pg_catalog.pg_trigger t
-WHERE t.tgrelid OPERATOR(pg_catalog.=) $1 AND t.tgname OPERATOR(pg_catalog.=) 'windowing_wake'
+WHERE t.tgrelid OPERATOR(pg_catalog.=) $1 AND t.tgname OPERATOR(pg_catalog.~) '^windowing_wake(_[0-9]+)?$'
   AND t.tgfoid OPERATOR(pg_catalog.=) 'windowing._queue_rows_added()'::pg_catalog.regprocedure
   AND t.tgnargs OPERATOR(pg_catalog.=) 1
 $$;
 
--- A table of Citus (distributed, reference or local to the coordinator's
--- metadata) holds its rows in shards that a step here would not read.
+-- A table of Citus other than a hash-distributed one (a reference table, a
+-- table local to the coordinator's metadata, one distributed by range or
+-- append) holds its rows in shards that a step here would not read.
 CREATE FUNCTION windowing._check_not_citus(source regclass) RETURNS void
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -931,8 +979,8 @@ BEGIN
     IF citus THEN
         RAISE EXCEPTION 'table % is a Citus table', source
             USING ERRCODE = 'feature_not_supported',
-                  DETAIL = 'A queue is a plain table of the server its pipelines run on; distributed, reference and Citus local tables are not read yet.',
-                  HINT = 'Make a local table the queue.';
+                  DETAIL = 'A queue is a plain table of the server its pipelines run on, or a table distributed by hash; reference tables, Citus local tables and tables distributed by range or append are not read.',
+                  HINT = 'Make a local table or a hash-distributed table the queue.';
     END IF;
 END
 $$;
@@ -951,13 +999,18 @@ BEGIN
         RAISE EXCEPTION 'retention must be ''consume'' or ''keep'''
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    PERFORM windowing._check_not_citus(source);
+    IF windowing._distribution_column(source) IS NULL THEN
+        PERFORM windowing._check_not_citus(source);
+    END IF;
     IF NOT pg_has_role(current_user, queue_owner, 'USAGE') THEN
         RAISE EXCEPTION 'must be owner of table %', source
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'Only the owner of a table decides whether its rows are deleted.';
     END IF;
-    IF windowing._column_type(source, 'windowing_seq') IS NULL THEN
+    IF windowing._distribution_column(source) IS NOT NULL THEN
+        PERFORM windowing._make_distributed_queue(source, retention);
+        RETURN;
+    ELSIF windowing._column_type(source, 'windowing_seq') IS NULL THEN
         EXECUTE format('ALTER TABLE %s ADD COLUMN windowing_xid xid8 NOT NULL '
                        'DEFAULT pg_catalog.pg_current_xact_id(), ADD COLUMN windowing_seq '
                        'bigint NOT NULL GENERATED BY DEFAULT AS IDENTITY', source);
@@ -967,6 +1020,12 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = 'A queue numbers its rows with an identity column of that name.',
                   HINT = 'Rename the column.';
+    END IF;
+    -- on a Citus server an INSERT ... SELECT from a distributed table has
+    -- the defaults evaluated on the nodes: the trigger stamps rows here
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE format('CREATE OR REPLACE TRIGGER windowing_stamp BEFORE INSERT ON %s '
+                       'FOR EACH ROW EXECUTE FUNCTION windowing._stamp_arrival()', source);
     END IF;
     EXECUTE format('CREATE OR REPLACE TRIGGER windowing_wake AFTER INSERT ON %s '
                    'FOR EACH STATEMENT EXECUTE FUNCTION windowing._queue_rows_added(%L)',
@@ -1244,6 +1303,266 @@ $$;
 -- create_queue: a new table for producers to insert into and pipelines to
 -- read.  "name" and "columns" are SQL, as in CREATE TABLE name (columns):
 -- the table goes where CREATE TABLE would put it, and is the caller's.
+/* ---- Pipelines over distributed queues (Citus) ---------------------------- */
+
+-- A queue distributed by Citus keeps its rows in shards on the worker
+-- nodes.  Citus would evaluate a column default on the coordinator, so its
+-- rows get windowing_xid and windowing_seq from a row trigger that runs
+-- where the shard is: the node's own transaction id, then a number from
+-- the node's own sequence (distributed.c).
+CREATE SEQUENCE windowing.arrival;
+-- dumped, so that a restored node numbers new rows after the old ones
+SELECT pg_catalog.pg_extension_config_dump('windowing.arrival', '');
+GRANT SELECT ON SEQUENCE windowing.arrival TO PUBLIC;
+
+CREATE FUNCTION windowing._stamp_arrival() RETURNS trigger
+AS 'MODULE_PATHNAME', 'windowing_stamp_arrival' LANGUAGE C;
+
+-- The statement trigger that carries a distributed pipeline's definition
+-- to every shard of its queue (Citus creates a table's triggers on its
+-- shards, in the transaction that creates them): the node that holds a
+-- shard makes the shard's pipeline from it.  It does nothing when it fires.
+CREATE FUNCTION windowing._shard_pipeline() RETURNS trigger
+AS 'MODULE_PATHNAME', 'windowing_shard_pipeline' LANGUAGE C;
+
+-- A late row of a distributed pipeline goes to the late table's shard on
+-- the node that read it: the table's distribution column is filled from
+-- the row's own value of it.
+CREATE FUNCTION windowing._late_key() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN jsonb_populate_record(NEW, jsonb_build_object(TG_ARGV[0], NEW.row_data -> TG_ARGV[0]));
+END
+$$;
+
+-- The column a hash-distributed Citus table is distributed by, else NULL.
+CREATE FUNCTION windowing._distribution_column(source regclass) RETURNS name
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    col name;
+BEGIN
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE 'SELECT pg_catalog.column_to_column_name(logicalrelid, partkey) FROM pg_catalog.pg_dist_partition
+                 WHERE logicalrelid = $1 AND partmethod = ''h'''
+            INTO col USING source;
+    END IF;
+    RETURN col;
+END
+$$;
+
+-- _make_queue() of a distributed table: the columns without defaults,
+-- stamped on the nodes (rows already there too), the index on the arrival
+-- number, the wake trigger that holds the retention.
+CREATE FUNCTION windowing._make_distributed_queue(source regclass, retention text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    unsafe text := current_setting('citus.enable_unsafe_triggers');
+BEGIN
+    IF windowing._column_type(source, 'windowing_seq') IS NULL THEN
+        EXECUTE format('ALTER TABLE %s ADD COLUMN windowing_xid xid8, ADD COLUMN windowing_seq bigint', source);
+        EXECUTE format('CREATE INDEX ON %s (windowing_seq)', source);
+    ELSIF NOT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = source AND tgname = 'windowing_stamp') THEN
+        RAISE EXCEPTION 'column "windowing_seq" of table % is not an arrival number', source
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'A distributed queue numbers its rows on the nodes, through its trigger windowing_stamp.',
+                  HINT = 'Rename the column.';
+    END IF;
+    -- Citus runs a distributed table's triggers on its shards when told so
+    PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    EXECUTE format('CREATE OR REPLACE TRIGGER windowing_stamp BEFORE INSERT OR UPDATE OF windowing_seq ON %s '
+                   'FOR EACH ROW EXECUTE FUNCTION windowing._stamp_arrival()', source);
+    EXECUTE format('UPDATE %s SET windowing_seq = NULL WHERE windowing_seq IS NULL', source);
+    EXECUTE format('CREATE OR REPLACE TRIGGER windowing_wake AFTER INSERT ON %s '
+                   'FOR EACH STATEMENT EXECUTE FUNCTION windowing._queue_rows_added(%L)',
+                   source, retention);
+    PERFORM set_config('citus.enable_unsafe_triggers', unsafe, true);
+END
+$$;
+
+-- The result and late tables of a pipeline over a distributed queue:
+-- distributed by the same column and co-located with the queue, so that a
+-- node writes a shard's results next to the shard.
+CREATE FUNCTION windowing._distribute_outputs(source regclass, dist_col name, res regclass, late regclass)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    unsafe text := current_setting('citus.enable_unsafe_triggers');
+    t      regclass;
+BEGIN
+    FOREACH t IN ARRAY ARRAY[res, late] LOOP
+        CONTINUE WHEN t IS NULL;
+        IF t = late AND windowing._column_type(late, dist_col) IS NULL THEN
+            EXECUTE format('ALTER TABLE %s ADD COLUMN %I %s', late, dist_col,
+                           windowing._column_type(source, dist_col));
+        END IF;
+        IF windowing._distribution_column(t) IS NULL THEN
+            EXECUTE 'SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => $3::text)'
+                USING t, dist_col, source;
+        END IF;
+        IF windowing._distribution_column(t) <> dist_col OR NOT EXISTS (
+               SELECT FROM pg_dist_partition a, pg_dist_partition b
+               WHERE a.logicalrelid = t AND b.logicalrelid = source AND a.colocationid = b.colocationid) THEN
+            RAISE EXCEPTION 'table % is not distributed as its queue % is', t, source
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('A shard''s results are written on the node that holds the shard: the table must be distributed by column "%s", co-located with the queue.', dist_col);
+        END IF;
+    END LOOP;
+    IF late IS NOT NULL THEN
+        PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+        EXECUTE format('CREATE OR REPLACE TRIGGER windowing_late_key BEFORE INSERT ON %s '
+                       'FOR EACH ROW EXECUTE FUNCTION windowing._late_key(%L)', late, dist_col);
+        PERFORM set_config('citus.enable_unsafe_triggers', unsafe, true);
+    END IF;
+END
+$$;
+
+-- What a pipeline over a distributed queue cannot be.
+CREATE FUNCTION windowing._check_distributed(source regclass, dist_col name, key_columns name[],
+                                             parallelism int, watermark_from text)
+RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT dist_col = ANY (key_columns) THEN
+        RAISE EXCEPTION 'the key columns of a pipeline over distributed table % must include its distribution column "%"',
+                        source, dist_col
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'Each shard is read on the node that holds it, so all the rows of a key must be in one shard.',
+                  HINT = format('Add "%s" to key_columns.', dist_col);
+    END IF;
+    IF parallelism <> 1 OR watermark_from IS NOT NULL THEN
+        RAISE EXCEPTION 'a pipeline over distributed table % runs as a pipeline per shard', source
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'It takes neither parallelism nor watermark_from.';
+    END IF;
+END
+$$;
+
+-- create_pipeline over a distributed queue, once its tables are made: the
+-- pipeline is recorded here and its definition put on the queue's shards.
+CREATE FUNCTION windowing._create_distributed_pipeline(name text, source regclass, res regclass,
+                                                       late regclass, definition jsonb)
+RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    unsafe text := current_setting('citus.enable_unsafe_triggers');
+    new_id int;
+BEGIN
+    INSERT INTO windowing.distributed_pipeline (name, owner, source, result_table, late_table, definition)
+    VALUES (name, current_user::regrole, source, res, late, definition)
+    RETURNING id INTO new_id;
+    PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s FOR EACH STATEMENT '
+                   'EXECUTE FUNCTION windowing._shard_pipeline(%L)',
+                   'windowing_pipeline_' || new_id, source,
+                   definition || jsonb_build_object('name', name, 'owner', current_user,
+                                                    'source', source::text, 'result_table', res::text,
+                                                    'late_table', late::text));
+    PERFORM set_config('citus.enable_unsafe_triggers', unsafe, true);
+    RETURN new_id;
+END
+$$;
+
+-- On a node: the pipelines its shards should have and do not, and those
+-- it has for a distributed pipeline that is gone (drop_name), with their
+-- owners.  A shard is the node's if the trigger that carries the
+-- definition is on it: it came with the shard.
+CREATE FUNCTION windowing._shard_pipelines_pending()
+RETURNS TABLE (owner oid, shard regclass, shard_id bigint, definition jsonb, drop_name text)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN QUERY
+    SELECT to_regrole(d.def ->> 'owner')::oid, s.shard, s.shardid, d.def, NULL::text
+    FROM pg_trigger t
+    CROSS JOIN LATERAL (SELECT convert_from(substr(t.tgargs, 1, length(t.tgargs) - 1), 'UTF8')::jsonb AS def) d
+    CROSS JOIN LATERAL (SELECT ds.shardid, t.tgrelid::regclass AS shard FROM pg_dist_shard ds
+                        WHERE ds.logicalrelid = to_regclass(d.def ->> 'source')
+                          AND to_regclass(shard_name(ds.logicalrelid, ds.shardid, false)) = t.tgrelid) s
+    WHERE t.tgfoid = 'windowing._shard_pipeline()'::regprocedure AND t.tgnargs = 1
+      AND NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.name = (d.def ->> 'name') || '_' || s.shardid)
+    UNION ALL
+    SELECT p.owner::oid, NULL, NULL, NULL, p.name
+    FROM windowing.pipeline p
+    WHERE p.shard_of IS NOT NULL AND p.part = 0
+      AND NOT EXISTS (SELECT FROM pg_trigger t
+                      WHERE t.tgrelid = p.source AND t.tgfoid = 'windowing._shard_pipeline()'::regprocedure
+                        AND t.tgnargs = 1
+                        AND convert_from(substr(t.tgargs, 1, length(t.tgargs) - 1), 'UTF8')::jsonb ->> 'name'
+                            = p.shard_of);
+END
+$$;
+
+-- Makes and drops, as the current user, the pipelines of _shard_pipelines_pending()
+-- that user owns: run by the node's worker as each owner.
+CREATE FUNCTION windowing._sync_shard_pipelines() RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s     record;
+    d     jsonb;
+    nsp   text;
+    done  int := 0;
+BEGIN
+    -- Citus hides shards from queries on pg_class, which create_pipeline reads
+    PERFORM set_config('citus.override_table_visibility', 'off', true);
+    FOR s IN SELECT * FROM windowing._shard_pipelines_pending() x
+             WHERE pg_has_role(current_user, x.owner, 'USAGE') LOOP
+        IF s.drop_name IS NOT NULL THEN
+            PERFORM windowing.drop_pipeline(s.drop_name);
+        ELSE
+            d := s.definition;
+            nsp := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE c.oid = s.shard);
+            PERFORM windowing.create_pipeline((d ->> 'name') || '_' || s.shard_id, s.shard,
+                time_column => d ->> 'time_column',
+                key_columns => (SELECT array_agg(k::name) FROM jsonb_array_elements_text(d -> 'key_columns') k),
+                assigner => (d ->> 'assigner')::windowing.assigner,
+                aggregates => d ->> 'aggregates',
+                max_out_of_orderness => (d ->> 'max_out_of_orderness')::interval,
+                allowed_lateness => (d ->> 'allowed_lateness')::interval,
+                result_table => windowing._colocated_shard(d ->> 'result_table', s.shard_id),
+                late_table => coalesce(windowing._colocated_shard(d ->> 'late_table', s.shard_id), ''),
+                emit => d ->> 'emit',
+                start => (d ->> 'start')::boolean,
+                idle_timeout => (d ->> 'idle_timeout')::interval,
+                on_error => d ->> 'on_error',
+                "trigger" => d ->> 'trigger',
+                watermark_column => d ->> 'watermark_column',
+                evictor => d ->> 'evictor',
+                fire_spread => (d ->> 'fire_spread')::interval);
+            UPDATE windowing.pipeline SET shard_of = d ->> 'name'
+            WHERE pipeline.name = (d ->> 'name') || '_' || s.shard_id;
+        END IF;
+        done := done + 1;
+    END LOOP;
+    RETURN done;
+END
+$$;
+
+-- The name of the shard of distributed table "tbl" co-located with shard
+-- "shard_id" (of the queue), in the schema of both.
+CREATE FUNCTION windowing._colocated_shard(tbl text, shard_id bigint) RETURNS name
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found bigint;
+BEGIN
+    IF tbl IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT o.shardid INTO found FROM pg_dist_shard q JOIN pg_dist_shard o
+        ON o.logicalrelid = tbl::regclass AND o.shardminvalue = q.shardminvalue
+    WHERE q.shardid = shard_id;
+    RETURN (parse_ident(shard_name(tbl::regclass, found, false)))[2];
+END
+$$;
+
 CREATE FUNCTION windowing.create_queue(name text, columns text, retention text DEFAULT 'consume')
 RETURNS regclass
 LANGUAGE plpgsql
@@ -1449,6 +1768,8 @@ DECLARE
     a         record;
     early     boolean;
     upstream  int;
+    -- a queue distributed by Citus: a pipeline per shard, on its node
+    dist_col  name := windowing._distribution_column(source);
 BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION 'pipeline name must not be empty' USING ERRCODE = 'invalid_parameter_value';
@@ -1495,6 +1816,9 @@ BEGIN
         RAISE EXCEPTION 'permission denied for table %', source
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'A pipeline reads its source with the rights of its owner.';
+    END IF;
+    IF dist_col IS NOT NULL THEN
+        PERFORM windowing._check_distributed(source, dist_col, key_columns, parallelism, watermark_from);
     END IF;
     PERFORM windowing._check_duration(max_out_of_orderness, 'max_out_of_orderness');
     PERFORM windowing._check_duration(allowed_lateness, 'allowed_lateness');
@@ -1598,6 +1922,17 @@ BEGIN
             '{event_time, watermark, reason, missed_windows, row_data, error}');
     END IF;
 
+    IF dist_col IS NOT NULL THEN
+        res_rel := format('%I.%I', nsp, res_name)::regclass;
+        late_rel := CASE WHEN late_name <> '' THEN format('%I.%I', nsp, late_name)::regclass END;
+        PERFORM windowing._distribute_outputs(source, dist_col, res_rel, late_rel);
+        RETURN windowing._create_distributed_pipeline(name, source, res_rel, late_rel, jsonb_build_object(
+            'time_column', time_column, 'key_columns', key_columns, 'assigner', assigner::text,
+            'aggregates', aggregates, 'max_out_of_orderness', max_out_of_orderness,
+            'allowed_lateness', allowed_lateness, 'emit', emit, 'start', start,
+            'idle_timeout', idle_timeout, 'on_error', on_error, 'trigger', "trigger",
+            'watermark_column', watermark_column, 'evictor', evictor, 'fire_spread', fire_spread));
+    END IF;
     INSERT INTO windowing.pipeline (name, owner, source, time_column, time_type, key_columns,
         assigner, aggregates, max_out_of_orderness, allowed_lateness, result_table, late_table,
         emit, state, idle_timeout, on_error, "trigger", watermark_column, watermark_from, evictor,
@@ -2041,6 +2376,37 @@ BEGIN
         assigner, allowed_lateness);
 END
 $$;
+-- drop_pipeline() of a pipeline over a distributed queue: without the
+-- trigger that carries its definition, each node's worker drops the
+-- pipelines of its shards.
+CREATE FUNCTION windowing._drop_distributed_pipeline(pipeline_name text, drop_tables boolean)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    d      windowing.distributed_pipeline;
+    unsafe text := current_setting('citus.enable_unsafe_triggers');
+BEGIN
+    IF NOT pg_has_role(current_user, windowing._pipeline_owner(pipeline_name), 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of pipeline "%"', pipeline_name
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Only the owner of a pipeline or a superuser may run, change or drop it.';
+    END IF;
+    DELETE FROM windowing.distributed_pipeline p WHERE p.name = pipeline_name RETURNING * INTO d;
+    PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
+    IF EXISTS (SELECT FROM pg_class WHERE oid = d.source) THEN
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', 'windowing_pipeline_' || d.id, d.source);
+    END IF;
+    PERFORM set_config('citus.enable_unsafe_triggers', unsafe, true);
+    IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = d.result_table) THEN
+        EXECUTE format('DROP TABLE %s', d.result_table);
+    END IF;
+    IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = d.late_table) THEN
+        EXECUTE format('DROP TABLE %s', d.late_table);
+    END IF;
+END
+$$;
+
 CREATE FUNCTION windowing.drop_pipeline(name text, drop_tables boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
@@ -2049,6 +2415,10 @@ DECLARE
     p  windowing.pipeline;
     st regclass;
 BEGIN
+    IF EXISTS (SELECT FROM windowing.distributed_pipeline d WHERE d.name = drop_pipeline.name) THEN
+        PERFORM windowing._drop_distributed_pipeline(name, drop_tables);
+        RETURN;
+    END IF;
     PERFORM windowing._check_owner(name);
     PERFORM windowing._lock_pipeline(name);
     -- a join's rows kept for matching are its state, not its results
@@ -2434,12 +2804,85 @@ SELECT t.tgrelid::pg_catalog.regclass AS queue, windowing._queue_retention(t.tgr
                     AND p.part OPERATOR(pg_catalog.=) 0)
                 OR p.id OPERATOR(pg_catalog.=) ANY (SELECT i.pipeline_id FROM windowing.join_input i
                                                     WHERE i.source OPERATOR(pg_catalog.=) t.tgrelid)
-             ORDER BY p.name) AS pipelines
+             UNION ALL
+             SELECT d.name FROM windowing.distributed_pipeline d
+             WHERE d.source OPERATOR(pg_catalog.=) t.tgrelid
+             ORDER BY 1) AS pipelines
 FROM pg_catalog.pg_trigger t
-WHERE t.tgname OPERATOR(pg_catalog.=) 'windowing_wake'
+WHERE t.tgname OPERATOR(pg_catalog.~) '^windowing_wake(_[0-9]+)?$'
   AND t.tgfoid OPERATOR(pg_catalog.=) 'windowing._queue_rows_added()'::pg_catalog.regprocedure;
 
 GRANT SELECT ON windowing.pipelines, windowing.pipeline_stats, windowing.queues TO PUBLIC;
+
+-- A node's answer to run_command_on_all_nodes(), or its error.
+CREATE FUNCTION windowing._node_answer(node text, success boolean, answer text) RETURNS json
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT success THEN
+        RAISE EXCEPTION 'could not read the pipelines of node %', node
+            USING ERRCODE = 'connection_failure', DETAIL = answer;
+    END IF;
+    RETURN answer::json;
+END
+$$;
+
+-- On the coordinator: the pipeline of each shard of each pipeline over a
+-- distributed queue, read from the node that holds the shard (a query on
+-- each node, each in its own transaction), and a row for the whole
+-- pipeline (node and shard_pipeline NULL): its counters summed, its
+-- watermark the least of its shards'.  A node that cannot be reached
+-- fails the query.
+CREATE FUNCTION windowing._distributed_pipeline_stats()
+RETURNS TABLE (name text, node text, shard_pipeline text, state text, watermark_time timestamptz,
+               watermark_ms bigint, backlog_rows bigint, rows_consumed bigint, windows_fired bigint,
+               late_routed bigint, late_dropped bigint, open_windows bigint,
+               last_step_at timestamptz, last_error text)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM windowing.distributed_pipeline) THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    WITH answer AS (
+        SELECT n.nodename || ':' || n.nodeport AS node, r.success, r.result
+        FROM run_command_on_all_nodes(
+            $q$SELECT COALESCE(pg_catalog.json_agg(x), '[]') FROM (
+                 SELECT p.shard_of, s.name, s.state, s.watermark_time, s.watermark_ms, s.backlog_rows,
+                        s.rows_consumed, s.windows_fired, s.late_routed, s.late_dropped,
+                        s.open_windows, s.last_step_at, s.last_error
+                 FROM windowing.pipeline_stats s JOIN windowing.pipeline p ON p.name = s.name
+                 WHERE p.shard_of IS NOT NULL) x$q$) r
+        JOIN pg_dist_node n ON n.nodeid = r.nodeid
+    ), shard AS (
+        SELECT d.name AS pipeline, a.node, s.*
+        FROM answer a
+        CROSS JOIN LATERAL json_to_recordset(windowing._node_answer(a.node, a.success, a.result))
+            AS s(shard_of text, name text, state text, watermark_time timestamptz, watermark_ms bigint,
+                 backlog_rows bigint, rows_consumed bigint, windows_fired bigint, late_routed bigint,
+                 late_dropped bigint, open_windows bigint, last_step_at timestamptz, last_error text)
+        JOIN windowing.distributed_pipeline d ON d.name = s.shard_of
+    )
+    SELECT s.pipeline, s.node, s.name, s.state, s.watermark_time, s.watermark_ms, s.backlog_rows,
+           s.rows_consumed, s.windows_fired, s.late_routed, s.late_dropped, s.open_windows,
+           s.last_step_at, s.last_error
+    FROM shard s
+    UNION ALL
+    SELECT s.pipeline, NULL, NULL, string_agg(DISTINCT s.state, ', '), min(s.watermark_time),
+           min(s.watermark_ms), sum(s.backlog_rows)::bigint, sum(s.rows_consumed)::bigint,
+           sum(s.windows_fired)::bigint, sum(s.late_routed)::bigint, sum(s.late_dropped)::bigint,
+           sum(s.open_windows)::bigint, max(s.last_step_at), NULL
+    FROM shard s GROUP BY s.pipeline
+    ORDER BY 1, 2 NULLS FIRST, 3;
+END
+$$;
+
+CREATE VIEW windowing.distributed_pipeline_stats AS
+SELECT * FROM windowing._distributed_pipeline_stats();
+GRANT SELECT ON windowing.distributed_pipeline_stats TO PUBLIC;
+COMMENT ON VIEW windowing.distributed_pipeline_stats IS
+    'pipelines over distributed (Citus) queues: each shard''s pipeline as its node reports it, and the whole pipeline';
 
 -- Rebuilds under way, as pg_stat_progress_* views show commands: the rows
 -- to replay, those replayed (by committed steps) and the windows fired,
