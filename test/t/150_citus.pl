@@ -235,5 +235,27 @@ $coordinator->safe_psql('postgres', q{
 ($rc, $out, $err) = $coordinator->psql('postgres', q{SELECT * FROM rebalance_table_shards('clicks')});
 is($rc, 0, 'the rebalancer runs once no pipeline reads the shards');
 
+# the docs' example (pipelines.md, Distributed queues)
+$coordinator->safe_psql('postgres', q{
+CREATE TABLE purchases (user_id bigint, ts timestamptz, amount int);
+SELECT create_distributed_table('purchases', 'user_id');
+SELECT windowing.create_pipeline('per_user', 'purchases', 'ts', '{user_id}',
+    windowing.tumbling('1 minute'), 'count(*) AS n, sum(amount) AS total',
+    retention => 'consume');
+-- producers write to purchases on the coordinator (or any node), as to any table
+INSERT INTO purchases SELECT u, '2026-01-01 12:00+00'::timestamptz + m * interval '1 minute', 10
+FROM generate_series(1, 4) u, generate_series(0, 2) m;
+});
+ok($coordinator->poll_query_until('postgres', q{SELECT count(*) = 8 FROM per_user_results}),
+	"the docs' example: each user's first two minutes fired");
+my $example = q{
+SELECT user_id, window_start, n, total FROM per_user_results ORDER BY 1, 2;
+SELECT node, shard_pipeline, rows_consumed, windows_fired
+FROM windowing.distributed_pipeline_stats WHERE name = 'per_user' ORDER BY 1, 2;
+};
+my @lines = split /\n/, $coordinator->safe_psql('postgres', $example);
+is(scalar(grep { /^\d\|2026-01-01 12:0[01]:00\+00\|1\|10$/ } @lines), 8, "the docs' example: its results");
+is($lines[-1], '||12|8', "the docs' example: the whole pipeline's row sorts last");
+
 $_->stop for @workers, $coordinator;
 done_testing();
