@@ -2,10 +2,15 @@
 
 /* ---- Pipelines over distributed queues (Citus) ---------------------------- */
 
--- the pipeline of a shard of a distributed queue names the distributed
--- pipeline it was made for (see windowing--0.16.sql)
-ALTER TABLE windowing.pipeline ADD COLUMN shard_of text;
-GRANT UPDATE (shard_of) ON windowing.pipeline TO PUBLIC;
+-- the pipeline of a shard of a distributed queue: the distributed
+-- pipeline it was made for, and the watermarks its shards exchange (see
+-- windowing--0.16.sql)
+ALTER TABLE windowing.pipeline
+    ADD COLUMN shard_of text,
+    ADD COLUMN input_watermark bigint,
+    ADD COLUMN shard_watermark bigint,
+    ADD COLUMN shard_count int;
+GRANT UPDATE (shard_of, input_watermark, shard_count) ON windowing.pipeline TO PUBLIC;
 
 -- A queue distributed by Citus keeps its rows in shards on the worker
 -- nodes.  Citus would evaluate a column default on the coordinator, so its
@@ -270,12 +275,68 @@ BEGIN
                 watermark_column => d ->> 'watermark_column',
                 evictor => d ->> 'evictor',
                 fire_spread => (d ->> 'fire_spread')::interval);
-            UPDATE windowing.pipeline SET shard_of = d ->> 'name'
+            UPDATE windowing.pipeline SET shard_of = d ->> 'name',
+                shard_count = (SELECT count(*) FROM pg_dist_shard
+                               WHERE logicalrelid = to_regclass(d ->> 'source'))
             WHERE pipeline.name = (d ->> 'name') || '_' || s.shard_id;
         END IF;
         done := done + 1;
     END LOOP;
     RETURN done;
+END
+$$;
+
+-- The watermark of a shard's pipeline whose input has been idle for its
+-- idle_timeout: the clock, as pipeline_idle_watermark() has it; else NULL.
+CREATE FUNCTION windowing._idle_watermark(last_row_at timestamptz, idle_timeout interval,
+                                          time_type regtype, max_out_of_orderness interval)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_idle_watermark' LANGUAGE C STABLE;
+
+-- On a node: moves the watermark of each of its shards' pipelines on
+-- event time to the least input watermark of all the shards of its
+-- distributed pipeline, as Flink's operators take the least watermark of
+-- the partitions they read.  A shard's input watermark is what its rows
+-- make (max event time - max_out_of_orderness), or the clock once it has
+-- been idle for the pipeline's idle_timeout (an idle partition, which
+-- then holds none back).  The shards are read from every node; until
+-- every shard's pipeline is there and has a watermark, none moves.  Run
+-- by the node's worker; returns how many pipelines' watermarks moved.
+CREATE FUNCTION windowing._exchange_watermarks() RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    moved int;
+BEGIN
+    IF NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL
+                   AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL) THEN
+        RETURN 0;
+    END IF;
+    WITH answer AS (
+        SELECT n.nodename || ':' || n.nodeport AS node, r.success, r.result
+        FROM run_command_on_all_nodes(
+            $q$SELECT COALESCE(pg_catalog.json_agg(x), '[]') FROM (
+                 SELECT p.shard_of,
+                        GREATEST(p.input_watermark, windowing._idle_watermark(
+                            COALESCE(p.last_row_at, p.created_at), p.idle_timeout, p.time_type,
+                            p.max_out_of_orderness)) AS w
+                 FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL) x$q$) r
+        JOIN pg_dist_node n ON n.nodeid = r.nodeid
+    ), shard AS (
+        SELECT s.shard_of, s.w FROM answer a
+        CROSS JOIN LATERAL json_to_recordset(windowing._node_answer(a.node, a.success, a.result))
+            AS s(shard_of text, w bigint)
+    ), agreed AS (
+        SELECT s.shard_of, min(coalesce(s.w, -9223372036854775808)) AS w, count(*) AS shards
+        FROM shard s GROUP BY s.shard_of
+    )
+    UPDATE windowing.pipeline p SET shard_watermark = a.w
+    FROM agreed a
+    WHERE p.shard_of = a.shard_of AND a.shards = p.shard_count
+      AND a.w > coalesce(p.shard_watermark, -9223372036854775808)
+      AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    RETURN moved;
 END
 $$;
 
@@ -669,6 +730,68 @@ BEGIN
     IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = p.late_table) THEN
         EXECUTE format('DROP TABLE %s', p.late_table);
     END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION windowing._check_join_input(source regclass, time_column name, key_columns name[],
+                                            retention text, side text) RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    kept  text := windowing._queue_retention(source);
+    ttype text;
+    k     name;
+BEGIN
+    IF (SELECT relkind FROM pg_class WHERE oid = source) NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF windowing._distribution_column(source) IS NOT NULL THEN
+        RAISE EXCEPTION 'a join pipeline cannot read distributed table %', source
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Only aggregate pipelines run over distributed queues, a pipeline per shard.';
+    END IF;
+    IF NOT has_table_privilege(source, 'SELECT') THEN
+        RAISE EXCEPTION 'permission denied for table %', source
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'A pipeline reads its sources with the rights of its owner.';
+    END IF;
+    IF time_column IS NULL THEN
+        RAISE EXCEPTION 'a join pipeline needs the time column of its % input', side
+            USING ERRCODE = 'null_value_not_allowed',
+                  DETAIL = 'Joins match rows by event time; processing time is not supported.';
+    END IF;
+    ttype := windowing._column_type(source, time_column);
+    IF ttype IS NULL THEN
+        RAISE EXCEPTION 'column "%" of % does not exist', time_column, source
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF ttype NOT IN ('timestamp with time zone', 'timestamp without time zone', 'bigint') THEN
+        RAISE EXCEPTION 'time column "%" of % must be timestamptz, timestamp or bigint, not %',
+                        time_column, source, ttype
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF key_columns IS NULL OR cardinality(key_columns) = 0 THEN
+        RAISE EXCEPTION 'a join pipeline needs key columns on its % input', side
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'Rows are joined where their keys are equal.';
+    END IF;
+    FOREACH k IN ARRAY key_columns LOOP
+        IF windowing._column_type(source, k) IS NULL THEN
+            RAISE EXCEPTION 'column "%" of % does not exist', k, source
+                USING ERRCODE = 'undefined_column';
+        END IF;
+    END LOOP;
+    IF kept IS NULL AND retention IS NULL THEN
+        RAISE EXCEPTION 'table % is not a queue', source
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Pass retention => ''keep'' or retention => ''consume'', or create a queue with windowing.create_queue().';
+    ELSIF kept IS NULL THEN
+        PERFORM windowing._make_queue(source, retention);
+        IF retention = 'consume' THEN
+            RAISE NOTICE 'rows of table % will be deleted once every pipeline on it has read them', source;
+        END IF;
+    END IF;
+    RETURN ttype;
 END
 $$;
 

@@ -546,8 +546,14 @@ CREATE TABLE windowing.pipeline (
     part                 int NOT NULL DEFAULT 0,
     parallelism          int NOT NULL DEFAULT 1,
     -- the pipeline of a shard of a distributed queue: the name of the
-    -- distributed pipeline it was made for (see distributed_pipeline)
+    -- distributed pipeline it was made for (see distributed_pipeline), and
+    -- on event time, the watermark of its shard's rows (input_watermark),
+    -- the least of the input watermarks of the pipeline's shard_count
+    -- shards as last exchanged, by which it fires (shard_watermark)
     shard_of             text,
+    input_watermark      bigint,
+    shard_watermark      bigint,
+    shard_count          int,
     CONSTRAINT pipeline_name_key UNIQUE (name, part)
 );
 -- The rules a pipeline row keeps.  A trigger on the columns they read, not
@@ -689,7 +695,7 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
               last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger",
               state_hits, state_misses, replay_until, replay_done, replay_rows, replay_started_at,
-              tick_watermark, parallelism, shard_of)
+              tick_watermark, parallelism, shard_of, input_watermark, shard_count)
     ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive)
     ON windowing.pipeline TO PUBLIC;
@@ -1536,12 +1542,68 @@ BEGIN
                 watermark_column => d ->> 'watermark_column',
                 evictor => d ->> 'evictor',
                 fire_spread => (d ->> 'fire_spread')::interval);
-            UPDATE windowing.pipeline SET shard_of = d ->> 'name'
+            UPDATE windowing.pipeline SET shard_of = d ->> 'name',
+                shard_count = (SELECT count(*) FROM pg_dist_shard
+                               WHERE logicalrelid = to_regclass(d ->> 'source'))
             WHERE pipeline.name = (d ->> 'name') || '_' || s.shard_id;
         END IF;
         done := done + 1;
     END LOOP;
     RETURN done;
+END
+$$;
+
+-- The watermark of a shard's pipeline whose input has been idle for its
+-- idle_timeout: the clock, as pipeline_idle_watermark() has it; else NULL.
+CREATE FUNCTION windowing._idle_watermark(last_row_at timestamptz, idle_timeout interval,
+                                          time_type regtype, max_out_of_orderness interval)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'windowing_idle_watermark' LANGUAGE C STABLE;
+
+-- On a node: moves the watermark of each of its shards' pipelines on
+-- event time to the least input watermark of all the shards of its
+-- distributed pipeline, as Flink's operators take the least watermark of
+-- the partitions they read.  A shard's input watermark is what its rows
+-- make (max event time - max_out_of_orderness), or the clock once it has
+-- been idle for the pipeline's idle_timeout (an idle partition, which
+-- then holds none back).  The shards are read from every node; until
+-- every shard's pipeline is there and has a watermark, none moves.  Run
+-- by the node's worker; returns how many pipelines' watermarks moved.
+CREATE FUNCTION windowing._exchange_watermarks() RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    moved int;
+BEGIN
+    IF NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL
+                   AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL) THEN
+        RETURN 0;
+    END IF;
+    WITH answer AS (
+        SELECT n.nodename || ':' || n.nodeport AS node, r.success, r.result
+        FROM run_command_on_all_nodes(
+            $q$SELECT COALESCE(pg_catalog.json_agg(x), '[]') FROM (
+                 SELECT p.shard_of,
+                        GREATEST(p.input_watermark, windowing._idle_watermark(
+                            COALESCE(p.last_row_at, p.created_at), p.idle_timeout, p.time_type,
+                            p.max_out_of_orderness)) AS w
+                 FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL) x$q$) r
+        JOIN pg_dist_node n ON n.nodeid = r.nodeid
+    ), shard AS (
+        SELECT s.shard_of, s.w FROM answer a
+        CROSS JOIN LATERAL json_to_recordset(windowing._node_answer(a.node, a.success, a.result))
+            AS s(shard_of text, w bigint)
+    ), agreed AS (
+        SELECT s.shard_of, min(coalesce(s.w, -9223372036854775808)) AS w, count(*) AS shards
+        FROM shard s GROUP BY s.shard_of
+    )
+    UPDATE windowing.pipeline p SET shard_watermark = a.w
+    FROM agreed a
+    WHERE p.shard_of = a.shard_of AND a.shards = p.shard_count
+      AND a.w > coalesce(p.shard_watermark, -9223372036854775808)
+      AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    RETURN moved;
 END
 $$;
 
@@ -1984,6 +2046,11 @@ DECLARE
 BEGIN
     IF (SELECT relkind FROM pg_class WHERE oid = source) NOT IN ('r', 'p') THEN
         RAISE EXCEPTION '"%" is not a table', source USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF windowing._distribution_column(source) IS NOT NULL THEN
+        RAISE EXCEPTION 'a join pipeline cannot read distributed table %', source
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Only aggregate pipelines run over distributed queues, a pipeline per shard.';
     END IF;
     IF NOT has_table_privilege(source, 'SELECT') THEN
         RAISE EXCEPTION 'permission denied for table %', source

@@ -444,6 +444,8 @@ catalog_load_pipeline(const char *name, int part, PipelineDef *def, PipelineProg
 	def->join_upper = row_interval(&r, "join_upper");
 	def->join_lower_exclusive = def->join_type && row_bool(&r, "join_lower_exclusive");
 	def->join_upper_exclusive = def->join_type && row_bool(&r, "join_upper_exclusive");
+	def->exchanged = row_text(&r, "shard_of") != NULL && def->time_column != NULL
+		&& def->max_out_of_orderness != NULL;
 
 	progress->tick_lo = row_text(&r, "tick_lo");
 	progress->tick_hi = row_text(&r, "tick_hi");
@@ -458,6 +460,7 @@ catalog_load_pipeline(const char *name, int part, PipelineDef *def, PipelineProg
 	progress->scan_next_xid = row_text(&r, "scan_next_xid");
 	progress->replay_until = row_text(&r, "replay_until");
 	progress->replay_done = row_int8(&r, "replay_done", 0);
+	progress->shard_watermark = row_int8(&r, "shard_watermark", WMK_NONE);
 	progress->rows = 0;
 	progress->windows_fired = 0;
 	progress->late_routed = 0;
@@ -545,11 +548,11 @@ int8_arg(int64 value, int64 if_null, char *null_flag)
 void
 catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 {
-	Oid			types[19] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
+	Oid			types[20] = {INT4OID, TEXTOID, TEXTOID, INT8OID, INT8OID, INT8OID,
 		INT8OID, INT8OID, INT8OID, INT8OID, TIMESTAMPTZOID, INT8OID, INT8OID, TEXTOID, INT8OID,
-	INT8OID, TEXTOID, INT8OID, INT8OID};
-	Datum		args[19];
-	char		flags[20] = "                   ";
+	INT8OID, TEXTOID, INT8OID, INT8OID, INT8OID};
+	Datum		args[20];
+	char		flags[21] = "                    ";
 
 	args[0] = Int32GetDatum(def->id);
 	args[1] = text_arg(progress->tick_lo, &flags[1]);
@@ -570,6 +573,7 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 	args[16] = text_arg(progress->replay_until, &flags[16]);
 	args[17] = Int64GetDatum(progress->replay_done);
 	args[18] = int8_arg(progress->tick_watermark, WMK_NONE, &flags[18]);
+	args[19] = int8_arg(progress->input_watermark, WMK_NONE, &flags[19]);
 	if (plans_execute("UPDATE windowing.pipeline SET "
 					   "tick_lo = $2::pg_catalog.pg_snapshot, tick_hi = $3::pg_catalog.pg_snapshot, "
 					   "last_seq = $4, watermark = $5, max_seen = $6, steps = steps OPERATOR(pg_catalog.+) 1, "
@@ -582,9 +586,9 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 					   "state_hits = state_hits OPERATOR(pg_catalog.+) $15, "
 					   "state_misses = state_misses OPERATOR(pg_catalog.+) $16, "
 					   "replay_until = $17::pg_catalog.pg_snapshot, replay_done = $18, "
-					   "tick_watermark = $19 "
+					   "tick_watermark = $19, input_watermark = $20 "
 					   "WHERE id OPERATOR(pg_catalog.=) $1",
-					   19, types, args, flags, false, 0) != SPI_OK_UPDATE)
+					   20, types, args, flags, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
 }
 

@@ -60,6 +60,9 @@ typedef struct PipelineDef
 								 * key groups (keys_part) */
 	int32		first_id;		/* the id of part 0, which names the pipeline
 								 * (its notification channel) */
+	bool		exchanged;		/* a shard's pipeline on event time: it fires by
+								 * the least watermark of its distributed
+								 * pipeline's shards (shard_watermark) */
 } PipelineDef;
 
 /*
@@ -102,6 +105,9 @@ typedef struct PipelineProgress
 	int64		late_dropped;
 	int64		state_hits;		/* keys found in memory */
 	int64		state_misses;	/* keys read from the heap */
+	/* a shard's pipeline: the watermark its shards agreed on, and its own */
+	int64		shard_watermark;	/* WMK_NONE: none yet */
+	int64		input_watermark;	/* WMK_NONE: no rows yet */
 } PipelineProgress;
 
 /*

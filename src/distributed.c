@@ -26,6 +26,13 @@
  * those triggers (distributed_sync), as their owners.  Citus lets the
  * worker empty a shard once told that this is meant.
  *
+ * On event time the shards' pipelines of one distributed pipeline fire by
+ * one watermark, the least of their inputs', as Flink's operators do with
+ * the partitions they read: each step saves the watermark its shard's rows
+ * make (input_watermark), and each node's worker reads every shard's from
+ * every node and gives its own shards' pipelines the least
+ * (distributed_exchange), which their next ticks reach.
+ *
  * A shard's pipeline keeps its cursor and state on its node, and reads
  * transaction ids that only that node's snapshots know: Citus's functions
  * that move, copy or split shards would leave them behind, so they are
@@ -51,9 +58,13 @@
 
 #include "distributed.h"
 #include "owner.h"
+#include "pipeline.h"
+#include "spec.h"
+#include "watermark.h"
 
 PG_FUNCTION_INFO_V1(windowing_stamp_arrival);
 PG_FUNCTION_INFO_V1(windowing_shard_pipeline);
+PG_FUNCTION_INFO_V1(windowing_idle_watermark);
 
 /* The node's sequence of arrival numbers for the shards of distributed queues. */
 Oid
@@ -174,6 +185,13 @@ distributed_citus_loaded(void)
 	return GetConfigOption("citus.enable_unsafe_triggers", true, false) != NULL;
 }
 
+/* Whether Citus is in this database (its catalog is). */
+static bool
+citus_in_database(void)
+{
+	return OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE));
+}
+
 /*
  * Makes the pipelines of the shards this node holds that have none, and
  * drops those whose distributed pipeline is gone, each as its owner, in
@@ -185,7 +203,7 @@ distributed_sync(void)
 	List	   *owners = NIL;
 	ListCell   *lc;
 
-	if (!OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE)))
+	if (!citus_in_database())
 		return;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -315,4 +333,44 @@ distributed_init(void)
 {
 	prev_executor_start = ExecutorStart_hook;
 	ExecutorStart_hook = refuse_shard_moves;
+}
+
+/*
+ * Gives the pipelines of this node's shards the least input watermark of
+ * their distributed pipelines' shards (_exchange_watermarks), in the
+ * caller's transaction.  Nothing to do without Citus.
+ */
+void
+distributed_exchange(void)
+{
+	if (!citus_in_database())
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT windowing._exchange_watermarks()", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not exchange the watermarks of this node's shards");
+	SPI_finish();
+}
+
+/*
+ * SQL: windowing._idle_watermark(last_row_at, idle_timeout, time_type,
+ * max_out_of_orderness), the watermark of a shard's input idle since
+ * last_row_at, or NULL: the rule of pipeline_idle_watermark().
+ */
+Datum
+windowing_idle_watermark(PG_FUNCTION_ARGS)
+{
+	bool		is_ts;
+	int64		w;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	is_ts = PG_GETARG_OID(2) != INT8OID;
+	w = pipeline_idle_watermark(0, PG_GETARG_TIMESTAMPTZ(0), pipeline_clock(),
+								spec_interval_span(PG_GETARG_INTERVAL_P(1), "idle_timeout", false).usecs,
+								is_ts, pipeline_duration(PG_GETARG_INTERVAL_P(3), is_ts,
+														 "max_out_of_orderness"));
+	if (w == WMK_NONE)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(w);
 }

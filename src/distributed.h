@@ -12,6 +12,7 @@ extern int	distributed_shard_changes_begin(void);
 extern void distributed_shard_changes_end(int nest);
 extern bool distributed_citus_loaded(void);
 extern void distributed_sync(void);
+extern void distributed_exchange(void);
 extern void distributed_init(void);
 
 #endif							/* WINDOWING_DISTRIBUTED_H */

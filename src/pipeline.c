@@ -287,9 +287,10 @@ load_step(Step *s, const char *name, int part)
 		s->op->spread = pipeline_duration(def->fire_spread, def->is_ts, "fire_spread");
 	s->op->final_rows = def->append;
 	wm = &s->op->wm;
+	/* a shard's rows make its input's watermark; it fires by the shards' least */
 	wmk_init(wm, def->max_out_of_orderness ?
 			 pipeline_duration(def->max_out_of_orderness, def->is_ts, "max_out_of_orderness") : 0,
-			 def->max_out_of_orderness != NULL);
+			 def->max_out_of_orderness != NULL && !def->exchanged);
 	s->target.pipeline_id = def->id;
 	s->target.result_table = catalog_relation_name(def->result_table, "result table");
 	s->target.result_relid = def->result_table;
@@ -665,6 +666,9 @@ consume(Step *s, int64 max_rows)
 		consume_replay(s, max_rows);
 		return;
 	}
+	/* a shard's pipeline: the watermark its shards agreed on, before its new rows */
+	if (s->def.exchanged && s->progress.shard_watermark != WMK_NONE)
+		op_advance_watermark(s->op, s->progress.shard_watermark);
 	if (!tick_was_open)
 		tick_open(&s->progress, s->def.source, s->def.watermark_from);
 	if (consume_tick(s, max_rows) && tick_was_open && max_rows <= 0)
@@ -680,6 +684,8 @@ save_progress(Step *s)
 {
 	s->progress.watermark = s->op->wm.value;
 	s->progress.max_seen = s->op->wm.max_seen;
+	s->progress.input_watermark = s->def.exchanged ?
+		wmk_of(s->op->wm.max_seen, s->op->wm.delay) : WMK_NONE;
 	s->progress.windows_fired = s->op->windows_fired;
 	state_counts(s->state, &s->progress.state_hits, &s->progress.state_misses);
 	catalog_save_progress(&s->def, &s->progress);
@@ -741,7 +747,9 @@ follow_clock(Step *s)
 
 	if (s->def.time_column == NULL)
 		op_advance_watermark(s->op, s->now - 1);
-	else if ((idle = pipeline_idle_watermark(s->progress.rows, s->progress.last_row_at, s->now,
+	/* a shard's idle input is the exchange's to judge (_exchange_watermarks) */
+	else if (!s->def.exchanged &&
+			 (idle = pipeline_idle_watermark(s->progress.rows, s->progress.last_row_at, s->now,
 											 s->idle_timeout, s->def.is_ts, wm->delay)) != WMK_NONE)
 		op_advance_watermark(s->op, idle);
 	if (s->progress.rows > 0)

@@ -44,6 +44,15 @@ wmk_advance(Watermark *w, int64_t to)
 	return true;
 }
 
+/* The watermark the rows up to "max_seen" make; WMK_NONE before any row. */
+int64_t
+wmk_of(int64_t max_seen, int64_t delay)
+{
+	if (max_seen == INT64_MIN)
+		return WMK_NONE;
+	return wmk_add(wmk_add(max_seen, -delay), -1);
+}
+
 /* Accounts for one consumed row; true if the watermark moved. */
 bool
 wmk_observe(Watermark *w, int64_t ts)
@@ -52,7 +61,7 @@ wmk_observe(Watermark *w, int64_t ts)
 		w->max_seen = ts;
 	if (!w->automatic || w->max_seen == INT64_MIN)
 		return false;
-	return wmk_advance(w, wmk_add(wmk_add(w->max_seen, -w->delay), -1));
+	return wmk_advance(w, wmk_of(w->max_seen, w->delay));
 }
 
 int64_t

@@ -26,6 +26,7 @@ typedef struct Watermark
 
 extern int64_t wmk_add(int64_t a, int64_t b);
 extern void wmk_init(Watermark *w, int64_t delay, bool automatic);
+extern int64_t wmk_of(int64_t max_seen, int64_t delay);
 extern bool wmk_observe(Watermark *w, int64_t ts);
 extern bool wmk_advance(Watermark *w, int64_t to);
 extern int64_t wmk_cleanup_time(int64_t max_timestamp, int64_t lateness);

@@ -89,8 +89,13 @@
  * trickle of one-row commits would pay at every step.
  */
 #define RECLAIM_CHECK_MS	1000
-/* How often at most the first worker looks for shards' pipelines to make or drop. */
+/*
+ * How often at most the first worker looks for shards' pipelines to make
+ * or drop, and exchanges their watermarks with the other nodes (a query on
+ * each node); after a failed exchange (a node down), a second.
+ */
 #define SHARDS_CHECK_MS		1000
+#define EXCHANGE_MS			100
 /*
  * Rows per step, and windowing.worker_step_time: a backlog is consumed in
  * steps of at most this size and time, so that a step stays short (a DROP
@@ -287,23 +292,47 @@ ms_since(TimestampTz from)
 
 /*
  * On a Citus node, the pipelines of the shards it holds come and go with
- * their distributed pipelines (distributed.c).  One that cannot be made
- * is logged and tried again at the next look, without failing the round.
+ * their distributed pipelines, and take their watermark from all of their
+ * shards (distributed.c), each in a transaction of its own.  A failure (a
+ * pipeline that cannot be made, a node that does not answer) is logged
+ * and tried again later, without failing the round; false then.
  */
-static void
-sync_shard_pipelines(void)
+static bool
+run_distributed(void (*work) (void), const char *activity)
 {
+	volatile bool done = true;
+
 	PG_TRY();
 	{
-		begin_catalog_transaction("making the pipelines of shards");
-		distributed_sync();
+		begin_catalog_transaction(activity);
+		work();
 		commit_transaction();
 	}
 	PG_CATCH();
 	{
 		(void) take_error();
+		done = false;
 	}
 	PG_END_TRY();
+	return done;
+}
+
+/* The distributed work of worker 0 that is due, on a server with Citus. */
+static void
+distributed_work(TimestampTz *synced, TimestampTz *exchanged)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (my_part != 0 || !distributed_citus_loaded())
+		return;
+	if (TimestampDifferenceExceeds(*synced, now, SHARDS_CHECK_MS))
+	{
+		*synced = now;
+		(void) run_distributed(distributed_sync, "making the pipelines of shards");
+	}
+	if (TimestampDifferenceExceeds(*exchanged, now, EXCHANGE_MS))
+		*exchanged = run_distributed(distributed_exchange, "exchanging the watermarks of shards")
+			? now : TimestampTzPlusMilliseconds(now, SHARDS_CHECK_MS);
 }
 
 /*
@@ -569,6 +598,7 @@ windowing_worker_main(Datum main_arg)
 	bool		reclaim_pending = true;
 	TimestampTz reclaim_checked = 0;
 	TimestampTz shards_checked = 0;
+	TimestampTz exchanged = 0;
 	TimestampTz last_round = 0;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -595,12 +625,7 @@ windowing_worker_main(Datum main_arg)
 		MemoryContextReset(round_cxt);
 		if (worker_round_interval > 0)
 			pace_rounds(&last_round);
-		if (my_part == 0 && distributed_citus_loaded() &&
-			TimestampDifferenceExceeds(shards_checked, GetCurrentTimestamp(), SHARDS_CHECK_MS))
-		{
-			shards_checked = GetCurrentTimestamp();
-			sync_shard_pipelines();
-		}
+		distributed_work(&shards_checked, &exchanged);
 		pipelines = running_pipelines();
 		if (pipelines != NIL)
 			last_busy = GetCurrentTimestamp();

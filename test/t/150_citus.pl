@@ -241,21 +241,58 @@ CREATE TABLE purchases (user_id bigint, ts timestamptz, amount int);
 SELECT create_distributed_table('purchases', 'user_id');
 SELECT windowing.create_pipeline('per_user', 'purchases', 'ts', '{user_id}',
     windowing.tumbling('1 minute'), 'count(*) AS n, sum(amount) AS total',
-    retention => 'consume');
+    retention => 'consume', idle_timeout => '1 second');
 -- producers write to purchases on the coordinator (or any node), as to any table
 INSERT INTO purchases SELECT u, '2026-01-01 12:00+00'::timestamptz + m * interval '1 minute', 10
 FROM generate_series(1, 4) u, generate_series(0, 2) m;
 });
-ok($coordinator->poll_query_until('postgres', q{SELECT count(*) = 8 FROM per_user_results}),
-	"the docs' example: each user's first two minutes fired");
+ok($coordinator->poll_query_until('postgres', q{SELECT count(*) = 12 FROM per_user_results}),
+	"the docs' example: each user's minutes fired, the last once every shard was idle");
 my $example = q{
 SELECT user_id, window_start, n, total FROM per_user_results ORDER BY 1, 2;
 SELECT node, shard_pipeline, rows_consumed, windows_fired
 FROM windowing.distributed_pipeline_stats WHERE name = 'per_user' ORDER BY 1, 2;
 };
 my @lines = split /\n/, $coordinator->safe_psql('postgres', $example);
-is(scalar(grep { /^\d\|2026-01-01 12:0[01]:00\+00\|1\|10$/ } @lines), 8, "the docs' example: its results");
-is($lines[-1], '||12|8', "the docs' example: the whole pipeline's row sorts last");
+is(scalar(grep { /^\d\|2026-01-01 12:0[012]:00\+00\|1\|10$/ } @lines), 12, "the docs' example: its results");
+is($lines[-1], '||12|12', "the docs' example: the whole pipeline's row sorts last");
+
+# one watermark for all the shards of a pipeline, the least of theirs: a
+# shard's windows wait for the other shards' rows, and a row is late only
+# for that watermark
+$coordinator->safe_psql('postgres', q{
+	CREATE TABLE readings (k int, ts timestamptz, v int);
+	SELECT create_distributed_table('readings', 'k', shard_count => 2);
+	SELECT windowing.create_pipeline('agreed', 'readings', 'ts', '{k}', windowing.tumbling('1 minute'),
+		'count(*) AS n', retention => 'keep');
+});
+my ($ka, $kb) = split /\n/, $coordinator->safe_psql('postgres', q{
+	SELECT min(k) FROM generate_series(1, 100) k
+	GROUP BY get_shard_id_for_distribution_column('readings', k) ORDER BY 1});
+sub readings
+{
+	my ($rows, $results, $what) = @_;
+	$coordinator->safe_psql('postgres', "INSERT INTO readings VALUES $rows");
+	ok($coordinator->poll_query_until('postgres', qq{
+		SELECT string_agg(k || ' ' || to_char(window_start AT TIME ZONE 'UTC', 'HH24:MI'), ', '
+		                  ORDER BY window_start, k) IS NOT DISTINCT FROM $results
+		FROM agreed_results}), $what);
+}
+$coordinator->safe_psql('postgres', "INSERT INTO readings VALUES ($ka, '2026-01-01 00:00:10+00', 1), ($ka, '2026-01-01 00:05:00+00', 1)");
+$coordinator->poll_query_until('postgres', q{SELECT sum(rows_consumed) = 2 FROM windowing.distributed_pipeline_stats
+	WHERE name = 'agreed' AND node IS NOT NULL}) or die 'not read';
+sleep 1;
+is($coordinator->safe_psql('postgres', 'SELECT count(*) FROM agreed_results'), '0',
+	'a shard without rows holds every window back');
+readings("($kb, '2026-01-01 00:02:30+00', 1)", "'$ka 00:00'", 'the least of the shards\' watermarks fires');
+readings("($kb, '2026-01-01 00:10:00+00', 1)", "'$ka 00:00, $kb 00:02'", 'and moves with it');
+# 00:06 is behind its own shard's 00:10, not behind the least, 00:05
+$coordinator->safe_psql('postgres', "INSERT INTO readings VALUES ($kb, '2026-01-01 00:06:00+00', 1)");
+$coordinator->poll_query_until('postgres', q{SELECT sum(rows_consumed) = 5 FROM windowing.distributed_pipeline_stats
+	WHERE name = 'agreed' AND node IS NOT NULL}) or die 'not read';
+readings("($ka, '2026-01-01 00:20:00+00', 1)", "'$ka 00:00, $kb 00:02, $ka 00:05, $kb 00:06'",
+	'a row behind its own shard but not behind the least watermark is on time');
+is($coordinator->safe_psql('postgres', 'SELECT count(*) FROM agreed_late'), '0', 'no row was late');
 
 $_->stop for @workers, $coordinator;
 done_testing();
