@@ -193,6 +193,19 @@ citus_in_database(void)
 }
 
 /*
+ * Whether the last distributed_sync() found Citus in the database.  Its
+ * worker then stays when it has nothing to run: a distributed pipeline's
+ * definition reaches the shards with nothing that would wake it.
+ */
+static bool citus_database = false;
+
+bool
+distributed_worker_stays(void)
+{
+	return citus_database;
+}
+
+/*
  * Makes the pipelines of the shards this node holds that have none, and
  * drops those whose distributed pipeline is gone, each as its owner, in
  * the caller's transaction.  Nothing to do without Citus.
@@ -203,7 +216,8 @@ distributed_sync(void)
 	List	   *owners = NIL;
 	ListCell   *lc;
 
-	if (!citus_in_database())
+	citus_database = citus_in_database();
+	if (!citus_database)
 		return;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

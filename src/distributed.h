@@ -13,6 +13,7 @@ extern void distributed_shard_changes_end(int nest);
 extern bool distributed_citus_loaded(void);
 extern void distributed_sync(void);
 extern void distributed_exchange(void);
+extern bool distributed_worker_stays(void);
 extern void distributed_init(void);
 
 #endif							/* WINDOWING_DISTRIBUTED_H */

@@ -629,9 +629,10 @@ windowing_worker_main(Datum main_arg)
 		pipelines = running_pipelines();
 		if (pipelines != NIL)
 			last_busy = GetCurrentTimestamp();
-		else if (last_busy == 0 ||
-				 TimestampDifferenceExceeds(last_busy, GetCurrentTimestamp(),
-											QUIET_PERIOD_MS))
+		else if (!distributed_worker_stays() &&
+				 (last_busy == 0 ||
+				  TimestampDifferenceExceeds(last_busy, GetCurrentTimestamp(),
+											 QUIET_PERIOD_MS)))
 			leave(WORKER_EXIT_IDLE, "no running pipeline");
 
 		foreach(lc, pipelines)
