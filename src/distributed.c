@@ -286,11 +286,16 @@ distributed_pipelines(void)
 	return names;
 }
 
+/* Refuses call "e" if it is one of Citus's shard movers and pipelines run. */
 static void
-refuse_shard_move(Oid funcid)
+refuse_shard_move(Node *e)
 {
 	char	   *names;
+	Oid			funcid;
 
+	if (!IsA(e, FuncExpr))
+		return;
+	funcid = ((FuncExpr *) e)->funcid;
 	if (!moves_shards(funcid) || (names = distributed_pipelines()) == NULL)
 		return;
 	ereport(ERROR,
@@ -315,25 +320,11 @@ refuse_shard_moves(QueryDesc *queryDesc, int eflags)
 		&& distributed_citus_loaded())
 	{
 		if (IsA(plan, Result))
-		{
 			foreach(lc, plan->targetlist)
-			{
-				Expr	   *e = ((TargetEntry *) lfirst(lc))->expr;
-
-				if (IsA(e, FuncExpr))
-					refuse_shard_move(((FuncExpr *) e)->funcid);
-			}
-		}
+				refuse_shard_move((Node *) ((TargetEntry *) lfirst(lc))->expr);
 		else if (IsA(plan, FunctionScan))
-		{
 			foreach(lc, ((FunctionScan *) plan)->functions)
-			{
-				Node	   *e = ((RangeTblFunction *) lfirst(lc))->funcexpr;
-
-				if (IsA(e, FuncExpr))
-					refuse_shard_move(((FuncExpr *) e)->funcid);
-			}
-		}
+				refuse_shard_move(((RangeTblFunction *) lfirst(lc))->funcexpr);
 	}
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);

@@ -202,7 +202,6 @@ pipeline_try_lock(const char *name, int part)
 	return lock_part(name, part, false);
 }
 
-
 /*
  * What DDL may have changed since the pipeline was created: its tables, and
  * the columns it reads and their types (the key columns' types are those of
