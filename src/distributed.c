@@ -29,9 +29,11 @@
  * On event time the shards' pipelines of one distributed pipeline fire by
  * one watermark, the least of their inputs', as Flink's operators do with
  * the partitions they read: each step saves the watermark its shard's rows
- * make (input_watermark), and each node's worker reads every shard's from
- * every node and gives its own shards' pipelines the least
- * (distributed_exchange), which their next ticks reach.
+ * make (input_watermark); each node's worker writes its shards' to a Citus
+ * reference table, windowing.shard_progress, when they moved, reads all
+ * of them from its own copy and gives its own shards' pipelines the least
+ * (distributed_exchange), which their next ticks reach.  Citus keeps the
+ * worker's connections to the other nodes between exchanges.
  *
  * A shard's pipeline keeps its cursor and state on its node, and reads
  * transaction ids that only that node's snapshots know: Citus's functions
@@ -221,6 +223,9 @@ distributed_sync(void)
 		return;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	/* on a coordinator whose pipelines are older than the table */
+	if (SPI_execute("SELECT windowing._shard_progress_reset(NULL)", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not make the table of the shards' watermarks");
 	if (SPI_execute("SELECT DISTINCT owner FROM windowing._shard_pipelines_pending() "
 					"WHERE owner IS NOT NULL", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the pipelines of this node's shards");

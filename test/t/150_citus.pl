@@ -294,5 +294,22 @@ readings("($ka, '2026-01-01 00:20:00+00', 1)", "'$ka 00:00, $kb 00:02, $ka 00:05
 	'a row behind its own shard but not behind the least watermark is on time');
 is($coordinator->safe_psql('postgres', 'SELECT count(*) FROM agreed_late'), '0', 'no row was late');
 
+# the shards' input watermarks are exchanged through a reference table,
+# which every node reads from its own copy: the exchanges, ten a second,
+# open no connections between the nodes
+is($workers[1]->safe_psql('postgres', q{SELECT string_agg(('2000-01-01 00:00+00'::timestamptz
+	+ input_watermark * interval '1 microsecond') AT TIME ZONE 'UTC' || '', ', ' ORDER BY input_watermark)
+	FROM windowing.shard_progress WHERE shard_of = 'agreed'}),
+	'2026-01-01 00:09:59.999999, 2026-01-01 00:19:59.999999',
+	'each shard\'s input watermark is in windowing.shard_progress');
+my $sessions = q{SELECT sessions FROM pg_stat_database WHERE datname = current_database()};
+my $before = $workers[0]->safe_psql('postgres', $sessions);
+sleep 3;
+cmp_ok($workers[0]->safe_psql('postgres', $sessions) - $before, '<', 5,
+	'exchanging watermarks opens no sessions on the nodes');
+$coordinator->safe_psql('postgres', q{SELECT windowing.drop_pipeline('agreed')});
+is($workers[0]->safe_psql('postgres', q{SELECT count(*) FROM windowing.shard_progress WHERE shard_of = 'agreed'}),
+	'0', 'drop_pipeline deletes its shards\' watermarks');
+
 $_->stop for @workers, $coordinator;
 done_testing();

@@ -1462,6 +1462,7 @@ BEGIN
     INSERT INTO windowing.distributed_pipeline (name, owner, source, result_table, late_table, definition)
     VALUES (name, current_user::regrole, source, res, late, definition)
     RETURNING id INTO new_id;
+    PERFORM windowing._shard_progress_reset(name);
     PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
     EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s FOR EACH STATEMENT '
                    'EXECUTE FUNCTION windowing._shard_pipeline(%L)',
@@ -1472,6 +1473,18 @@ BEGIN
     PERFORM set_config('citus.enable_unsafe_triggers', unsafe, true);
     RETURN new_id;
 END
+$$;
+
+-- Whether a shard still carries the definition of distributed pipeline
+-- "pipeline_name" (the trigger drop_pipeline() drops).
+CREATE FUNCTION windowing._shard_carries(shard regclass, pipeline_name text) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT EXISTS (SELECT FROM pg_trigger t
+               WHERE t.tgrelid = shard AND t.tgfoid = 'windowing._shard_pipeline()'::regprocedure
+                 AND t.tgnargs = 1
+                 AND convert_from(substr(t.tgargs, 1, length(t.tgargs) - 1), 'UTF8')::jsonb ->> 'name'
+                     = pipeline_name)
 $$;
 
 -- On a node: the pipelines its shards should have and do not, and those
@@ -1496,11 +1509,7 @@ BEGIN
     SELECT p.owner::oid, NULL, NULL, NULL, p.name
     FROM windowing.pipeline p
     WHERE p.shard_of IS NOT NULL AND p.part = 0
-      AND NOT EXISTS (SELECT FROM pg_trigger t
-                      WHERE t.tgrelid = p.source AND t.tgfoid = 'windowing._shard_pipeline()'::regprocedure
-                        AND t.tgnargs = 1
-                        AND convert_from(substr(t.tgargs, 1, length(t.tgargs) - 1), 'UTF8')::jsonb ->> 'name'
-                            = p.shard_of);
+      AND NOT windowing._shard_carries(p.source, p.shard_of);
 END
 $$;
 
@@ -1560,42 +1569,100 @@ CREATE FUNCTION windowing._idle_watermark(last_row_at timestamptz, idle_timeout 
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'windowing_idle_watermark' LANGUAGE C STABLE;
 
+-- The input watermarks of the shards of distributed pipelines, a row per
+-- shard, in a Citus reference table: each node writes those of its shards
+-- and reads all of them from its own copy, over the connections Citus
+-- keeps, instead of asking every node each time.  Made on the
+-- coordinator with its first distributed pipeline (or by its worker, for
+-- pipelines made before the table was), as a Citus table cannot be a
+-- member of the extension; the rows of a pipeline are deleted when a
+-- distributed pipeline of that name is made or dropped.
+CREATE FUNCTION windowing._shard_progress_reset(pipeline_name text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF to_regclass('windowing.shard_progress') IS NULL THEN
+        IF NOT EXISTS (SELECT FROM windowing.distributed_pipeline) THEN
+            RETURN;
+        END IF;
+        CREATE TABLE windowing.shard_progress (
+            shard_of        text NOT NULL,
+            shard_id        bigint NOT NULL,
+            input_watermark bigint,
+            last_row_at     timestamptz,
+            created_at      timestamptz NOT NULL,
+            PRIMARY KEY (shard_of, shard_id)
+        );
+        COMMENT ON TABLE windowing.shard_progress IS
+            'input watermarks of the shards of distributed pipelines, which their nodes exchange';
+        PERFORM create_reference_table('windowing.shard_progress');
+    END IF;
+    IF pipeline_name IS NOT NULL THEN
+        DELETE FROM windowing.shard_progress p WHERE p.shard_of = pipeline_name;
+    END IF;
+END
+$$;
+
 -- On a node: moves the watermark of each of its shards' pipelines on
 -- event time to the least input watermark of all the shards of its
 -- distributed pipeline, as Flink's operators take the least watermark of
 -- the partitions they read.  A shard's input watermark is what its rows
 -- make (max event time - max_out_of_orderness), or the clock once it has
 -- been idle for the pipeline's idle_timeout (an idle partition, which
--- then holds none back).  The shards are read from every node; until
--- every shard's pipeline is there and has a watermark, none moves.  Run
--- by the node's worker; returns how many pipelines' watermarks moved.
+-- then holds none back).  The node first writes to shard_progress what
+-- its shards' pipelines show that the table does not (one write, to
+-- every node, when anything moved), then reads the table; until every
+-- shard's pipeline is there, none moves.  Run by the node's worker;
+-- returns how many pipelines' watermarks moved.
 CREATE FUNCTION windowing._exchange_watermarks() RETURNS int
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    moved int;
+    known  jsonb;
+    news   text;
+    moved  int;
 BEGIN
-    IF NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL
-                   AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL) THEN
+    IF to_regclass('windowing.shard_progress') IS NULL
+       OR NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL
+                      AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL) THEN
         RETURN 0;
     END IF;
-    WITH answer AS (
-        SELECT n.nodename || ':' || n.nodeport AS node, r.success, r.result
-        FROM run_command_on_all_nodes(
-            $q$SELECT COALESCE(pg_catalog.json_agg(x), '[]') FROM (
-                 SELECT p.shard_of,
-                        GREATEST(p.input_watermark, windowing._idle_watermark(
-                            COALESCE(p.last_row_at, p.created_at), p.idle_timeout, p.time_type,
-                            p.max_out_of_orderness)) AS w
-                 FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL) x$q$) r
-        JOIN pg_dist_node n ON n.nodeid = r.nodeid
-    ), shard AS (
-        SELECT s.shard_of, s.w FROM answer a
-        CROSS JOIN LATERAL json_to_recordset(windowing._node_answer(a.node, a.success, a.result))
-            AS s(shard_of text, w bigint)
+    -- the reference table alone in the query: Citus reads it here
+    SELECT coalesce(jsonb_agg(x), '[]') INTO known FROM windowing.shard_progress x;
+    SELECT string_agg(format('(%L, %s, %s, %L, %L)', p.shard_of, s.shard_id,
+                             coalesce(p.input_watermark::text, 'NULL'), p.last_row_at, p.created_at), ', ')
+    INTO news
+    FROM windowing.pipeline p
+    CROSS JOIN LATERAL (SELECT substr(p.name, length(p.shard_of) + 2)::bigint AS shard_id) s
+    LEFT JOIN jsonb_to_recordset(known) AS k(shard_of text, shard_id bigint, input_watermark bigint,
+                                             last_row_at timestamptz)
+        ON k.shard_of = p.shard_of AND k.shard_id = s.shard_id
+    WHERE p.shard_of IS NOT NULL AND p.part = 0
+      AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL
+      -- not once drop_pipeline() dropped it, before this node's worker did
+      AND windowing._shard_carries(p.source, p.shard_of)
+      AND (k.shard_of IS NULL OR k.input_watermark IS DISTINCT FROM p.input_watermark
+           OR k.last_row_at IS DISTINCT FROM p.last_row_at);
+    IF news IS NOT NULL THEN
+        EXECUTE 'INSERT INTO windowing.shard_progress AS x '
+                '(shard_of, shard_id, input_watermark, last_row_at, created_at) VALUES ' || news ||
+                ' ON CONFLICT (shard_of, shard_id) DO UPDATE SET input_watermark = excluded.input_watermark,'
+                ' last_row_at = excluded.last_row_at';
+        SELECT coalesce(jsonb_agg(x), '[]') INTO known FROM windowing.shard_progress x;
+    END IF;
+    WITH definition AS (
+        SELECT DISTINCT ON (p.shard_of) p.shard_of, p.idle_timeout, p.time_type, p.max_out_of_orderness
+        FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL
     ), agreed AS (
-        SELECT s.shard_of, min(coalesce(s.w, -9223372036854775808)) AS w, count(*) AS shards
-        FROM shard s GROUP BY s.shard_of
+        SELECT k.shard_of,
+               min(coalesce(GREATEST(k.input_watermark, windowing._idle_watermark(
+                   coalesce(k.last_row_at, k.created_at), d.idle_timeout, d.time_type,
+                   d.max_out_of_orderness)), -9223372036854775808)) AS w,
+               count(*) AS shards
+        FROM jsonb_to_recordset(known) AS k(shard_of text, shard_id bigint, input_watermark bigint,
+                                            last_row_at timestamptz, created_at timestamptz)
+        JOIN definition d ON d.shard_of = k.shard_of
+        GROUP BY k.shard_of
     )
     UPDATE windowing.pipeline p SET shard_watermark = a.w
     FROM agreed a
@@ -2460,6 +2527,7 @@ BEGIN
                   DETAIL = 'Only the owner of a pipeline or a superuser may run, change or drop it.';
     END IF;
     DELETE FROM windowing.distributed_pipeline p WHERE p.name = pipeline_name RETURNING * INTO d;
+    PERFORM windowing._shard_progress_reset(pipeline_name);
     PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
     IF EXISTS (SELECT FROM pg_class WHERE oid = d.source) THEN
         EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', 'windowing_pipeline_' || d.id, d.source);
