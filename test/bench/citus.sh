@@ -65,6 +65,9 @@ SQL
 }
 
 SHARD_ROWS="SELECT sum(rows_consumed) FROM windowing.pipeline WHERE shard_of = 'p'"
+# the rows of a node's shards whose pipelines' watermark passed the hour
+SHARD_DONE="SELECT coalesce(sum(rows_consumed) FILTER (WHERE watermark_time > '2026-01-01 01:00'), 0)
+            FROM windowing.pipeline_stats WHERE name IN (SELECT name FROM windowing.pipeline WHERE shard_of = 'p')"
 
 # Seconds from the resume of the distributed pipeline to every shard's
 # pipeline having read its rows and fired its hour; the rows each worker
@@ -85,8 +88,9 @@ SQL
 	on 1 -c "SELECT windowing.resume_pipeline(name) FROM windowing.pipeline WHERE shard_of = 'p'" >/dev/null &
 	on 2 -c "SELECT windowing.resume_pipeline(name) FROM windowing.pipeline WHERE shard_of = 'p'" >/dev/null
 	wait
-	until [ "$(on 0 -c "SELECT sum(rows_consumed) = $total AND min(watermark_time) > '2026-01-01 01:00'
-	                    FROM windowing.distributed_pipeline_stats WHERE name = 'p' AND node IS NOT NULL")" = t ]; do
+	# each node's own catalog: distributed_pipeline_stats would connect to
+	# every node at each look, which costs the nodes more than the looks here
+	until [ $(($(on 1 -c "$SHARD_DONE") + $(on 2 -c "$SHARD_DONE"))) = "$total" ]; do
 		sleep 0.05
 	done
 	end=$(date +%s.%N)
