@@ -164,6 +164,19 @@ psql_cluster() {
 # For the benchmarks: psql_cluster, unaligned, tuples only, without notices.
 sql() { PGOPTIONS='-c client_min_messages=warning' psql_cluster -qAt "$@"; }
 
+# For the benchmarks: the window assigner and aggregates of a pipeline of
+# shape $1: tumbling 1 minute count + sum; sessions with a 1-minute gap;
+# hopping windows of 10 minutes sliding by 1 minute (10 windows a row) in
+# append mode, which writes a result row per window and key.
+bench_shape() {
+	case "$1" in
+	tumbling) echo "windowing.tumbling('1 minute'), 'count(*) AS n, sum(v) AS total'" ;;
+	session) echo "windowing.session('1 minute'), 'count(*) AS n, sum(v) AS total'" ;;
+	hopping) echo "windowing.hopping('10 minutes', '1 minute'), 'count(*) AS n, sum(v) AS total', emit => 'append'" ;;
+	*) echo "unknown shape $1" >&2; exit 1 ;;
+	esac
+}
+
 # For the benchmarks: the median, min and max of the times in $1, separated by spaces.
 stats() {
 	tr -s ' ' '\n' <<<"$1" | grep . | sort -g | awk '

@@ -2,10 +2,11 @@
 # Pipelines over a distributed queue: ROWS rows of KEYS keys over one hour
 # of event time in a table distributed by its key over two worker nodes
 # (SHARDS shards), on a Citus cluster of a coordinator and two workers
-# started here on unix sockets; then a tumbling 1 minute count + sum
-# pipeline over it, made paused, resumed on both nodes at once, timed until
-# every shard's pipeline has read its rows and fired by the shards' least
-# watermark.  The baseline is the same pipeline on one node (the
+# started here on unix sockets; then a pipeline of each of SHAPES over it
+# (tumbling 1 minute count + sum, sessions with a 1-minute gap, hopping 10
+# minutes by 1 minute in append mode), made paused, resumed on both nodes
+# at once, timed until every shard's pipeline has read its rows and fired
+# by the shards' least watermark.  The baseline is the same pipeline on one node (the
 # coordinator) over a plain queue holding the same rows.  Prints, RUNS
 # times each, the seconds, the rows per second (of the cluster, and of each
 # worker node) and the ratio of the cluster to one node (above 1: faster).
@@ -15,7 +16,7 @@
 # source).
 #
 #   test/bench/citus.sh
-#   ROWS=2000000 KEYS=100000 RUNS=3 test/bench/citus.sh
+#   ROWS=2000000 KEYS=100000 RUNS=3 SHAPES=tumbling test/bench/citus.sh
 set -euo pipefail
 
 # shellcheck source=test/lib.sh
@@ -25,6 +26,7 @@ ROWS=${ROWS:-1000000}
 KEYS=${KEYS:-100000}
 RUNS=${RUNS:-3}
 SHARDS=${SHARDS:-4}
+SHAPES=${SHAPES:-"tumbling session hopping"}
 
 # psql on node $1 (0: the coordinator)
 on() {
@@ -69,15 +71,15 @@ SHARD_ROWS="SELECT sum(rows_consumed) FROM windowing.pipeline WHERE shard_of = '
 SHARD_DONE="SELECT coalesce(sum(rows_consumed) FILTER (WHERE watermark_time > '2026-01-01 01:00'), 0)
             FROM windowing.pipeline_stats WHERE name IN (SELECT name FROM windowing.pipeline WHERE shard_of = 'p')"
 
-# Seconds from the resume of the distributed pipeline to every shard's
-# pipeline having read its rows and fired its hour; the rows each worker
-# node read go to $DIR/per_node.
+# Seconds from the resume of the distributed pipeline of shape $1 to every
+# shard's pipeline having read its rows and fired its hour; the rows each
+# worker node read go to $DIR/per_node.
 distributed_run() {
 	local start end total
 	total=$((ROWS + KEYS))
 	on 0 >/dev/null <<SQL
-SELECT windowing.create_pipeline('p', 'events', 'ts', '{k}', windowing.tumbling('1 minute'),
-    'count(*) AS n, sum(v) AS total', max_out_of_orderness => '10 seconds', start => false);
+SELECT windowing.create_pipeline('p', 'events', 'ts', '{k}', $(bench_shape "$1"),
+    max_out_of_orderness => '10 seconds', start => false);
 SQL
 	until [ "$(on 0 -c "SELECT count(*) FROM windowing.distributed_pipeline_stats
 	                    WHERE name = 'p' AND node IS NOT NULL")" = "$SHARDS" ]; do
@@ -108,8 +110,8 @@ local_run() {
 	local start end total
 	total=$((ROWS + KEYS))
 	on 0 >/dev/null <<SQL
-SELECT windowing.create_pipeline('one', 'local_events', 'ts', '{k}', windowing.tumbling('1 minute'),
-    'count(*) AS n, sum(v) AS total', max_out_of_orderness => '10 seconds', start => false);
+SELECT windowing.create_pipeline('one', 'local_events', 'ts', '{k}', $(bench_shape "$1"),
+    max_out_of_orderness => '10 seconds', start => false);
 CHECKPOINT;
 SQL
 	start=$(date +%s.%N)
@@ -124,7 +126,7 @@ SQL
 }
 
 main() {
-	local pkglib run d l dists='' locals='' nodes=''
+	local pkglib
 	need_packages
 	pkglib=$("$PG_CONFIG" --pkglibdir)
 	if [ ! -f "$pkglib/citus.so" ]; then
@@ -146,23 +148,32 @@ SQL
 	on 0 -c "VACUUM ANALYZE local_events" >/dev/null
 	on 1 -c "VACUUM ANALYZE" >/dev/null
 	on 2 -c "VACUUM ANALYZE" >/dev/null
+	printf '%-9s %-28s %8s %14s %12s\n' shape where seconds min-max rows/s
+	local shape
+	for shape in $SHAPES; do
+		measure "$shape"
+	done
+}
+
+# RUNS runs of shape $1 on the cluster and on one node, and their figures.
+measure() {
+	local run d l dists='' locals='' nodes='' dm dmin dmax lm lmin lmax n1 n2
 	for run in $(seq "$RUNS"); do
-		d=$(distributed_run)
+		d=$(distributed_run "$1")
 		nodes="$nodes $(cat "$DIR/per_node")"
-		l=$(local_run)
-		say "run $run: two worker nodes $d s, one node $l s"
+		l=$(local_run "$1")
+		say "$1, run $run: two worker nodes $d s, one node $l s"
 		dists="$dists $d"
 		locals="$locals $l"
 	done
 	read -r dm dmin dmax <<<"$(stats "$dists")"
 	read -r lm lmin lmax <<<"$(stats "$locals")"
 	read -r n1 n2 _ <<<"$nodes"
-	printf '%-28s %8s %14s %12s\n' where seconds min-max rows/s
-	printf '%-28s %8s %14s %12s\n' "one node (the baseline)" "$lm" "$lmin-$lmax" "$(rate $((ROWS + KEYS)) "$lm")"
-	printf '%-28s %8s %14s %12s\n' "two worker nodes" "$dm" "$dmin-$dmax" "$(rate $((ROWS + KEYS)) "$dm")"
-	printf '%-28s %8s %14s %12s\n' "  of which worker node 1" "" "" "$(rate "$n1" "$dm")"
-	printf '%-28s %8s %14s %12s\n' "  of which worker node 2" "" "" "$(rate "$n2" "$dm")"
-	printf 'ratio two worker nodes / one node: %s\n' "$(ratio "$lm" "$dm")"
+	printf '%-9s %-28s %8s %14s %12s\n' "$1" "one node (the baseline)" "$lm" "$lmin-$lmax" "$(rate $((ROWS + KEYS)) "$lm")"
+	printf '%-9s %-28s %8s %14s %12s\n' "$1" "two worker nodes" "$dm" "$dmin-$dmax" "$(rate $((ROWS + KEYS)) "$dm")"
+	printf '%-9s %-28s %8s %14s %12s\n' "$1" "  of which worker node 1" "" "" "$(rate "$n1" "$dm")"
+	printf '%-9s %-28s %8s %14s %12s\n' "$1" "  of which worker node 2" "" "" "$(rate "$n2" "$dm")"
+	printf '%-9s ratio two worker nodes / one node: %s\n' "$1" "$(ratio "$lm" "$dm")"
 }
 
 main

@@ -28,21 +28,12 @@ RUNS=${RUNS:-3}
 SHAPES=${SHAPES:-"tumbling session hopping"}
 STEP_MEMORY=${STEP_MEMORY:-}
 
-assigner() {
-	case "$1" in
-	tumbling) echo "windowing.tumbling('1 minute'), 'count(*) AS n, sum(v) AS total'" ;;
-	session) echo "windowing.session('1 minute'), 'count(*) AS n, sum(v) AS total'" ;;
-	hopping) echo "windowing.hopping('10 minutes', '1 minute'), 'count(*) AS n, sum(v) AS total', emit => 'append'" ;;
-	*) echo "unknown shape $1" >&2; exit 1 ;;
-	esac
-}
-
 # Seconds from the resume of pipeline "p" of shape $1 with parallelism $2
 # to every part having read the queue.
 one_run() {
 	local shape=$1 parallelism=$2 start end
 	sql >/dev/null <<SQL
-SELECT windowing.create_pipeline('p', 'events', 'ts', '{k}', $(assigner "$shape"),
+SELECT windowing.create_pipeline('p', 'events', 'ts', '{k}', $(bench_shape "$shape"),
     max_out_of_orderness => '10 seconds', start => false, parallelism => $parallelism);
 CHECKPOINT;
 SQL
