@@ -512,16 +512,6 @@ step_pipeline(const PipelinePart *p, bool *more)
 
 	if (consumed > 0 && failing)
 		clear_failures(p);
-	/*
-	 * A joined step stops at the shared transaction's time, and a backlog
-	 * read so would take a round for each thousand rows: it goes on in a
-	 * transaction of its own.
-	 */
-	if (joined && left)
-	{
-		end_shared_transaction();
-		return consumed + step_pipeline(p, more);
-	}
 	*more = *more || left;
 	shared_stepped = true;
 	if (failing || ms_since(shared_since) >= worker_batch_time)
