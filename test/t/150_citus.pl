@@ -165,15 +165,6 @@ $coordinator->poll_query_until('postgres', 'SELECT count(*) >= 12000 FROM clicks
 $workers[1]->stop('immediate');
 $workers[1]->start;
 ok((!grep { !$_->finish } @producers), 'the producers got every batch in');
-# a node that stopped between a COPY's PREPARE and its COMMIT PREPARED
-# keeps the transaction prepared until Citus recovers it: its rows are in
-# the queue only then, and would come after the rows below, late
-$coordinator->safe_psql('postgres', 'SELECT recover_prepared_transactions()');
-for my $node (@workers)
-{
-	$node->poll_query_until('postgres', 'SELECT count(*) = 0 FROM pg_prepared_xacts')
-	  or die 'prepared transactions left';
-}
 # a row of every key past every window closes them on every shard
 $coordinator->safe_psql('postgres', q{
 	INSERT INTO clicks SELECT g, '2027-01-01 00:00+00', 0 FROM generate_series(0, 96) g});
