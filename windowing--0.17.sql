@@ -1,9 +1,9 @@
 /*
- * windowing--0.13.sql: the whole extension at version 0.13, in one script.
+ * windowing--0.17.sql: the whole extension at version 0.17, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
- * then windowing--0.1--0.2.sql ... windowing--0.7--0.8.sql), object for
+ * then windowing--0.1--0.2.sql ... windowing--0.16--0.17.sql), object for
  * object, grant for grant: sql/upgrade.sql installs both ways and compares
  * them.  What the upgrade scripts do to existing data (waking workers,
  * marking old pipelines, adding triggers to existing queues) has no place

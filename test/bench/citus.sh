@@ -6,10 +6,11 @@
 # (tumbling 1 minute count + sum, sessions with a 1-minute gap, hopping 10
 # minutes by 1 minute in append mode), made paused, resumed on both nodes
 # at once, timed until every shard's pipeline has read its rows and fired
-# by the shards' least watermark.  The baseline is the same pipeline on one node (the
-# coordinator) over a plain queue holding the same rows.  Prints, RUNS
-# times each, the seconds, the rows per second (of the cluster, and of each
-# worker node) and the ratio of the cluster to one node (above 1: faster).
+# by the shards' least watermark.  The baseline is the same pipeline on one
+# node (the coordinator) over a plain queue holding the same rows.  Prints,
+# for each shape, RUNS times each, the seconds, the rows per second (of the
+# cluster, and of each worker node) and the ratio of the cluster to one
+# node (above 1: faster).
 # The nodes share this machine's cores: the ratio says what running the
 # shards' pipelines side by side gives here, not what separate machines
 # would.  Needs Citus installed (the project's CI builds it from Citus's
