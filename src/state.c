@@ -858,11 +858,17 @@ state_save(StepState *ss, int64 step)
 	state_store_done(ss->store, step, op->log_steps, op->log_bytes);
 }
 
-/* Whether the step took windows out of the store: then it must save them. */
+/*
+ * Whether the step took windows out of the store, or read keys' windows
+ * from the heap, which the store now counts as known: then it must save
+ * them.  A step that read a key's windows (a watermark that reached their
+ * timers, fired none of them) and did not put them back would leave a
+ * store that knows the key and holds none of its windows.
+ */
 bool
 state_taken(const StepState *ss)
 {
-	return ss->store != NULL && state_store_taken(ss->store);
+	return ss->store != NULL && (state_store_taken(ss->store) || ss->misses > 0);
 }
 
 /*
