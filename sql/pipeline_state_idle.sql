@@ -26,5 +26,22 @@ RESET windowing.clock;
 SELECT k, window_start, window_end, n, fire_count FROM idle_s_results ORDER BY 1, 2;
 SELECT k, window_start, window_end, n, fire_count FROM idle_t_results ORDER BY 1, 2;
 
+-- An idle input's watermark that only ends windows' lives (their allowed
+-- lateness passed) is a change too: their rows become final
+SELECT windowing.create_pipeline('idle_h', 'idle_keys', 'ts', '{k}',
+    windowing.hopping('10 minutes', '5 minutes'), 'count(*) AS n',
+    allowed_lateness => '10 minutes', idle_timeout => '1 minute', start => false) > 0;
+SET windowing.clock = '2026-01-01 00:12+00';
+SELECT windowing.process('idle_h');
+-- idle, the watermark moves to 00:45: every window has fired, the last two
+-- are not final yet
+SET windowing.clock = '2026-01-01 00:45+00';
+SELECT windowing.process('idle_h');
+SELECT k, window_start, n, is_final FROM idle_h_results WHERE k = 'a' ORDER BY 2;
+SET windowing.clock = '2026-01-02 00:00+00';
+SELECT windowing.process('idle_h');
+RESET windowing.clock;
+SELECT k, window_start, n, is_final FROM idle_h_results WHERE k = 'a' ORDER BY 2;
+
 SELECT windowing.drop_pipeline(name, true) FROM windowing.pipeline WHERE name LIKE 'idle\__' ORDER BY name;
 DROP TABLE idle_keys;

@@ -190,6 +190,7 @@ typedef struct Operator
 	void		(*due_batch_done) (struct Operator *op, void *arg);
 	void	   *due_batch_arg;
 	int64		windows_fired;
+	int64		windows_left;	/* cleaned up or merged away in the step */
 	int			log_steps;		/* steps whose changes state_log holds */
 	int64		log_bytes;		/* and their size */
 } Operator;

@@ -802,7 +802,8 @@ step_body(Step *s, const StepRequest *req)
 	if (req->has_watermark)
 		op_advance_watermark(s->op, req->watermark);
 	/* an empty new tick changes nothing; closing an open one must be saved */
-	idle = s->progress.rows == 0 && s->op->windows_fired == 0 && s->op->late == NIL &&
+	idle = s->progress.rows == 0 && s->op->windows_fired == 0 && s->op->windows_left == 0 &&
+		s->op->late == NIL &&
 		s->progress.late_routed + s->progress.late_dropped == 0 &&
 		!req->has_watermark && !tick_was_open && s->progress.tick_hi == NULL &&
 		!replaying && !state_taken(s->state);

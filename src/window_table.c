@@ -441,6 +441,7 @@ op_leave(Operator *op, WindowEntry *e)
 		pairingheap_remove(op->trigger_timers, &e->trigger_node);
 	e->in_trigger_heap = false;
 	e->gone = true;
+	op->windows_left++;
 	if (e->stored && !e->logged && op->delete_left)
 		op->deleting = lappend(op->deleting, e);
 	else if (e->stored || e->logged)
