@@ -45,3 +45,81 @@ SELECT k, window_start, n, is_final FROM idle_h_results WHERE k = 'a' ORDER BY 2
 
 SELECT windowing.drop_pipeline(name, true) FROM windowing.pipeline WHERE name LIKE 'idle\__' ORDER BY name;
 DROP TABLE idle_keys;
+
+-- Batches of rows in a shuffled order (some of them far behind); as they
+-- come, each pipeline's state is sometimes forgotten (as after a restart),
+-- its steps sometimes read a few rows at a time, and its input is
+-- sometimes idle long enough for the watermark to pass every window:
+-- every window ends as the GROUP BY of its rows.
+CREATE TABLE shuffled (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('shuffled_' || kind, 'shuffled', 'ts', '{k}', assigner,
+    'count(*) AS n, sum(v) AS total', allowed_lateness => '100 days',
+    idle_timeout => '1 minute', start => false, retention => 'keep') > 0
+FROM (VALUES ('s', windowing.session('3 minutes')), ('t', windowing.tumbling('1 minute')),
+             ('h', windowing.hopping('2 minutes', '1 minute'))) a(kind, assigner);
+SELECT setseed(0.1);
+CREATE TEMP TABLE batches AS
+SELECT b, row_number() OVER (ORDER BY b + CASE WHEN random() < 0.15 THEN random() * 150
+                                              ELSE random() * 3 END) AS ord
+FROM generate_series(0, 149) b;
+CREATE PROCEDURE pg_temp.shuffle() LANGUAGE plpgsql AS $$
+DECLARE
+    r record;
+    p text;
+    newest int := 0;
+BEGIN
+    FOR r IN SELECT b FROM batches ORDER BY ord LOOP
+        INSERT INTO shuffled SELECT g % 97, '2026-01-01 00:00+00'::timestamptz + g * interval '1 second', g
+        FROM generate_series(r.b * 40 + 1, r.b * 40 + 40) g;
+        newest := greatest(newest, r.b);
+        COMMIT;
+        FOREACH p IN ARRAY ARRAY['shuffled_s', 'shuffled_t', 'shuffled_h'] LOOP
+            -- as after a restart, just as a batch comes late
+            IF r.b < newest AND random() < 0.5 THEN
+                PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = p;
+            END IF;
+            PERFORM set_config('windowing.clock', ('2026-01-01 00:00+00'::timestamptz
+                + (newest * 40 + 40) * interval '1 second')::text, false);
+            IF random() < 0.3 THEN
+                PERFORM windowing.process(p, (random() * 100)::int + 1);
+            END IF;
+            PERFORM windowing.process(p);
+            -- no rows for a while: the watermark follows the clock
+            IF random() < 0.5 THEN
+                PERFORM set_config('windowing.clock', ('2026-01-01 00:00+00'::timestamptz
+                    + (newest * 40 + 100 + random() * 300) * interval '1 second')::text, false);
+                PERFORM windowing.process(p);
+            END IF;
+            IF random() < 0.5 THEN
+                COMMIT;
+            END IF;
+        END LOOP;
+        COMMIT;
+    END LOOP;
+END
+$$;
+CALL pg_temp.shuffle();
+RESET windowing.clock;
+-- a row of every key past every window closes them
+INSERT INTO shuffled SELECT g, '2027-01-01 00:00+00', 0 FROM generate_series(0, 96) g;
+SELECT windowing.process(name) FROM windowing.pipeline WHERE name LIKE 'shuffled\__' ORDER BY name;
+CREATE TEMP TABLE windows_got AS
+SELECT 's' AS p, k, window_start, n, total FROM shuffled_s_results
+UNION ALL SELECT 't', k, window_start, n, total FROM shuffled_t_results
+UNION ALL SELECT 'h', k, window_start, n, total FROM shuffled_h_results;
+CREATE TEMP TABLE windows_want AS
+SELECT 's' AS p, k, (s).window_start, count(*) AS n, sum(v) AS total
+FROM (SELECT k, v, windowing.session(ts, '3 minutes') OVER (PARTITION BY k) AS s
+      FROM shuffled WHERE ts < '2027-01-01 00:00+00') x
+GROUP BY 1, 2, 3
+UNION ALL SELECT 't', k, windowing.tumble_start(ts, '1 minute'), count(*), sum(v)
+FROM shuffled WHERE ts < '2027-01-01 00:00+00' GROUP BY 1, 2, 3
+UNION ALL SELECT 'h', k, w.window_start, count(*), sum(v)
+FROM shuffled, windowing.hop(ts, '2 minutes', '1 minute') w WHERE ts < '2027-01-01 00:00+00' GROUP BY 1, 2, 3;
+SELECT p, count(*) AS windows,
+       count(*) FILTER (WHERE (p, k, window_start, n, total) NOT IN (TABLE windows_want)) AS wrong
+FROM windows_got WHERE window_start < '2027-01-01 00:00+00' GROUP BY p ORDER BY p;
+SELECT count(*) AS missing FROM ((TABLE windows_want)
+    EXCEPT ALL (SELECT * FROM windows_got WHERE window_start < '2027-01-01 00:00+00')) m;
+SELECT windowing.drop_pipeline(name, true) FROM windowing.pipeline WHERE name LIKE 'shuffled\__' ORDER BY name;
+DROP TABLE shuffled;
