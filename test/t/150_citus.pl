@@ -331,5 +331,37 @@ $coordinator->safe_psql('postgres', q{SELECT windowing.drop_pipeline('agreed')})
 is($workers[0]->safe_psql('postgres', q{SELECT count(*) FROM windowing.shard_progress WHERE shard_of = 'agreed'}),
 	'0', 'drop_pipeline deletes its shards\' watermarks');
 
+# a distributed pipeline dropped and made again at once under its name:
+# each node's worker replaces its shards' pipelines, which were the first's
+# (its definition, state and cursor) and wrote its watermarks
+$coordinator->safe_psql('postgres', q{
+	SELECT windowing.create_pipeline('again', 'readings', 'ts', '{k}', windowing.tumbling('1 minute'),
+		'count(*) AS n', retention => 'keep')});
+$coordinator->poll_query_until('postgres', q{SELECT count(*) = 2 FROM windowing.distributed_pipeline_stats
+	WHERE name = 'again' AND node IS NOT NULL}) or die 'no shard pipelines';
+$coordinator->safe_psql('postgres', q{
+	BEGIN;
+	SELECT windowing.drop_pipeline('again', drop_tables => true);
+	SELECT windowing.create_pipeline('again', 'readings', 'ts', '{k}', windowing.tumbling('5 minutes'),
+		'count(*) AS n', retention => 'keep');
+	COMMIT;
+});
+ok($coordinator->poll_query_until('postgres', qq{
+	SELECT string_agg(k || ' ' || to_char(window_start AT TIME ZONE 'UTC', 'HH24:MI'), ', '
+	                  ORDER BY window_start, k) = '$ka 00:00, $kb 00:00, $ka 00:05, $kb 00:05'
+	FROM again_results}), 'made again at once, its shards run the new definition');
+my $again = $coordinator->safe_psql('postgres', q{SELECT id FROM windowing.distributed_pipeline
+	WHERE name = 'again'});
+my ($new, $all) = (0, 0);
+for my $node (@workers)
+{
+	my ($n, $a) = split /\|/, $node->safe_psql('postgres', qq{
+		SELECT count(*) FILTER (WHERE shard_of_id = $again), count(*) FROM windowing.pipeline
+		WHERE shard_of = 'again'});
+	$new += $n;
+	$all += $a;
+}
+is("$new/$all", '2/2', "its shards' pipelines are the new pipeline's");
+
 $_->stop for @workers, $coordinator;
 done_testing();

@@ -1,9 +1,9 @@
 /*
- * windowing--0.17.sql: the whole extension at version 0.17, in one script.
+ * windowing--0.18.sql: the whole extension at version 0.18, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
- * then windowing--0.1--0.2.sql ... windowing--0.16--0.17.sql), object for
+ * then windowing--0.1--0.2.sql ... windowing--0.17--0.18.sql), object for
  * object, grant for grant: sql/upgrade.sql installs both ways and compares
  * them.  What the upgrade scripts do to existing data (waking workers,
  * marking old pipelines, adding triggers to existing queues) has no place
@@ -554,6 +554,10 @@ CREATE TABLE windowing.pipeline (
     input_watermark      bigint,
     shard_watermark      bigint,
     shard_count          int,
+    -- and the id of that distributed pipeline on the coordinator (NULL
+    -- for pipelines made before 0.18), and the shard's id
+    shard_of_id          int,
+    shard_id             bigint,
     CONSTRAINT pipeline_name_key UNIQUE (name, part)
 );
 -- The rules a pipeline row keeps.  A trigger on the columns they read, not
@@ -695,7 +699,8 @@ GRANT UPDATE (state, tick_lo, tick_hi, last_seq, watermark, max_seen, steps, row
               max_out_of_orderness, allowed_lateness, idle_timeout, cleaned_until,
               last_error_sqlstate, last_error_detail, last_error_hint, last_error_seq, "trigger",
               state_hits, state_misses, replay_until, replay_done, replay_rows, replay_started_at,
-              tick_watermark, parallelism, shard_of, input_watermark, shard_count)
+              tick_watermark, parallelism, shard_of, input_watermark, shard_count, shard_of_id,
+              shard_id)
     ON windowing.pipeline TO PUBLIC;
 GRANT INSERT (join_type, join_lower, join_upper, join_lower_exclusive, join_upper_exclusive)
     ON windowing.pipeline TO PUBLIC;
@@ -1467,7 +1472,7 @@ BEGIN
     EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s FOR EACH STATEMENT '
                    'EXECUTE FUNCTION windowing._shard_pipeline(%L)',
                    'windowing_pipeline_' || new_id, source,
-                   definition || jsonb_build_object('name', name, 'owner', current_user,
+                   definition || jsonb_build_object('name', name, 'id', new_id, 'owner', current_user,
                                                     'source', source::text, 'result_table', res::text,
                                                     'late_table', late::text));
     PERFORM set_config('citus.enable_unsafe_triggers', unsafe, true);
@@ -1476,21 +1481,29 @@ END
 $$;
 
 -- Whether a shard still carries the definition of distributed pipeline
--- "pipeline_name" (the trigger drop_pipeline() drops).
-CREATE FUNCTION windowing._shard_carries(shard regclass, pipeline_name text) RETURNS boolean
+-- "pipeline_name" whose id is "pipeline_id" (the trigger drop_pipeline()
+-- drops): a pipeline dropped and made again under the same name has
+-- another id.  A shard's pipeline made before 0.18 knows no id, nor does
+-- a definition of then.
+CREATE FUNCTION windowing._shard_carries(shard regclass, pipeline_name text, pipeline_id int)
+RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 SELECT EXISTS (SELECT FROM pg_trigger t
+               CROSS JOIN LATERAL (SELECT convert_from(substr(t.tgargs, 1, length(t.tgargs) - 1),
+                                                       'UTF8')::jsonb AS def) d
                WHERE t.tgrelid = shard AND t.tgfoid = 'windowing._shard_pipeline()'::regprocedure
                  AND t.tgnargs = 1
-                 AND convert_from(substr(t.tgargs, 1, length(t.tgargs) - 1), 'UTF8')::jsonb ->> 'name'
-                     = pipeline_name)
+                 AND d.def ->> 'name' = pipeline_name
+                 AND (d.def ->> 'id')::int IS NOT DISTINCT FROM pipeline_id)
 $$;
 
 -- On a node: the pipelines its shards should have and do not, and those
 -- it has for a distributed pipeline that is gone (drop_name), with their
 -- owners.  A shard is the node's if the trigger that carries the
--- definition is on it: it came with the shard.
+-- definition is on it: it came with the shard.  A pipeline made for a
+-- distributed pipeline since dropped and made again under its name is
+-- dropped first, and its successor made at the next call.
 CREATE FUNCTION windowing._shard_pipelines_pending()
 RETURNS TABLE (owner oid, shard regclass, shard_id bigint, definition jsonb, drop_name text)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
@@ -1509,7 +1522,7 @@ BEGIN
     SELECT p.owner::oid, NULL, NULL, NULL, p.name
     FROM windowing.pipeline p
     WHERE p.shard_of IS NOT NULL AND p.part = 0
-      AND NOT windowing._shard_carries(p.source, p.shard_of);
+      AND NOT windowing._shard_carries(p.source, p.shard_of, p.shard_of_id);
 END
 $$;
 
@@ -1551,7 +1564,8 @@ BEGIN
                 watermark_column => d ->> 'watermark_column',
                 evictor => d ->> 'evictor',
                 fire_spread => (d ->> 'fire_spread')::interval);
-            UPDATE windowing.pipeline SET shard_of = d ->> 'name',
+            UPDATE windowing.pipeline SET shard_of = d ->> 'name', shard_of_id = (d ->> 'id')::int,
+                shard_id = s.shard_id,
                 shard_count = (SELECT count(*) FROM pg_dist_shard
                                WHERE logicalrelid = to_regclass(d ->> 'source'))
             WHERE pipeline.name = (d ->> 'name') || '_' || s.shard_id;
@@ -1629,18 +1643,18 @@ BEGIN
     END IF;
     -- the reference table alone in the query: Citus reads it here
     SELECT coalesce(jsonb_agg(x), '[]') INTO known FROM windowing.shard_progress x;
-    SELECT string_agg(format('(%L, %s, %s, %L, %L)', p.shard_of, s.shard_id,
+    SELECT string_agg(format('(%L, %s, %s, %L, %L)', p.shard_of, p.shard_id,
                              coalesce(p.input_watermark::text, 'NULL'), p.last_row_at, p.created_at), ', ')
     INTO news
     FROM windowing.pipeline p
-    CROSS JOIN LATERAL (SELECT substr(p.name, length(p.shard_of) + 2)::bigint AS shard_id) s
     LEFT JOIN jsonb_to_recordset(known) AS k(shard_of text, shard_id bigint, input_watermark bigint,
                                              last_row_at timestamptz)
-        ON k.shard_of = p.shard_of AND k.shard_id = s.shard_id
+        ON k.shard_of = p.shard_of AND k.shard_id = p.shard_id
     WHERE p.shard_of IS NOT NULL AND p.part = 0
       AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL
-      -- not once drop_pipeline() dropped it, before this node's worker did
-      AND windowing._shard_carries(p.source, p.shard_of)
+      -- not once drop_pipeline() dropped it (or made it again), before
+      -- this node's worker did
+      AND windowing._shard_carries(p.source, p.shard_of, p.shard_of_id)
       AND (k.shard_of IS NULL OR k.input_watermark IS DISTINCT FROM p.input_watermark
            OR k.last_row_at IS DISTINCT FROM p.last_row_at);
     IF news IS NOT NULL THEN
