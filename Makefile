@@ -61,7 +61,8 @@ REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_w
 	pipeline_trigger_clock pipeline_watermark_column pipeline_trigger_delta pipeline_downstream \
 	pipeline_evictor pipeline_fire_spread \
 	doc_tour doc_functions doc_pipelines doc_operations pipeline_join pipeline_window_join \
-	pipeline_null_keys pipeline_many_leave pipeline_parallel pipeline_state_idle
+	pipeline_null_keys pipeline_many_leave pipeline_parallel pipeline_state_idle \
+	pipeline_join_shuffled
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 
