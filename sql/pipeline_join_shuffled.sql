@@ -16,6 +16,7 @@ SELECT windowing.create_window_join_pipeline('js_session', 'js_orders', 'ts', '{
     'js_payments', 'ts', '{k}', 'js_orders.k AS ok, js_orders.v, js_payments.k AS pk, js_payments.w',
     windowing.session('2 minutes'), join_type => 'full', allowed_lateness => '100 days',
     max_out_of_orderness => '10 minutes', idle_timeout => '1 minute', start => false) > 0;
+\i sql/include/shuffled_step.sql
 SELECT setseed(0.3);
 CREATE TEMP TABLE js_batches AS
 SELECT side, b, row_number() OVER (ORDER BY b + CASE WHEN random() < 0.1 THEN random() * 40
@@ -40,31 +41,9 @@ BEGIN
         newest := greatest(newest, r.b);
         COMMIT;
         FOREACH p IN ARRAY ARRAY['js_interval', 'js_session'] LOOP
-            IF r.b < newest AND random() < 0.5 THEN
-                PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = p;
-            END IF;
-            PERFORM set_config('windowing.clock', ('2026-01-01 00:00+00'::timestamptz
-                + (newest * 200 + 200) * interval '1 second')::text, false);
-            IF random() < 0.3 THEN
-                PERFORM windowing.process(p, (random() * 100)::int + 1);
-            END IF;
-            BEGIN
-                PERFORM windowing.process(p);
-                IF random() < 0.2 THEN
-                    RAISE EXCEPTION 'undone';
-                END IF;
-            EXCEPTION WHEN raise_exception THEN
-                NULL;
-            END;
-            -- no rows for a while: the watermark follows the clock
-            IF random() < 0.3 THEN
-                PERFORM set_config('windowing.clock', ('2026-01-01 00:00+00'::timestamptz
-                    + (newest * 200 + 200 + 61 + random() * 539) * interval '1 second')::text, false);
-                PERFORM windowing.process(p);
-            END IF;
-            IF random() < 0.5 THEN
-                COMMIT;
-            END IF;
+            CALL pg_temp.shuffled_step(p, '2026-01-01 00:00+00'::timestamptz
+                                          + (newest * 200 + 200) * interval '1 second',
+                                       r.b < newest, 0.2, 0.3);
         END LOOP;
         COMMIT;
     END LOOP;

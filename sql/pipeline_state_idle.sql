@@ -57,6 +57,7 @@ SELECT windowing.create_pipeline('shuffled_' || kind, 'shuffled', 'ts', '{k}', a
     idle_timeout => '1 minute', start => false, retention => 'keep') > 0
 FROM (VALUES ('s', windowing.session('3 minutes')), ('t', windowing.tumbling('1 minute')),
              ('h', windowing.hopping('2 minutes', '1 minute'))) a(kind, assigner);
+\i sql/include/shuffled_step.sql
 SELECT setseed(0.1);
 CREATE TEMP TABLE batches AS
 SELECT b, row_number() OVER (ORDER BY b + CASE WHEN random() < 0.15 THEN random() * 150
@@ -74,25 +75,9 @@ BEGIN
         newest := greatest(newest, r.b);
         COMMIT;
         FOREACH p IN ARRAY ARRAY['shuffled_s', 'shuffled_t', 'shuffled_h'] LOOP
-            -- as after a restart, just as a batch comes late
-            IF r.b < newest AND random() < 0.5 THEN
-                PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = p;
-            END IF;
-            PERFORM set_config('windowing.clock', ('2026-01-01 00:00+00'::timestamptz
-                + (newest * 40 + 40) * interval '1 second')::text, false);
-            IF random() < 0.3 THEN
-                PERFORM windowing.process(p, (random() * 100)::int + 1);
-            END IF;
-            PERFORM windowing.process(p);
-            -- no rows for a while: the watermark follows the clock
-            IF random() < 0.5 THEN
-                PERFORM set_config('windowing.clock', ('2026-01-01 00:00+00'::timestamptz
-                    + (newest * 40 + 100 + random() * 300) * interval '1 second')::text, false);
-                PERFORM windowing.process(p);
-            END IF;
-            IF random() < 0.5 THEN
-                COMMIT;
-            END IF;
+            CALL pg_temp.shuffled_step(p, '2026-01-01 00:00+00'::timestamptz
+                                          + (newest * 40 + 40) * interval '1 second',
+                                       r.b < newest, 0, 0.5);
         END LOOP;
         COMMIT;
     END LOOP;
