@@ -656,6 +656,20 @@ emit_firings_so_far(const EmitTarget *t, Operator *op)
 	}
 }
 
+/*
+ * The late tables' element of missed_windows for the window [start, end)
+ * of a time column of type "time_type", as SQL: its bounds and its last
+ * instant, end less one tick.
+ */
+char *
+emit_window_sql(Oid time_type, const char *start, const char *end)
+{
+	return psprintf("ROW(%s, %s, %s OPERATOR(pg_catalog.-) %s)::windowing.%s", start, end, end,
+					time_type == INT8OID ? "1::pg_catalog.int8" : "'1 microsecond'::pg_catalog.interval",
+					time_type == INT8OID ? "bigint_window" :
+					time_type == TIMESTAMPOID ? "timestamp_window" : "time_window");
+}
+
 /* Late rows written per statement. */
 #define LATE_CHUNK 10000
 
@@ -680,7 +694,7 @@ prepare_late_insert(const EmitTarget *t)
 							   "pg_catalog.unnest($3), pg_catalog.unnest($4)%s) "
 							   "WITH ORDINALITY AS r(seq, ts, wm, reason, %si) "
 							   "JOIN %s AS q ON q.windowing_seq OPERATOR(pg_catalog.=) r.seq "
-							   "LEFT JOIN (SELECT u.i, pg_catalog.array_agg(ROW(u.s, u.e, u.e OPERATOR(pg_catalog.-) %s)::windowing.%s ORDER BY u.s, u.e) AS missed "
+							   "LEFT JOIN (SELECT u.i, pg_catalog.array_agg(%s ORDER BY u.s, u.e) AS missed "
 							   " FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7)) AS u(i, s, e) "
 							   " GROUP BY u.i) m ON m.i OPERATOR(pg_catalog.=) r.i "
 							   "ORDER BY r.i",
@@ -689,10 +703,7 @@ prepare_late_insert(const EmitTarget *t)
 							   t->late_errors ? ", r.error::pg_catalog.jsonb" : "",
 							   t->late_errors ? ", pg_catalog.unnest($8)" : "",
 							   t->late_errors ? "error, " : "",
-							   t->source,
-							   t->time_type == INT8OID ? "1::pg_catalog.int8" : "'1 microsecond'::pg_catalog.interval",
-							   t->time_type == INT8OID ? "bigint_window" :
-							   t->time_type == TIMESTAMPOID ? "timestamp_window" : "time_window");
+							   t->source, emit_window_sql(t->time_type, "u.s", "u.e"));
 
 	return plans_prepare(sql, t->late_errors ? 8 : 7, types);
 }

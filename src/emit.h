@@ -34,5 +34,6 @@ extern void emit_superseded(const EmitTarget *t, Operator *op);
 extern void emit_firings(const EmitTarget *t, Operator *op);
 extern void emit_firings_so_far(const EmitTarget *t, Operator *op);
 extern int64 emit_late(const EmitTarget *t, Operator *op);
+extern char *emit_window_sql(Oid time_type, const char *start, const char *end);
 
 #endif							/* WINDOWING_EMIT_H */

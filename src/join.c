@@ -69,6 +69,7 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "emit.h"
 #include "join.h"
 #include "pipeline.h"
 #include "plans.h"
@@ -86,6 +87,7 @@ typedef struct JoinStep
 	List	   *columns[2];		/* its columns from its queue, quoted */
 	float4		kept[2];		/* its rows, as last analyzed */
 	char	   *late_table;		/* NULL: late rows are dropped */
+	bool		late_missed;	/* it has missed_windows (window joins) */
 	char	   *result_table;
 	Oid			span_type;		/* of a time plus or minus a span */
 	int64		lower;			/* the bounds, in the time column's unit */
@@ -287,21 +289,25 @@ rows_sql(StringInfo sql, const JoinStep *j, int i)
 
 /*
  * The end of that statement: the rows of n that "late" picks into the late
- * table (if any) with the reason "reason" gives, and the step's counts:
- * of n's rows those "first" picks (one for each row read), and the pairs
- * "pairs" counts.
+ * table (if any) with the reason "reason" gives and, where the table has
+ * the column, the windows "missed" gives, and the step's counts: of n's
+ * rows those "first" picks (one for each row read), and the pairs "pairs"
+ * counts.
  */
 static void
 late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
-		 const char *first, const char *pairs)
+		 const char *missed, const char *first, const char *pairs)
 {
+	bool		with_missed = j->late_missed && missed != NULL;
+
 	if (j->late_table)
 		appendStringInfo(sql,
-						 ", late AS (INSERT INTO %s (side, event_time, watermark, reason, row_data) "
-						 "SELECT '%s', n.ts, n.wm, %s, pg_catalog.to_jsonb(n.r) OPERATOR(pg_catalog.-) "
+						 ", late AS (INSERT INTO %s (side, event_time, watermark, reason, %srow_data) "
+						 "SELECT '%s', n.ts, n.wm, %s, %s%spg_catalog.to_jsonb(n.r) OPERATOR(pg_catalog.-) "
 						 "'windowing_xid'::text OPERATOR(pg_catalog.-) 'windowing_seq'::text "
 						 "FROM n WHERE %s RETURNING 1)",
-						 j->late_table, j->in[i].side, reason, late);
+						 j->late_table, with_missed ? "missed_windows, " : "", j->in[i].side, reason,
+						 with_missed ? missed : "", with_missed ? ", " : "", late);
 	appendStringInfo(sql,
 					 " SELECT pg_catalog.count(*) FILTER (WHERE %s) AS n, pg_catalog.max(n.ts) AS max_ts, "
 					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, %s AS pairs, "
@@ -376,7 +382,7 @@ read_sql(const JoinStep *j, int i)
 						 "WHERE u.ctid OPERATOR(pg_catalog.=) m.yc AND NOT u.windowing_matched RETURNING 1)",
 						 j->state[1 - i]);
 	late_sql(&sql, j, i, "n.late",
-			 "CASE WHEN n.ts IS NULL THEN 'event time is null' ELSE 'late' END",
+			 "CASE WHEN n.ts IS NULL THEN 'event time is null' ELSE 'late' END", NULL,
 			 "true", "(SELECT pg_catalog.count(*) FROM res)");
 	return sql.data;
 }
@@ -385,27 +391,42 @@ read_sql(const JoinStep *j, int i)
  * The statement of input i's tick in a window join: each row is kept once
  * for each of its windows ($9 assigns them) that is not past its cleanup
  * time at the watermark the row met, window_end - 1 + allowed lateness
- * ($8), as Flink's WindowOperator.isWindowLate has it; a row with no such
- * window goes to the late table.  Rows meet when their windows fire
- * (fire()), so a step reads no pairs here.
+ * ($8; a window is past when its end less $10, 1 - lateness, is at or
+ * before the watermark), as Flink's WindowOperator.isWindowLate has it; a
+ * row with no such window goes to the late table.  So does, as an
+ * aggregate pipeline's, a row on time for some of its windows and past
+ * others (n.missed, on the row's first window kept): Flink drops it from
+ * those silently.  Only a row less than a window's lateness ahead of the
+ * watermark can miss one, so the others skip the search.  Rows meet when
+ * their windows fire (fire()), so a step reads no pairs here.
  */
 static char *
 window_read_sql(const JoinStep *j, int i)
 {
+	bool		partial = j->late_missed || j->late_table == NULL;
 	StringInfoData sql;
 
 	initStringInfo(&sql);
 	rows_sql(&sql, j, i);
 	appendStringInfo(&sql,
-					 ", n AS (SELECT w.r, w.ts, w.wm, y.s, y.e, y.i FROM w LEFT JOIN LATERAL "
+					 ", n AS (SELECT w.r, w.ts, w.wm, y.s, y.e, y.i, "
+					 "CASE WHEN (y.i IS NULL OR y.i OPERATOR(pg_catalog.=) 1) "
+					 "AND w.ts OPERATOR(pg_catalog.-) $10 OPERATOR(pg_catalog.<) w.wm "
+					 "THEN (SELECT pg_catalog.array_agg(%s ORDER BY a.window_start, a.window_end) "
+					 "FROM windowing._windows($9, w.ts) AS a "
+					 "WHERE a.window_end OPERATOR(pg_catalog.-) $10 OPERATOR(pg_catalog.<=) w.wm) END AS missed "
+					 "FROM w LEFT JOIN LATERAL "
 					 "windowing._windows($9, w.ts, w.wm, $8) WITH ORDINALITY AS y(s, e, i) ON true), "
 					 "kept AS (INSERT INTO %s (%s, windowing_start, windowing_end) "
 					 "SELECT %s, n.s, n.e FROM n WHERE n.i IS NOT NULL RETURNING 1)",
+					 emit_window_sql(j->def->time_type, "a.window_start", "a.window_end"),
 					 j->state[i], column_list(j, i, ""), column_list(j, i, "(n.r)."));
-	late_sql(&sql, j, i, "n.i IS NULL",
+	late_sql(&sql, j, i,
+			 partial ? "n.i IS NULL OR (n.i OPERATOR(pg_catalog.=) 1 AND n.missed IS NOT NULL)" : "n.i IS NULL",
 			 "CASE WHEN n.ts IS NULL THEN 'event time is null' "
+			 "WHEN n.i IS NOT NULL THEN 'late for some windows' "
 			 "WHEN NOT EXISTS (SELECT FROM windowing._windows($9, n.ts)) THEN 'event time out of range' "
-			 "ELSE 'late' END",
+			 "ELSE 'late' END", "n.missed",
 			 "n.i IS NULL OR n.i OPERATOR(pg_catalog.=) 1", "0::pg_catalog.int8");
 	return sql.data;
 }
@@ -495,6 +516,8 @@ session_read_sql(const JoinStep *j, int i)
 	late_sql(&sql, j, i, psprintf("n.s IS NULL OR NOT (n.own OR %s)", touches),
 			 "CASE WHEN n.ts IS NULL THEN 'event time is null' "
 			 "WHEN n.s IS NULL THEN 'event time out of range' ELSE 'late' END",
+			 psprintf("CASE WHEN n.s IS NOT NULL THEN ARRAY[%s] END",
+					  emit_window_sql(j->def->time_type, "n.s", "n.e")),
 			 "true", "0::pg_catalog.int8");
 	return sql.data;
 }
@@ -941,6 +964,7 @@ load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 	{
 		sql_pipeline_check_table(def->name, def->late_table, "late table");
 		j->late_table = catalog_relation_name(def->late_table, "late table");
+		j->late_missed = get_attnum(def->late_table, "missed_windows") != InvalidAttrNumber;
 	}
 	j->span_type = def->is_ts ? INTERVALOID : INT8OID;
 	j->delay = def->max_out_of_orderness ?

@@ -327,6 +327,13 @@ my $before = $workers[0]->safe_psql('postgres', $sessions);
 sleep 3;
 cmp_ok($workers[0]->safe_psql('postgres', $sessions) - $before, '<', 5,
 	'exchanging watermarks opens no sessions on the nodes');
+# anyone may call the function that drop_pipeline uses to delete them: it
+# leaves a live pipeline's alone
+is($coordinator->safe_psql('postgres', q{
+	BEGIN;
+	SELECT windowing._shard_progress_reset('agreed');
+	SELECT count(*) FROM windowing.shard_progress WHERE shard_of = 'agreed';
+	COMMIT;}), "\n2", 'a live pipeline\'s watermarks stay');
 $coordinator->safe_psql('postgres', q{SELECT windowing.drop_pipeline('agreed')});
 is($workers[0]->safe_psql('postgres', q{SELECT count(*) FROM windowing.shard_progress WHERE shard_of = 'agreed'}),
 	'0', 'drop_pipeline deletes its shards\' watermarks');

@@ -1,9 +1,9 @@
 /*
- * windowing--0.18.sql: the whole extension at version 0.18, in one script.
+ * windowing--0.19.sql: the whole extension at version 0.19, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
- * then windowing--0.1--0.2.sql ... windowing--0.17--0.18.sql), object for
+ * then windowing--0.1--0.2.sql ... windowing--0.18--0.19.sql), object for
  * object, grant for grant: sql/upgrade.sql installs both ways and compares
  * them.  What the upgrade scripts do to existing data (waking workers,
  * marking old pipelines, adding triggers to existing queues) has no place
@@ -1590,7 +1590,9 @@ AS 'MODULE_PATHNAME', 'windowing_idle_watermark' LANGUAGE C STABLE;
 -- coordinator with its first distributed pipeline (or by its worker, for
 -- pipelines made before the table was), as a Citus table cannot be a
 -- member of the extension; the rows of a pipeline are deleted when a
--- distributed pipeline of that name is made or dropped.
+-- distributed pipeline of that name is made or dropped.  Anyone may call
+-- this, so it deletes them only while no distributed pipeline has the
+-- name but one the calling transaction made.
 CREATE FUNCTION windowing._shard_progress_reset(pipeline_name text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1611,7 +1613,9 @@ BEGIN
             'input watermarks of the shards of distributed pipelines, which their nodes exchange';
         PERFORM create_reference_table('windowing.shard_progress');
     END IF;
-    IF pipeline_name IS NOT NULL THEN
+    IF pipeline_name IS NOT NULL
+       AND NOT EXISTS (SELECT FROM windowing.distributed_pipeline d
+                       WHERE d.name = pipeline_name AND d.created_at <> now()) THEN
         DELETE FROM windowing.shard_progress p WHERE p.shard_of = pipeline_name;
     END IF;
 END
@@ -2292,6 +2296,8 @@ DECLARE
     grouped   text := '';
     res_rel   regclass;
     late_rel  regclass;
+    late_win  text;
+    missed    name[];
     lstate    regclass;
     rstate    regclass;
     agg       boolean;
@@ -2419,17 +2425,30 @@ BEGIN
     IF late_table <> '' THEN
         late_rel := to_regclass(format('%I.%I', nsp, late_table));
     END IF;
+    -- a window join's late rows list the windows they missed; in a table
+    -- of the user's, if it has the column
+    IF windowed THEN
+        late_win := CASE ltype WHEN 'bigint' THEN 'windowing.bigint_window'
+                               WHEN 'timestamp without time zone' THEN 'windowing.timestamp_window'
+                               ELSE 'windowing.time_window' END;
+    END IF;
     IF late_name <> '' AND late_rel IS NULL THEN
         EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
                        'side text NOT NULL, event_time %s, watermark %s, reason text NOT NULL, '
-                       'row_data jsonb NOT NULL)', nsp, late_name, ltype, ltype);
+                       '%srow_data jsonb NOT NULL)', nsp, late_name, ltype, ltype,
+                       CASE WHEN windowed THEN format('missed_windows %s[], ', late_win) ELSE '' END);
         late_rel := format('%I.%I', nsp, late_name)::regclass;
     ELSIF late_name <> '' THEN
+        missed := CASE WHEN windowed AND EXISTS (SELECT FROM pg_attribute a
+                                                 WHERE a.attrelid = late_rel AND NOT a.attisdropped
+                                                   AND a.attname = 'missed_windows')
+                       THEN '{missed_windows}' ELSE '{}' END;
         PERFORM windowing._check_existing_table(late_rel, name, 'late table',
-            '{routed_at, side, event_time, watermark, reason, row_data}',
+            '{routed_at, side, event_time, watermark, reason, row_data}' || missed,
             ARRAY['timestamp with time zone', 'text', format_type(ltype::regtype, -1),
-                  format_type(ltype::regtype, -1), 'text', 'jsonb'],
-            '{side, event_time, watermark, reason, row_data}');
+                  format_type(ltype::regtype, -1), 'text', 'jsonb']
+            || CASE WHEN missed = '{}' THEN '{}' ELSE ARRAY[format_type((late_win || '[]')::regtype, -1)] END,
+            '{side, event_time, watermark, reason, row_data}' || missed);
     END IF;
     lstate := windowing._create_join_state(nsp, name || '_left_state', left_source, left_time, left_keys,
                                            ltype, windows);
