@@ -5,7 +5,9 @@
 -- long enough for the watermark to follow the clock.  An interval join's
 -- results are the SQL full join of the rows that were not late; a
 -- session window join's, with allowed lateness for every row, the full
--- join of both inputs' rows by session.
+-- join of both inputs' rows by session; a hopping window join's, without
+-- allowed lateness, the SQL join by window of every row in every window,
+-- but for the windows its late table says each row missed.
 SELECT windowing.create_queue('js_orders', 'k int, ts timestamptz, v int', retention => 'keep');
 SELECT windowing.create_queue('js_payments', 'k int, ts timestamptz, w int', retention => 'keep');
 SELECT windowing.create_join_pipeline('js_interval', 'js_orders', 'ts', '{k}', 'js_payments', 'ts', '{k}',
@@ -15,6 +17,10 @@ SELECT windowing.create_join_pipeline('js_interval', 'js_orders', 'ts', '{k}', '
 SELECT windowing.create_window_join_pipeline('js_session', 'js_orders', 'ts', '{k}',
     'js_payments', 'ts', '{k}', 'js_orders.k AS ok, js_orders.v, js_payments.k AS pk, js_payments.w',
     windowing.session('2 minutes'), join_type => 'full', allowed_lateness => '100 days',
+    max_out_of_orderness => '10 minutes', idle_timeout => '1 minute', start => false) > 0;
+SELECT windowing.create_window_join_pipeline('js_hop', 'js_orders', 'ts', '{k}',
+    'js_payments', 'ts', '{k}', 'js_orders.k AS ok, js_orders.v, js_payments.k AS pk, js_payments.w',
+    windowing.hopping('4 minutes', '2 minutes'),
     max_out_of_orderness => '10 minutes', idle_timeout => '1 minute', start => false) > 0;
 \i sql/include/shuffled_step.sql
 SELECT setseed(0.3);
@@ -40,7 +46,7 @@ BEGIN
         END IF;
         newest := greatest(newest, r.b);
         COMMIT;
-        FOREACH p IN ARRAY ARRAY['js_interval', 'js_session'] LOOP
+        FOREACH p IN ARRAY ARRAY['js_interval', 'js_session', 'js_hop'] LOOP
             CALL pg_temp.shuffled_step(p, '2026-01-01 00:00+00'::timestamptz
                                           + (newest * 200 + 200) * interval '1 second',
                                        r.b < newest, 0.2, 0.3);
@@ -87,6 +93,24 @@ FROM session_want;
 SELECT count(*) AS session_wrong FROM (
     (SELECT ok, v, pk, w FROM js_session_results EXCEPT ALL TABLE session_want)
     UNION ALL (TABLE session_want EXCEPT ALL SELECT ok, v, pk, w FROM js_session_results)) d;
+
+-- each row in each of its windows, but those it missed
+CREATE TEMP TABLE hop_missed AS
+SELECT l.side, coalesce(l.row_data ->> 'v', l.row_data ->> 'w')::int AS id, l.reason, m
+FROM js_hop_late l, unnest(l.missed_windows) m;
+SELECT reason, count(DISTINCT (side, id)) AS rows, count(*) AS windows
+FROM hop_missed GROUP BY reason ORDER BY reason;
+CREATE TEMP TABLE hop_want AS
+SELECT o.window_start, o.window_end, o.k AS ok, o.v, p.k AS pk, p.w
+FROM (SELECT * FROM js_orders, windowing.hop(ts, '4 minutes', '2 minutes') h
+      WHERE (v, h) NOT IN (SELECT id, m FROM hop_missed WHERE side = 'left')) o
+JOIN (SELECT * FROM js_payments, windowing.hop(ts, '4 minutes', '2 minutes') h
+      WHERE (w, h) NOT IN (SELECT id, m FROM hop_missed WHERE side = 'right')) p
+  ON o.k = p.k AND o.window_start = p.window_start;
+SELECT count(*) AS rows FROM hop_want;
+SELECT count(*) AS hop_wrong FROM (
+    (SELECT window_start, window_end, ok, v, pk, w FROM js_hop_results EXCEPT ALL TABLE hop_want)
+    UNION ALL (TABLE hop_want EXCEPT ALL SELECT window_start, window_end, ok, v, pk, w FROM js_hop_results)) d;
 
 SELECT windowing.drop_pipeline(name, true) FROM windowing.pipeline WHERE name LIKE 'js\_%' ORDER BY name;
 DROP TABLE js_orders, js_payments;
