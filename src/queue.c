@@ -6,10 +6,14 @@
  * vacuum, and a queue written at hundreds of thousands of rows a second
  * outruns autovacuum.  Instead, once a queue grows past
  * windowing.queue_truncate_size, the worker empties it in bulk, like PgQ's
- * rotation: it takes the table's ACCESS EXCLUSIVE lock (waiting at most
- * windowing.queue_lock_timeout, so producers stall for at most that long),
- * lets every pipeline of the queue consume what is committed (no producer
- * can add a row meanwhile), and TRUNCATEs it, all in one transaction.  A
+ * rotation: it takes the table's ACCESS EXCLUSIVE lock, lets every
+ * pipeline of the queue consume what is committed (no producer can add a
+ * row meanwhile), and TRUNCATEs it, all in one transaction.  A lock
+ * request that waits holds back every producer that comes after it, for
+ * as long as it waits; so the worker takes the lock only at a moment when
+ * no producer holds the table, trying again in its next rounds, until the
+ * queue is twice that size: then it waits in line, at most
+ * windowing.queue_lock_timeout, which bounds how long producers stall.  A
  * queue with a paused or failed pipeline is left alone, since that pipeline
  * has yet to read its rows, and so is a queue whose owner chose to keep its
  * rows (retention 'keep', held by the queue's trigger).
@@ -23,6 +27,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -74,7 +79,7 @@ truncate_queue(Oid source, const char *qualified)
  * a timeout only ends the attempt.
  */
 static bool
-lock_queue(const char *qualified)
+wait_for_queue(const char *qualified)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -141,6 +146,33 @@ all_consumed(Oid source, const char *qualified)
 	return consumed;
 }
 
+/* Does the queue's heap take at least "kb" kilobytes? */
+static bool
+queue_at_least(Oid source, int64 kb)
+{
+	Oid			argtypes[2] = {OIDOID, INT8OID};
+	Datum		args[2] = {ObjectIdGetDatum(source), Int64GetDatum(kb)};
+	bool		isnull;
+	bool		big = false;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (plans_execute("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
+					   "OPERATOR(pg_catalog.>=) ($2 OPERATOR(pg_catalog.*) 1024)",
+					   2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+		big = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	return big;
+}
+
+/* Is the queue big enough to be worth emptying? */
+bool
+queue_needs_reclaim(Oid source)
+{
+	return queue_at_least(source, queue_truncate_size);
+}
+
 /*
  * Empties queue "source" if its rows are to be consumed, it has grown past
  * queue_truncate_size and every pipeline reading it can consume it now.
@@ -168,7 +200,9 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 		pipeline_lock(p->name, p->part);
 	}
 	/* the lock also waits out a change of retention, then sees it */
-	if (!lock_queue(qualified) || !consumed_queue(source))
+	if (!(ConditionalLockRelationOid(source, AccessExclusiveLock) ||
+		  (queue_at_least(source, 2 * (int64) queue_truncate_size) && wait_for_queue(qualified))) ||
+		!consumed_queue(source))
 		return false;
 	foreach(lc, readers)
 	{
@@ -190,24 +224,4 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 			 qualified);
 	truncate_queue(source, qualified);
 	return true;
-}
-
-/* Is the queue big enough to be worth emptying? */
-bool
-queue_needs_reclaim(Oid source)
-{
-	Oid			argtypes[2] = {OIDOID, INT8OID};
-	Datum		args[2] = {ObjectIdGetDatum(source), Int64GetDatum(queue_truncate_size)};
-	bool		isnull;
-	bool		big = false;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (plans_execute("SELECT pg_catalog.pg_relation_size($1::pg_catalog.regclass) "
-					   "OPERATOR(pg_catalog.>=) ($2 OPERATOR(pg_catalog.*) 1024)",
-					   2, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-		big = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-	return big;
 }

@@ -3,7 +3,9 @@
 # big tick open, and producers keep committing meanwhile: the reclaim must
 # still consume every committed row before it truncates, without an error,
 # so that nothing is lost, nothing counted twice, and the worker keeps
-# running.  A queue whose rows are kept is never emptied.
+# running.  A queue whose rows are kept is never emptied.  A producer that
+# holds the queue keeps the worker out of line until the queue is twice
+# the size.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -77,6 +79,52 @@ ok( $node->poll_query_until(
 		'postgres', q{SELECT rows_consumed = 50001 FROM windowing.pipeline WHERE name = 'kt'}),
 	'and its next rows too');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM kq'), '50001', 'but never emptied');
+
+# A producer in the middle of a transaction holds the queue: a lock
+# request that waited would make every later producer wait behind it.
+# Below twice windowing.queue_truncate_size the worker only takes the lock
+# when no producer holds it; past that, it waits in line (at most
+# windowing.queue_lock_timeout each round).
+$node->safe_psql('postgres', q{
+CREATE TABLE hq (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('ht', 'hq', 'ts', '{k}', windowing.tumbling('1 day'),
+                                 'count(*) AS n', retention => 'consume');});
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(q{BEGIN; INSERT INTO hq VALUES (1, '2026-01-01 03:00', 1)});
+my $fill = q{INSERT INTO hq SELECT g % 10, '2026-01-01'::timestamptz + g * interval '1 ms', 1
+FROM generate_series(1, 22000) g};
+# 300 looks at the queue's locks, 10 ms apart: how many saw its ACCESS
+# EXCLUSIVE lock asked for
+my $watch = q{
+CREATE TEMP TABLE seen (n int);
+DO $$ BEGIN
+    FOR i IN 1..300 LOOP
+        INSERT INTO seen SELECT count(*) FROM pg_locks
+        WHERE relation = 'hq'::regclass AND mode = 'AccessExclusiveLock';
+        PERFORM pg_sleep(0.01);
+    END LOOP;
+END $$;
+SELECT sum(n) FROM seen};
+$node->safe_psql('postgres', $fill);
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = 'ht'}),
+	'the held queue is consumed');
+is($node->safe_psql('postgres', q{SELECT pg_relation_size('hq') BETWEEN 1024 * 1024 AND 2 * 1024 * 1024}),
+	't', 'past windowing.queue_truncate_size, below twice it');
+is($node->safe_psql('postgres', $watch), '0', 'the worker does not wait in line for its lock');
+$node->safe_psql('postgres', $fill);
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 44000 FROM windowing.pipeline WHERE name = 'ht'}),
+	'and its next rows');
+cmp_ok($node->safe_psql('postgres', $watch), '>', 0, 'past twice the size, it does');
+$holder->query_safe('COMMIT');
+$holder->quit;
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 44001 FROM windowing.pipeline WHERE name = 'ht'})
+	  && $node->poll_query_until('postgres', q{SELECT pg_relation_size('hq') = 0}),
+	'once the producer commits, its row is read and the queue emptied');
+$node->safe_psql('postgres', q{SELECT windowing.pause_pipeline('ht'); SELECT windowing.flush('ht')});
+is($node->safe_psql('postgres', 'SELECT sum(n) FROM ht_results'), '44001', 'each row counted once');
 
 my $log = slurp_file($node->logfile);
 unlike($log, qr/still has rows to consume/, 'reclaim never found rows left behind');
