@@ -281,3 +281,26 @@ BEGIN
     END IF;
 END
 $$;
+
+/* ---- Emptying a queue checks only the rows past its pipelines' scan ----- */
+
+-- The check that every pipeline consumed a queue's rows before it is
+-- emptied read the whole queue while producers waited for its lock; the
+-- rows up to a cursor's scan_from are consumed by definition, so it now
+-- reads only those past the least of them.
+DROP FUNCTION windowing._queue_cursors(regclass);
+
+-- Every cursor on a queue: each pipeline's, each join input's.
+CREATE FUNCTION windowing._queue_cursors(queue regclass)
+RETURNS TABLE (pipeline_id int, name text, state text, tick_lo pg_snapshot, tick_hi pg_snapshot,
+               scan_from bigint)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+SELECT p.id, p.name, p.state, p.tick_lo, p.tick_hi, p.scan_from
+FROM windowing.pipeline p
+WHERE p.source = queue AND p.join_type IS NULL
+UNION ALL
+SELECT p.id, p.name, p.state, i.tick_lo, i.tick_hi, i.scan_from
+FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id
+WHERE i.source = queue
+$$;

@@ -807,14 +807,15 @@ GRANT UPDATE (tick_lo, scan_from, scan_next, scan_next_xid, watermark, max_seen,
 
 -- Every cursor on a queue: each pipeline's, each join input's.
 CREATE FUNCTION windowing._queue_cursors(queue regclass)
-RETURNS TABLE (pipeline_id int, name text, state text, tick_lo pg_snapshot, tick_hi pg_snapshot)
+RETURNS TABLE (pipeline_id int, name text, state text, tick_lo pg_snapshot, tick_hi pg_snapshot,
+               scan_from bigint)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-SELECT p.id, p.name, p.state, p.tick_lo, p.tick_hi
+SELECT p.id, p.name, p.state, p.tick_lo, p.tick_hi, p.scan_from
 FROM windowing.pipeline p
 WHERE p.source = queue AND p.join_type IS NULL
 UNION ALL
-SELECT p.id, p.name, p.state, i.tick_lo, i.tick_hi
+SELECT p.id, p.name, p.state, i.tick_lo, i.tick_hi, i.scan_from
 FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id
 WHERE i.source = queue
 $$;

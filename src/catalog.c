@@ -27,6 +27,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -1012,7 +1013,10 @@ catalog_queue_readers(Oid source, MemoryContext cxt, List **readers)
 
 /*
  * Has every pipeline of queue "source", whose quoted and qualified name is
- * "qualified", consumed every row in it?
+ * "qualified", consumed every row in it?  Only the rows past the least
+ * scan_from are read: those up to a cursor's scan_from are consumed by
+ * definition, and the queue is locked against its producers meanwhile.
+ * The few rows past scan_from come from the index on windowing_seq.
  */
 bool
 catalog_queue_consumed(Oid source, const char *qualified)
@@ -1020,14 +1024,28 @@ catalog_queue_consumed(Oid source, const char *qualified)
 	Oid			argtype = OIDOID;
 	Datum		arg = ObjectIdGetDatum(source);
 	char	   *sql = psprintf("SELECT NOT EXISTS (SELECT FROM windowing._queue_cursors($1::pg_catalog.regclass) p, %s q "
-							   "WHERE (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
+							   "WHERE q.windowing_seq OPERATOR(pg_catalog.>) "
+							   "(SELECT pg_catalog.min(c.scan_from) FROM windowing._queue_cursors($1::pg_catalog.regclass) c) "
+							   "AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
 							   "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo))) "
 							   "AS consumed",
 							   qualified);
+	int			nest = NewGUCNestLevel();
+	bool		consumed;
 
+	/*
+	 * A plan made without knowing the bound reads the whole queue; and JIT
+	 * would compile a plan that costs as much as a disabled scan.
+	 */
+	(void) set_config_option("enable_seqscan", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
 	if (plans_execute(sql, 1, &argtype, &arg, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not run: %s", sql);
-	return bool_value("consumed");
+	consumed = bool_value("consumed");
+	AtEOXact_GUC(true, nest);
+	return consumed;
 }
 
 /* The qualified name of a table of the pipeline, which must still exist. */

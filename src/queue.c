@@ -11,8 +11,8 @@
  * row meanwhile), and TRUNCATEs it, all in one transaction.  A lock
  * request that waits holds back every producer that comes after it, for
  * as long as it waits; so the worker takes the lock only at a moment when
- * no producer holds the table, trying again in its next rounds, until the
- * queue is twice that size: then it waits in line, at most
+ * no producer holds the table, trying again soon after (worker.c), until
+ * the queue is twice that size: then it waits in line, at most
  * windowing.queue_lock_timeout, which bounds how long producers stall.  A
  * queue with a paused or failed pipeline is left alone, since that pipeline
  * has yet to read its rows, and so is a queue whose owner chose to keep its
@@ -175,13 +175,12 @@ queue_needs_reclaim(Oid source)
 
 /*
  * Empties queue "source" if its rows are to be consumed, it has grown past
- * queue_truncate_size and every pipeline reading it can consume it now.
- * Runs in the caller's transaction; returns true if the queue was
- * truncated.  While a pipeline
- * steps, *stepping names it, so that the caller can record an error of the
- * step as that pipeline's.
+ * queue_truncate_size and every pipeline reading it can consume it now,
+ * in the caller's transaction.  While a pipeline steps, *stepping names
+ * it, so that the caller can record an error of the step as that
+ * pipeline's.
  */
-bool
+QueueReclaim
 queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 {
 	char	   *name = get_rel_name(source);
@@ -190,7 +189,7 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 	ListCell   *lc;
 
 	if (name == NULL || !running_readers(source, &readers))
-		return false;
+		return QUEUE_NOT_READY;
 	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)), name);
 	/* pipelines first, in order of name and part, as a process() call would take them */
 	foreach(lc, readers)
@@ -199,11 +198,12 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 
 		pipeline_lock(p->name, p->part);
 	}
-	/* the lock also waits out a change of retention, then sees it */
-	if (!(ConditionalLockRelationOid(source, AccessExclusiveLock) ||
-		  (queue_at_least(source, 2 * (int64) queue_truncate_size) && wait_for_queue(qualified))) ||
-		!consumed_queue(source))
-		return false;
+	if (!ConditionalLockRelationOid(source, AccessExclusiveLock) &&
+		!(queue_at_least(source, 2 * (int64) queue_truncate_size) && wait_for_queue(qualified)))
+		return QUEUE_BUSY;
+	/* the lock also waited out a change of retention: it shows now */
+	if (!consumed_queue(source))
+		return QUEUE_NOT_READY;
 	foreach(lc, readers)
 	{
 		PipelinePart *reader = lfirst(lc);
@@ -223,5 +223,5 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 		elog(ERROR, "queue %s still has rows to consume after its pipelines caught up",
 			 qualified);
 	truncate_queue(source, qualified);
-	return true;
+	return QUEUE_EMPTIED;
 }

@@ -12,7 +12,15 @@
 extern int	queue_truncate_size;
 extern int	queue_lock_timeout;
 
+/* What came of an attempt to empty a queue. */
+typedef enum QueueReclaim
+{
+	QUEUE_EMPTIED,
+	QUEUE_BUSY,					/* producers held its lock */
+	QUEUE_NOT_READY				/* a pipeline of it does not run, or it keeps its rows */
+} QueueReclaim;
+
 extern bool queue_needs_reclaim(Oid source);
-extern bool queue_reclaim(Oid source, const PipelinePart *volatile *stepping);
+extern QueueReclaim queue_reclaim(Oid source, const PipelinePart *volatile *stepping);
 
 #endif							/* WINDOWING_QUEUE_H */

@@ -86,9 +86,12 @@
  * How often at most the worker looks at the sizes of the queues it
  * consumed: a queue grows past windowing.queue_truncate_size over many
  * steps, and the look costs a transaction and a query per queue, which a
- * trickle of one-row commits would pay at every step.
+ * trickle of one-row commits would pay at every step.  A queue whose
+ * producers held its lock is tried again sooner: producers pause between
+ * transactions, and the worker takes the lock only then (queue.c).
  */
 #define RECLAIM_CHECK_MS	1000
+#define RECLAIM_RETRY_MS	20
 /*
  * How often at most the first worker looks for shards' pipelines to make
  * or drop, and exchanges their watermarks with the other nodes (a query on
@@ -536,14 +539,14 @@ running_queues(void)
 /*
  * Empties the queues that grew past windowing.queue_truncate_size, each in
  * a transaction of its own (queue.c); a failure is handled crash-only, and
- * counted against the pipeline whose step failed, if one did.
- * False if one of them could not be emptied: producers held its lock, or
- * one of its pipelines does not run.
+ * counted against the pipeline whose step failed, if one did.  Returns
+ * when to look again, in milliseconds: 0 if every queue was emptied, else
+ * sooner if only producers holding a queue's lock kept it full.
  */
-static bool
+static int
 reclaim_queues(void)
 {
-	volatile bool all = true;
+	volatile int again = 0;
 	ListCell   *lc;
 
 	foreach(lc, running_queues())
@@ -554,8 +557,19 @@ reclaim_queues(void)
 		begin_catalog_transaction("reclaiming a queue");
 		PG_TRY();
 		{
-			if (queue_needs_reclaim(source) && !queue_reclaim(source, &stepping))
-				all = false;
+			if (queue_needs_reclaim(source))
+				switch (queue_reclaim(source, &stepping))
+				{
+					case QUEUE_EMPTIED:
+						break;
+					case QUEUE_BUSY:
+						again = RECLAIM_RETRY_MS;
+						break;
+					case QUEUE_NOT_READY:
+						if (again == 0)
+							again = RECLAIM_CHECK_MS;
+						break;
+				}
 		}
 		PG_CATCH();
 		{
@@ -564,7 +578,7 @@ reclaim_queues(void)
 		PG_END_TRY();
 		commit_transaction();
 	}
-	return all;
+	return again;
 }
 
 /*
@@ -597,6 +611,7 @@ windowing_worker_main(Datum main_arg)
 	/* a worker before may have consumed rows and died before emptying them */
 	bool		reclaim_pending = true;
 	TimestampTz reclaim_checked = 0;
+	int			reclaim_wait = RECLAIM_CHECK_MS;
 	TimestampTz shards_checked = 0;
 	TimestampTz exchanged = 0;
 	TimestampTz last_round = 0;
@@ -649,10 +664,13 @@ windowing_worker_main(Datum main_arg)
 		reclaim_pending = reclaim_pending || consumed;
 		/* the first worker empties the queues, for all of them */
 		if (my_part == 0 && reclaim_pending &&
-			TimestampDifferenceExceeds(reclaim_checked, GetCurrentTimestamp(), RECLAIM_CHECK_MS))
+			TimestampDifferenceExceeds(reclaim_checked, GetCurrentTimestamp(), reclaim_wait))
 		{
 			reclaim_checked = GetCurrentTimestamp();
-			reclaim_pending = !reclaim_queues();
+			reclaim_wait = reclaim_queues();
+			reclaim_pending = reclaim_wait > 0;
+			if (!reclaim_pending)
+				reclaim_wait = RECLAIM_CHECK_MS;
 		}
 		pgstat_report_stat(false);
 		/*
