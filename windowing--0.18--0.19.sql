@@ -304,3 +304,25 @@ SELECT p.id, p.name, p.state, i.tick_lo, i.tick_hi, i.scan_from
 FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id
 WHERE i.source = queue
 $$;
+
+/* ---- Window joins tell a row between windows from one out of range ------ */
+
+-- A window join routed a row between hopping windows (size < slide) as
+-- out of range, even on time; as an aggregate pipeline, it now drops it,
+-- or routes it as 'between windows' once it is late.
+
+-- Whether an assigner can give a time its windows, as a step does: not an
+-- infinite time or one whose windows would leave its type's range (a
+-- window join routes such a row as out of range).  A time between hopping
+-- windows has none, and is in range.
+CREATE FUNCTION windowing._in_range(assigner windowing.assigner, ts timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_assigner_in_range'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing._in_range(assigner windowing.assigner, ts timestamp) RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_assigner_in_range'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing._in_range(assigner windowing.assigner, ts bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_assigner_in_range'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

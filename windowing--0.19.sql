@@ -2206,6 +2206,22 @@ RETURNS TABLE (window_start bigint, window_end bigint)
 AS 'MODULE_PATHNAME', 'windowing_assigner_windows'
 LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 4;
 
+-- Whether an assigner can give a time its windows, as a step does: not an
+-- infinite time or one whose windows would leave its type's range (a
+-- window join routes such a row as out of range).  A time between hopping
+-- windows has none, and is in range.
+CREATE FUNCTION windowing._in_range(assigner windowing.assigner, ts timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_assigner_in_range'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing._in_range(assigner windowing.assigner, ts timestamp) RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_assigner_in_range'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION windowing._in_range(assigner windowing.assigner, ts bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'windowing_assigner_in_range'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- The table of an input's rows kept for matching: the queue's columns and,
 -- for an interval join (windows NULL), whether each row met a row of the
 -- other side; for a window join, a row for each window of each row

@@ -452,3 +452,24 @@ SELECT windowing.create_window_join_pipeline('wj_odd', 'wj_clicks', 'ts', '{ad}'
     windowing.hopping('10 milliseconds', '5 milliseconds'), late_table => 'wj_odd_late');
 DROP TABLE wj_odd_late;
 
+
+-- hopping windows shorter than their slide leave gaps: a row in one
+-- belongs to no window; on time it is dropped, as Flink drops it, and once
+-- behind the watermark it is late, 'between windows'
+DELETE FROM wj_clicks;
+DELETE FROM wj_views;
+SELECT windowing.create_window_join_pipeline('wj_gap', 'wj_clicks', 'ts', '{ad}',
+    'wj_views', 'ts', '{ad}', 'wj_clicks.ts AS click_ts, wj_views.ts AS view_ts',
+    windowing.hopping('5 milliseconds', '10 milliseconds')) > 0 AS created;
+INSERT INTO wj_clicks VALUES (1, 1, 'a'), (1, 7, 'gap'), (1, 12, 'b');
+INSERT INTO wj_views VALUES (1, 2, 'x'), (1, 13, 'y'), (1, 40, 'z');
+SELECT windowing.process('wj_gap');
+-- at watermark 11: click 8 is in the gap [5, 10) and behind it; click 16,
+-- in the gap [15, 20), is not
+INSERT INTO wj_clicks VALUES (1, 8, 'late gap'), (1, 16, 'gap');
+SELECT windowing.process('wj_gap');
+SELECT side, event_time, watermark, reason, missed_windows, row_data FROM wj_gap_late;
+SELECT windowing.flush('wj_gap');
+SELECT * FROM wj_gap_results ORDER BY 1, 3, 4;
+SELECT rows_consumed, late_routed FROM windowing.pipeline_stats WHERE name = 'wj_gap';
+SELECT windowing.drop_pipeline('wj_gap', drop_tables => true);

@@ -392,18 +392,24 @@ read_sql(const JoinStep *j, int i)
  * for each of its windows ($9 assigns them) that is not past its cleanup
  * time at the watermark the row met, window_end - 1 + allowed lateness
  * ($8; a window is past when its end less $10, 1 - lateness, is at or
- * before the watermark), as Flink's WindowOperator.isWindowLate has it; a
- * row with no such window goes to the late table.  So does, as an
- * aggregate pipeline's, a row on time for some of its windows and past
- * others (n.missed, on the row's first window kept): Flink drops it from
- * those silently.  Only a row less than a window's lateness ahead of the
- * watermark can miss one, so the others skip the search.  Rows meet when
- * their windows fire (fire()), so a step reads no pairs here.
+ * before the watermark), as Flink's WindowOperator.isWindowLate has it.  A
+ * row with no such window goes to the late table if its time is bad or
+ * behind the watermark by the lateness (Flink's isElementLate: ts +
+ * lateness <= watermark), whether its windows are past or it falls
+ * between hopping windows; one on time between windows is dropped, as
+ * Flink drops it.  As an aggregate pipeline's, a row on time for some of
+ * its windows and past others goes there too (n.missed, on the row's
+ * first window kept): Flink drops it from those silently.  Only a row
+ * less than a window's lateness ahead of the watermark can miss one, so
+ * the others skip the search.  Rows meet when their windows fire
+ * (fire()), so a step reads no pairs here.
  */
 static char *
 window_read_sql(const JoinStep *j, int i)
 {
 	bool		partial = j->late_missed || j->late_table == NULL;
+	const char *unplaced = "n.i IS NULL AND (n.ts IS NULL OR n.ts OPERATOR(pg_catalog.-) $10 "
+		"OPERATOR(pg_catalog.<) n.wm OR NOT windowing._in_range($9, n.ts))";
 	StringInfoData sql;
 
 	initStringInfo(&sql);
@@ -422,10 +428,12 @@ window_read_sql(const JoinStep *j, int i)
 					 emit_window_sql(j->def->time_type, "a.window_start", "a.window_end"),
 					 j->state[i], column_list(j, i, ""), column_list(j, i, "(n.r)."));
 	late_sql(&sql, j, i,
-			 partial ? "n.i IS NULL OR (n.i OPERATOR(pg_catalog.=) 1 AND n.missed IS NOT NULL)" : "n.i IS NULL",
+			 psprintf("(%s)%s", unplaced,
+					  partial ? " OR (n.i OPERATOR(pg_catalog.=) 1 AND n.missed IS NOT NULL)" : ""),
 			 "CASE WHEN n.ts IS NULL THEN 'event time is null' "
 			 "WHEN n.i IS NOT NULL THEN 'late for some windows' "
-			 "WHEN NOT EXISTS (SELECT FROM windowing._windows($9, n.ts)) THEN 'event time out of range' "
+			 "WHEN NOT windowing._in_range($9, n.ts) THEN 'event time out of range' "
+			 "WHEN n.missed IS NULL THEN 'between windows' "
 			 "ELSE 'late' END", "n.missed",
 			 "n.i IS NULL OR n.i OPERATOR(pg_catalog.=) 1", "0::pg_catalog.int8");
 	return sql.data;

@@ -519,3 +519,19 @@ windowing_assigner_windows(PG_FUNCTION_ARGS)
 	}
 	PG_RETURN_NULL();
 }
+
+PG_FUNCTION_INFO_V1(windowing_assigner_in_range);
+
+/*
+ * _in_range(assigner, ts): whether the assigner can give ts its windows by
+ * the rules of a pipeline's step; not for an infinite time or one whose
+ * windows would leave the range of its type.  A time between hopping
+ * windows (size < slide) has none, and is in range.
+ */
+Datum
+windowing_assigner_in_range(PG_FUNCTION_ARGS)
+{
+	AssignerCache *c = assigner_cache(fcinfo, get_fn_expr_argtype(fcinfo->flinfo, 1));
+
+	PG_RETURN_BOOL(spec_windows(&c->spec, PG_GETARG_INT64(1), c->windows) >= 0);
+}
