@@ -192,11 +192,9 @@ BEGIN
     END IF;
     -- a window join's late rows list the windows they missed; in a table
     -- of the user's, if it has the column
-    IF windowed THEN
-        late_win := CASE ltype WHEN 'bigint' THEN 'windowing.bigint_window'
-                               WHEN 'timestamp without time zone' THEN 'windowing.timestamp_window'
-                               ELSE 'windowing.time_window' END;
-    END IF;
+    late_win := CASE ltype WHEN 'bigint' THEN 'windowing.bigint_window'
+                           WHEN 'timestamp without time zone' THEN 'windowing.timestamp_window'
+                           ELSE 'windowing.time_window' END;
     IF late_name <> '' AND late_rel IS NULL THEN
         EXECUTE format('CREATE TABLE %I.%I (routed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), '
                        'side text NOT NULL, event_time %s, watermark %s, reason text NOT NULL, '

@@ -1023,9 +1023,9 @@ catalog_queue_consumed(Oid source, const char *qualified)
 {
 	Oid			argtype = OIDOID;
 	Datum		arg = ObjectIdGetDatum(source);
-	char	   *sql = psprintf("SELECT NOT EXISTS (SELECT FROM windowing._queue_cursors($1::pg_catalog.regclass) p, %s q "
-							   "WHERE q.windowing_seq OPERATOR(pg_catalog.>) "
-							   "(SELECT pg_catalog.min(c.scan_from) FROM windowing._queue_cursors($1::pg_catalog.regclass) c) "
+	char	   *sql = psprintf("WITH c AS (SELECT * FROM windowing._queue_cursors($1::pg_catalog.regclass)) "
+							   "SELECT NOT EXISTS (SELECT FROM c p, %s q "
+							   "WHERE q.windowing_seq OPERATOR(pg_catalog.>) (SELECT pg_catalog.min(c.scan_from) FROM c) "
 							   "AND (p.tick_hi IS NOT NULL OR p.tick_lo IS NULL "
 							   "OR NOT pg_catalog.pg_visible_in_snapshot(q.windowing_xid, p.tick_lo))) "
 							   "AS consumed",

@@ -201,7 +201,7 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 	if (!ConditionalLockRelationOid(source, AccessExclusiveLock) &&
 		!(queue_at_least(source, 2 * (int64) queue_truncate_size) && wait_for_queue(qualified)))
 		return QUEUE_BUSY;
-	/* the lock also waited out a change of retention: it shows now */
+	/* under the lock, a change of retention is over: it shows now */
 	if (!consumed_queue(source))
 		return QUEUE_NOT_READY;
 	foreach(lc, readers)
