@@ -6,6 +6,7 @@
 SET datestyle = ISO;
 SET timezone = 'UTC';
 \i sql/include/differences.sql
+\i sql/include/state_size.sql
 CREATE TABLE pclicks (k int, ts timestamptz, v int);
 SELECT name, windowing.create_pipeline(name, 'pclicks', 'ts', '{k}', windowing.tumbling('1 minute'),
     'count(*) AS n, sum(v) AS total', max_out_of_orderness => '20 seconds',
@@ -86,6 +87,8 @@ SELECT count(*) AS windows,
            AS misplaced
 FROM windowing.window_state w JOIN windowing.pipeline p ON p.id = w.pipeline_id
 WHERE p.name IN ('pt3', 'ps2', 'ph4', 'pc2');
+-- state_size followed the windows to their parts
+SELECT pg_temp.state_size_wrong() AS wrong_sizes;
 INSERT INTO pclicks
 SELECT i % 40, '2026-03-01 01:16'::timestamptz + i * interval '2 seconds'
        - ((i * 17) % 23) * interval '2 seconds', i % 5
@@ -130,6 +133,7 @@ PREPARE TRANSACTION 'parts';
 COMMIT PREPARED 'parts';
 SELECT windowing.alter_pipeline('pt3', parallelism => 5);
 SELECT count(*) AS parts FROM windowing.pipeline WHERE name = 'pt3';
+SELECT pg_temp.state_size_wrong() AS wrong_sizes;
 
 -- more rows, a watermark given, then the end of input
 INSERT INTO pclicks

@@ -106,5 +106,9 @@ SELECT p, count(*) AS windows,
 FROM windows_got WHERE window_start < '2027-01-01 00:00+00' GROUP BY p ORDER BY p;
 SELECT count(*) AS missing FROM ((TABLE windows_want)
     EXCEPT ALL (SELECT * FROM windows_got WHERE window_start < '2027-01-01 00:00+00')) m;
+-- what state_size says of window_state after all of that
+\i sql/include/state_size.sql
+SELECT count(*) AS sized, pg_temp.state_size_wrong() AS wrong_sizes
+FROM windowing.state_size WHERE windows > 0;
 SELECT windowing.drop_pipeline(name, true) FROM windowing.pipeline WHERE name LIKE 'shuffled\__' ORDER BY name;
 DROP TABLE shuffled;

@@ -92,6 +92,10 @@ CALL pg_temp.drain('reread_s', 9, 13);
 CALL pg_temp.drain('one_h', 100000, 0);
 CALL pg_temp.drain('small_h', 9, 0);
 CALL pg_temp.drain('reread_h', 9, 13);
+-- state_size counts what the steps left in window_state
+\i sql/include/state_size.sql
+SELECT count(*) AS sized, pg_temp.state_size_wrong() AS wrong_sizes
+FROM windowing.state_size WHERE windows > 0;
 
 \i sql/include/differences.sql
 CREATE FUNCTION pg_temp.summary(results text) RETURNS TABLE (windows bigint, rows_in_windows numeric, refired bigint)
@@ -117,6 +121,7 @@ INSERT INTO taps VALUES (1, 0, 1);
 SELECT count(windowing._forget_state(id)) FROM windowing.pipeline;
 SELECT count(*) FILTER (WHERE windowing.process(name) = 1) AS stepped FROM windowing.pipelines;
 SELECT count(*) AS rows_left FROM windowing.window_state;
+SELECT pg_temp.state_size_wrong() AS wrong_sizes;
 -- A window that leaves (a session merged into a bigger one, a window
 -- cleaned up) keeps its row in window_state until the log is folded: then
 -- the row goes.  A session is stored, grows (its stored row is left
@@ -146,8 +151,10 @@ SELECT * FROM pg_temp.reread();
 INSERT INTO grow VALUES (1, 1050, 1);
 SELECT * FROM pg_temp.reread();
 SELECT window_start, window_end, results FROM windowing.open_windows('grow_s');
+SELECT pg_temp.state_size_wrong() AS wrong_sizes;
 
 SELECT count(*) FROM (SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines) d;
 SELECT count(*) AS log_rows_after_drop FROM windowing.state_log;
 SELECT count(*) AS state_rows_after_drop FROM windowing.window_state;
+SELECT count(*) AS size_rows_after_drop FROM windowing.state_size;
 DROP TABLE taps, grow;

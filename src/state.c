@@ -5,7 +5,8 @@
  *
  * The durable copy is on the heap: windowing.window_state (one row per
  * window) and windowing.state_log (one row per step: the windows it
- * changed, and those that left).  state_store.c keeps the windows as of
+ * changed, and those that left); windowing.state_size counts each
+ * pipeline's rows of window_state and their states' bytes.  state_store.c keeps the windows as of
  * the last committed step in the memory of the process that steps the
  * pipeline, by key, so that the next step there takes out only the windows
  * it needs.  The operator asks for its windows at the start of a step
@@ -18,15 +19,18 @@
  */
 #include "compat.h"
 
+#include "access/detoast.h"
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "common/hashfn.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -154,6 +158,17 @@ rows_add(StateRows *r, const bytea *key, int64 start, int64 end, int fire_count,
 	w->fire_count = fire_count;
 	w->state = state;
 }
+
+/*
+ * How writes changed a pipeline's rows in window_state: windowing.state_size
+ * keeps their count and their states' bytes, so that neither a step nor
+ * pipeline_stats counts them.
+ */
+typedef struct HeapDelta
+{
+	int64		windows;
+	int64		bytes;
+} HeapDelta;
 
 /* A live window's bounds, fire count, where its state is, and its state. */
 static void
@@ -308,12 +323,6 @@ load_saved(const SavedWindow *w, void *arg)
 	e->logged = w->logged;
 }
 
-static ArrayType *
-int8_array(Datum *d, int n)
-{
-	return construct_array(d, n, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE);
-}
-
 /*
  * A statement on window_state, run as that table's owner: users may read
  * their pipelines' states but not write them, since a forged state would
@@ -344,6 +353,24 @@ state_clear(int32 id)
 				 1, &type, &arg, SPI_OK_DELETE);
 	run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 				 1, &type, &arg, SPI_OK_DELETE);
+	run_on_state("DELETE FROM windowing.state_size WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
+				 1, &type, &arg, SPI_OK_DELETE);
+}
+
+/* Adds what writes did to window_state to the pipeline's state_size. */
+static void
+size_add(int32 id, const HeapDelta *d)
+{
+	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
+	Datum		args[3] = {Int32GetDatum(id), Int64GetDatum(d->windows), Int64GetDatum(d->bytes)};
+
+	if (d->windows == 0 && d->bytes == 0)
+		return;
+	run_on_state("INSERT INTO windowing.state_size AS s (pipeline_id, windows, bytes) "
+				 "VALUES ($1, $2, $3) ON CONFLICT (pipeline_id) DO UPDATE "
+				 "SET windows = s.windows OPERATOR(pg_catalog.+) excluded.windows, "
+				 "bytes = s.bytes OPERATOR(pg_catalog.+) excluded.bytes",
+				 3, types, args, SPI_OK_INSERT);
 }
 
 /* window_state's primary key order (bytea compares as memcmp, then length). */
@@ -382,29 +409,10 @@ add_departed(const bytea *key, int64 start, int64 end, void *arg)
 }
 
 /*
- * Rows to write in one statement: few enough that the statement's rows
- * stay within work_mem rather than spilling to a temporary file.
+ * Rows written through one scan of window_state, whose memory (and the
+ * rows') goes after each such batch.
  */
 #define STATE_BATCH 4096
-
-/* The rows' bounds as the arrays $2 (keys), $3 (starts) and $4 (ends). */
-static void
-bounds_args(const StateRow *rows, int n, Datum *args)
-{
-	Datum	   *keys = palloc(sizeof(Datum) * n);
-	Datum	   *starts = palloc(sizeof(Datum) * n);
-	Datum	   *ends = palloc(sizeof(Datum) * n);
-
-	for (int i = 0; i < n; i++)
-	{
-		keys[i] = PointerGetDatum(rows[i].key);
-		starts[i] = Int64GetDatum(rows[i].start);
-		ends[i] = Int64GetDatum(rows[i].end);
-	}
-	args[1] = PointerGetDatum(construct_array(keys, n, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[2] = PointerGetDatum(int8_array(starts, n));
-	args[3] = PointerGetDatum(int8_array(ends, n));
-}
 
 /*
  * A scan of window_state through an index: its primary key, by pipeline
@@ -517,13 +525,22 @@ heap_each(int32 id, void (*fn) (const SavedWindow *, void *), void *arg)
 	scan_end(&ps);
 }
 
+/* The bytes of a window_state row's state, as octet_length counts them. */
+static int64
+found_state_bytes(StateScan *ps)
+{
+	bool		isnull;
+
+	return toast_raw_datum_size(slot_getattr(ps->slot, 6, &isnull)) - VARHDRSZ;
+}
+
 /*
  * Deletes n windows' rows (in the primary key's order) from window_state.
  * A window may be listed twice (a session that left, came back with the
  * same bounds and left again): its row goes once.
  */
 static void
-delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
+delete_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d)
 {
 	StateScan	ps;
 
@@ -534,42 +551,128 @@ delete_batch(int32 id, const StateRow *rows, int n, int key_groups)
 			continue;
 		pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
 		if (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
+		{
+			d->windows--;
+			d->bytes -= found_state_bytes(&ps);
 			simple_heap_delete(ps.rel, &ps.slot->tts_tid);
+		}
 	}
 	scan_end(&ps);
 }
 
-/* Upserts n windows into window_state, each with its key group. */
-static void
-upsert_batch(int32 id, const StateRow *rows, int n, int key_groups)
+/*
+ * window_state's indexes, to enter a row that heap_insert or a non-HOT
+ * heap_update put in a new place, as the executor would.
+ */
+typedef struct StateIndexes
 {
-	Oid			types[7] = {INT4OID, BYTEAARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
-	INT4ARRAYOID, BYTEAARRAYOID, INT2ARRAYOID};
-	Datum		args[7];
-	Datum	   *fires = palloc(sizeof(Datum) * n);
-	Datum	   *states = palloc(sizeof(Datum) * n);
-	Datum	   *groups = palloc(sizeof(Datum) * n);
+	int			n;
+	Relation   *rels;
+	IndexInfo **infos;
+	TupleTableSlot *slot;
+} StateIndexes;
 
+static void
+indexes_open(StateIndexes *ix, Relation rel)
+{
+	List	   *oids = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	ix->n = 0;
+	ix->rels = palloc(sizeof(Relation) * list_length(oids));
+	ix->infos = palloc(sizeof(IndexInfo *) * list_length(oids));
+	foreach(lc, oids)
+	{
+		ix->rels[ix->n] = index_open(lfirst_oid(lc), RowExclusiveLock);
+		ix->infos[ix->n] = BuildIndexInfo(ix->rels[ix->n]);
+		ix->n++;
+	}
+	ix->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
+}
+
+static void
+indexes_insert(StateIndexes *ix, Relation rel, HeapTuple tuple)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+
+	if (HeapTupleIsHeapOnly(tuple))
+		return;
+	ExecStoreHeapTuple(tuple, ix->slot, false);
+	for (int i = 0; i < ix->n; i++)
+	{
+		FormIndexDatum(ix->infos[i], ix->slot, NULL, values, isnull);
+		index_insert(ix->rels[i], values, isnull, &tuple->t_self, rel,
+					 ix->rels[i]->rd_index->indisunique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
+					 false, ix->infos[i]);
+	}
+	ExecClearTuple(ix->slot);
+}
+
+static void
+indexes_close(StateIndexes *ix)
+{
+	for (int i = 0; i < ix->n; i++)
+		index_close(ix->rels[i], RowExclusiveLock);
+	ExecDropSingleTupleTableSlot(ix->slot);
+}
+
+/*
+ * Upserts n windows (in the primary key's order, none twice) into
+ * window_state, each with its key group: a window's row is found through
+ * the primary key and updated (HOT, thanks to the table's fillfactor), or
+ * inserted.  Done here rather than by INSERT ... ON CONFLICT, so that the
+ * state it replaces is known to state_size.
+ */
+static void
+upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d)
+{
+	StateScan	ps;
+	StateIndexes ix;
+	TupleDesc	desc;
+	Datum		values[7];
+	bool		nulls[7] = {false};
+	bool		replace[7] = {false, false, false, false, true, true, false};
+
+	scan_begin(&ps, id, InvalidOid, 4, RowExclusiveLock);
+	indexes_open(&ix, ps.rel);
+	desc = RelationGetDescr(ps.rel);
 	for (int i = 0; i < n; i++)
 	{
-		fires[i] = Int32GetDatum(rows[i].fire_count);
-		states[i] = PointerGetDatum(rows[i].state);
-		groups[i] = Int16GetDatum(keys_group(rows[i].key, key_groups));
+		MemoryContext old;
+		HeapTuple	tuple;
+		bool		found;
+
+		values[0] = Int32GetDatum(id);
+		values[1] = PointerGetDatum(rows[i].key);
+		values[2] = Int64GetDatum(rows[i].start);
+		values[3] = Int64GetDatum(rows[i].end);
+		values[4] = Int32GetDatum(rows[i].fire_count);
+		values[5] = PointerGetDatum(rows[i].state);
+		values[6] = Int16GetDatum(keys_group(rows[i].key, key_groups));
+		d->bytes += VARSIZE_ANY_EXHDR(rows[i].state);
+		pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
+		found = index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot);
+		old = MemoryContextSwitchTo(ps.row);
+		if (found)
+		{
+			d->bytes -= found_state_bytes(&ps);
+			tuple = heap_modify_tuple(ExecFetchSlotHeapTuple(ps.slot, false, NULL), desc,
+									  values, nulls, replace);
+			simple_heap_update(ps.rel, &ps.slot->tts_tid, tuple);
+		}
+		else
+		{
+			d->windows++;
+			tuple = heap_form_tuple(desc, values, nulls);
+			simple_heap_insert(ps.rel, tuple);
+		}
+		indexes_insert(&ix, ps.rel, tuple);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(ps.row);
 	}
-	args[0] = Int32GetDatum(id);
-	bounds_args(rows, n, args);
-	args[4] = PointerGetDatum(construct_array(fires, n, INT4OID, 4, true, TYPALIGN_INT));
-	args[5] = PointerGetDatum(construct_array(states, n, BYTEAOID, -1, false, TYPALIGN_INT));
-	args[6] = PointerGetDatum(construct_array(groups, n, INT2OID, 2, true, TYPALIGN_SHORT));
-	run_on_state("INSERT INTO windowing.window_state AS w "
-		"(pipeline_id, key, window_start, window_end, fire_count, state, key_group) "
-		"SELECT $1, u.k, u.s, u.e, u.f, u.st, u.g "
-		"FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4), "
-		"pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7)) "
-		"AS u(k, s, e, f, st, g) "
-		"ON CONFLICT (pipeline_id, key, window_start, window_end) DO UPDATE "
-		"SET fire_count = excluded.fire_count, state = excluded.state",
-		7, types, args, SPI_OK_INSERT);
+	indexes_close(&ix);
+	scan_end(&ps);
 }
 
 /*
@@ -577,8 +680,9 @@ upsert_batch(int32 id, const StateRow *rows, int n, int key_groups)
  * probes walk the index's leaves rather than jump, STATE_BATCH at a time.
  */
 static void
-write_rows(int32 id, StateRows *r, int key_groups,
-		   void (*write) (int32 id, const StateRow *rows, int n, int key_groups))
+write_rows(int32 id, StateRows *r, int key_groups, HeapDelta *d,
+		   void (*write) (int32 id, const StateRow *rows, int n, int key_groups,
+						  HeapDelta *d))
 {
 	MemoryContext batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "window state rows",
 													ALLOCSET_DEFAULT_SIZES);
@@ -587,7 +691,7 @@ write_rows(int32 id, StateRows *r, int key_groups,
 	qsort(r->rows, r->n, sizeof(StateRow), row_cmp);
 	for (int i = 0; i < r->n; i += STATE_BATCH)
 	{
-		write(id, r->rows + i, Min(STATE_BATCH, r->n - i), key_groups);
+		write(id, r->rows + i, Min(STATE_BATCH, r->n - i), key_groups, d);
 		MemoryContextReset(batch_cxt);
 	}
 	MemoryContextSwitchTo(old);
@@ -603,6 +707,8 @@ write_rows(int32 id, StateRows *r, int key_groups,
 static void
 write_heap(int32 id, int key_groups, StateRows *gone, StateRows *changed, bool logged)
 {
+	HeapDelta	d = {0, 0};
+
 	if (logged)
 	{
 		Oid			type = INT4OID;
@@ -611,8 +717,9 @@ write_heap(int32 id, int key_groups, StateRows *gone, StateRows *changed, bool l
 		run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
 					 1, &type, &arg, SPI_OK_DELETE);
 	}
-	write_rows(id, gone, key_groups, delete_batch);
-	write_rows(id, changed, key_groups, upsert_batch);
+	write_rows(id, gone, key_groups, &d, delete_batch);
+	write_rows(id, changed, key_groups, &d, upsert_batch);
+	size_add(id, &d);
 }
 
 static void
@@ -1190,6 +1297,7 @@ delete_rows(Operator *op, List *entries)
 {
 	StepState  *ss = op->fetch_arg;
 	StateRows	rows;
+	HeapDelta	d = {0, 0};
 	ListCell   *lc;
 
 	rows_init(&rows);
@@ -1200,7 +1308,8 @@ delete_rows(Operator *op, List *entries)
 		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, NULL);
 	}
 	qsort(rows.rows, rows.n, sizeof(StateRow), row_cmp);
-	delete_batch(ss->id, rows.rows, rows.n, ss->key_groups);
+	delete_batch(ss->id, rows.rows, rows.n, ss->key_groups, &d);
+	size_add(ss->id, &d);
 	pfree(rows.rows);
 }
 
@@ -1272,6 +1381,15 @@ state_repartition(const int32 *from, int nfrom, const int32 *to, int nto, int ke
 				 "AND w.pipeline_id OPERATOR(pg_catalog.<>) "
 				 "($2::pg_catalog.int4[])[windowing._key_part(w.key_group, $3, $4) OPERATOR(pg_catalog.+) 1]",
 				 4, types, args, SPI_OK_UPDATE);
+	run_on_state("DELETE FROM windowing.state_size "
+				 "WHERE pipeline_id OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.int4[] "
+				 "OPERATOR(pg_catalog.||) $2::pg_catalog.int4[])",
+				 2, types, args, SPI_OK_DELETE);
+	run_on_state("INSERT INTO windowing.state_size (pipeline_id, windows, bytes) "
+				 "SELECT pipeline_id, pg_catalog.count(*), "
+				 "pg_catalog.sum(pg_catalog.octet_length(state)) FROM windowing.window_state "
+				 "WHERE pipeline_id OPERATOR(pg_catalog.=) ANY ($2::pg_catalog.int4[]) "
+				 "GROUP BY pipeline_id", 2, types, args, SPI_OK_INSERT);
 }
 
 /*
@@ -1286,8 +1404,8 @@ heap_count(int32 id)
 	int64		n;
 	bool		isnull;
 
-	read_state("SELECT pg_catalog.count(*) FROM windowing.window_state "
-			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1", 1, &argtype, &arg);
+	read_state("SELECT COALESCE((SELECT windows FROM windowing.state_size "
+			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1), 0)", 1, &argtype, &arg);
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
 	return n;
