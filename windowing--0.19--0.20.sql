@@ -82,3 +82,81 @@ CROSS JOIN LATERAL (SELECT windowing._state_memory_bytes(p.id, p.steps) AS bytes
 LEFT JOIN LATERAL (SELECT pg_catalog.sum(pg_catalog.pg_total_relation_size(i.state_table))::bigint AS bytes
                    FROM windowing.join_input i
                    WHERE i.pipeline_id OPERATOR(pg_catalog.=) p.id) j ON true;
+
+/* ---- One statement of which shards' pipelines exchange watermarks ------ */
+
+-- Whether a pipeline is a shard's whose watermark the nodes exchange: one
+-- on event time (a shard of processing time or given watermarks has its
+-- own).
+CREATE FUNCTION windowing._exchanged(p windowing.pipeline) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+RETURN p.shard_of IS NOT NULL AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL;
+
+-- On a node: moves the watermark of each of its shards' pipelines on
+-- event time to the least input watermark of all the shards of its
+-- distributed pipeline, as Flink's operators take the least watermark of
+-- the partitions they read.  A shard's input watermark is what its rows
+-- make (max event time - max_out_of_orderness), or the clock once it has
+-- been idle for the pipeline's idle_timeout (an idle partition, which
+-- then holds none back).  The node first writes to shard_progress what
+-- its shards' pipelines show that the table does not (one write, to
+-- every node, when anything moved), then reads the table; until every
+-- shard's pipeline is there, none moves.  Run by the node's worker;
+-- returns how many pipelines' watermarks moved.
+CREATE OR REPLACE FUNCTION windowing._exchange_watermarks() RETURNS int
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    known  jsonb;
+    news   text;
+    moved  int;
+BEGIN
+    IF to_regclass('windowing.shard_progress') IS NULL
+       OR NOT EXISTS (SELECT FROM windowing.pipeline p WHERE windowing._exchanged(p)) THEN
+        RETURN 0;
+    END IF;
+    -- the reference table alone in the query: Citus reads it here
+    SELECT coalesce(jsonb_agg(x), '[]') INTO known FROM windowing.shard_progress x;
+    SELECT string_agg(format('(%L, %s, %s, %L, %L)', p.shard_of, p.shard_id,
+                             coalesce(p.input_watermark::text, 'NULL'), p.last_row_at, p.created_at), ', ')
+    INTO news
+    FROM windowing.pipeline p
+    LEFT JOIN jsonb_to_recordset(known) AS k(shard_of text, shard_id bigint, input_watermark bigint,
+                                             last_row_at timestamptz)
+        ON k.shard_of = p.shard_of AND k.shard_id = p.shard_id
+    WHERE windowing._exchanged(p) AND p.part = 0
+      -- not once drop_pipeline() dropped it (or made it again), before
+      -- this node's worker did
+      AND windowing._shard_carries(p.source, p.shard_of, p.shard_of_id)
+      AND (k.shard_of IS NULL OR k.input_watermark IS DISTINCT FROM p.input_watermark
+           OR k.last_row_at IS DISTINCT FROM p.last_row_at);
+    IF news IS NOT NULL THEN
+        EXECUTE 'INSERT INTO windowing.shard_progress AS x '
+                '(shard_of, shard_id, input_watermark, last_row_at, created_at) VALUES ' || news ||
+                ' ON CONFLICT (shard_of, shard_id) DO UPDATE SET input_watermark = excluded.input_watermark,'
+                ' last_row_at = excluded.last_row_at';
+        SELECT coalesce(jsonb_agg(x), '[]') INTO known FROM windowing.shard_progress x;
+    END IF;
+    WITH definition AS (
+        SELECT DISTINCT ON (p.shard_of) p.shard_of, p.idle_timeout, p.time_type, p.max_out_of_orderness
+        FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL
+    ), agreed AS (
+        SELECT k.shard_of,
+               min(coalesce(GREATEST(k.input_watermark, windowing._idle_watermark(
+                   coalesce(k.last_row_at, k.created_at), d.idle_timeout, d.time_type,
+                   d.max_out_of_orderness)), -9223372036854775808)) AS w,
+               count(*) AS shards
+        FROM jsonb_to_recordset(known) AS k(shard_of text, shard_id bigint, input_watermark bigint,
+                                            last_row_at timestamptz, created_at timestamptz)
+        JOIN definition d ON d.shard_of = k.shard_of
+        GROUP BY k.shard_of
+    )
+    UPDATE windowing.pipeline p SET shard_watermark = a.w
+    FROM agreed a
+    WHERE p.shard_of = a.shard_of AND a.shards = p.shard_count
+      AND a.w > coalesce(p.shard_watermark, -9223372036854775808)
+      AND windowing._exchanged(p);
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    RETURN moved;
+END
+$$;

@@ -1638,6 +1638,13 @@ BEGIN
 END
 $$;
 
+-- Whether a pipeline is a shard's whose watermark the nodes exchange: one
+-- on event time (a shard of processing time or given watermarks has its
+-- own).
+CREATE FUNCTION windowing._exchanged(p windowing.pipeline) RETURNS boolean
+LANGUAGE sql IMMUTABLE
+RETURN p.shard_of IS NOT NULL AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL;
+
 -- On a node: moves the watermark of each of its shards' pipelines on
 -- event time to the least input watermark of all the shards of its
 -- distributed pipeline, as Flink's operators take the least watermark of
@@ -1658,8 +1665,7 @@ DECLARE
     moved  int;
 BEGIN
     IF to_regclass('windowing.shard_progress') IS NULL
-       OR NOT EXISTS (SELECT FROM windowing.pipeline p WHERE p.shard_of IS NOT NULL
-                      AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL) THEN
+       OR NOT EXISTS (SELECT FROM windowing.pipeline p WHERE windowing._exchanged(p)) THEN
         RETURN 0;
     END IF;
     -- the reference table alone in the query: Citus reads it here
@@ -1671,8 +1677,7 @@ BEGIN
     LEFT JOIN jsonb_to_recordset(known) AS k(shard_of text, shard_id bigint, input_watermark bigint,
                                              last_row_at timestamptz)
         ON k.shard_of = p.shard_of AND k.shard_id = p.shard_id
-    WHERE p.shard_of IS NOT NULL AND p.part = 0
-      AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL
+    WHERE windowing._exchanged(p) AND p.part = 0
       -- not once drop_pipeline() dropped it (or made it again), before
       -- this node's worker did
       AND windowing._shard_carries(p.source, p.shard_of, p.shard_of_id)
@@ -1703,7 +1708,7 @@ BEGIN
     FROM agreed a
     WHERE p.shard_of = a.shard_of AND a.shards = p.shard_count
       AND a.w > coalesce(p.shard_watermark, -9223372036854775808)
-      AND p.time_column IS NOT NULL AND p.max_out_of_orderness IS NOT NULL;
+      AND windowing._exchanged(p);
     GET DIAGNOSTICS moved = ROW_COUNT;
     RETURN moved;
 END
