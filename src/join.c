@@ -408,20 +408,20 @@ static char *
 window_read_sql(const JoinStep *j, int i)
 {
 	bool		partial = j->late_missed || j->late_table == NULL;
-	const char *unplaced = "n.i IS NULL AND (n.ts IS NULL OR n.ts OPERATOR(pg_catalog.-) $10 "
-		"OPERATOR(pg_catalog.<) n.wm OR NOT windowing._in_range($9, n.ts))";
+	const char *unplaced = "n.i IS NULL AND (n.ts IS NULL OR n.near "
+		"OR NOT windowing._in_range($9, n.ts))";
 	StringInfoData sql;
 
 	initStringInfo(&sql);
 	rows_sql(&sql, j, i);
 	appendStringInfo(&sql,
-					 ", n AS (SELECT w.r, w.ts, w.wm, y.s, y.e, y.i, "
-					 "CASE WHEN (y.i IS NULL OR y.i OPERATOR(pg_catalog.=) 1) "
-					 "AND w.ts OPERATOR(pg_catalog.-) $10 OPERATOR(pg_catalog.<) w.wm "
+					 ", n AS (SELECT w.r, w.ts, w.wm, z.near, y.s, y.e, y.i, "
+					 "CASE WHEN (y.i IS NULL OR y.i OPERATOR(pg_catalog.=) 1) AND z.near "
 					 "THEN (SELECT pg_catalog.array_agg(%s ORDER BY a.window_start, a.window_end) "
 					 "FROM windowing._windows($9, w.ts) AS a "
 					 "WHERE a.window_end OPERATOR(pg_catalog.-) $10 OPERATOR(pg_catalog.<=) w.wm) END AS missed "
-					 "FROM w LEFT JOIN LATERAL "
+					 "FROM w CROSS JOIN LATERAL (SELECT w.ts OPERATOR(pg_catalog.-) $10 "
+					 "OPERATOR(pg_catalog.<) w.wm AS near) z LEFT JOIN LATERAL "
 					 "windowing._windows($9, w.ts, w.wm, $8) WITH ORDINALITY AS y(s, e, i) ON true), "
 					 "kept AS (INSERT INTO %s (%s, windowing_start, windowing_end) "
 					 "SELECT %s, n.s, n.e FROM n WHERE n.i IS NOT NULL RETURNING 1)",
