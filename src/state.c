@@ -6,10 +6,10 @@
  * The durable copy is on the heap: windowing.window_state (one row per
  * window) and windowing.state_log (one row per step: the windows it
  * changed, and those that left); windowing.state_size counts each
- * pipeline's rows of window_state and their states' bytes.  state_store.c keeps the windows as of
- * the last committed step in the memory of the process that steps the
- * pipeline, by key, so that the next step there takes out only the windows
- * it needs.  The operator asks for its windows at the start of a step
+ * pipeline's rows of window_state and their states' bytes.  state_store.c
+ * keeps the windows as of the last committed step in the memory of the
+ * process that steps the pipeline, by key, so that the next step there
+ * takes out only the windows it needs.  The operator asks for its windows at the start of a step
  * (state_load), and as its rows and watermark reach them, and hands them
  * back at its end (state_save), in the step's transaction, so state
  * commits with the step's results and cursor or not at all.
