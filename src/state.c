@@ -643,13 +643,8 @@ upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d
 		HeapTuple	tuple;
 		bool		found;
 
-		values[0] = Int32GetDatum(id);
-		values[1] = PointerGetDatum(rows[i].key);
-		values[2] = Int64GetDatum(rows[i].start);
-		values[3] = Int64GetDatum(rows[i].end);
 		values[4] = Int32GetDatum(rows[i].fire_count);
 		values[5] = PointerGetDatum(rows[i].state);
-		values[6] = Int16GetDatum(keys_group(rows[i].key, key_groups));
 		d->bytes += VARSIZE_ANY_EXHDR(rows[i].state);
 		pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
 		found = index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot);
@@ -663,6 +658,12 @@ upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d
 		}
 		else
 		{
+			/* an update replaces only fire_count and state */
+			values[0] = Int32GetDatum(id);
+			values[1] = PointerGetDatum(rows[i].key);
+			values[2] = Int64GetDatum(rows[i].start);
+			values[3] = Int64GetDatum(rows[i].end);
+			values[6] = Int16GetDatum(keys_group(rows[i].key, key_groups));
 			d->windows++;
 			tuple = heap_form_tuple(desc, values, nulls);
 			simple_heap_insert(ps.rel, tuple);
