@@ -14,6 +14,7 @@
 
 #include "aggregates.h"
 #include "spec.h"
+#include "state_store.h"
 #include "watermark.h"
 
 struct TriggerDef;
@@ -191,8 +192,7 @@ typedef struct Operator
 	void	   *due_batch_arg;
 	int64		windows_fired;
 	int64		windows_left;	/* cleaned up or merged away in the step */
-	int			log_steps;		/* steps whose changes state_log holds */
-	int64		log_bytes;		/* and their size */
+	StateLog	log;			/* the pipeline's state_log since the fold */
 } Operator;
 
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,

@@ -435,16 +435,16 @@ typedef struct StateScan
 } StateScan;
 
 /*
- * A scan of a pipeline's rows through "index" (InvalidOid: the primary
- * key) with "nkeys" keys, the first its pipeline_id, under "lock":
- * RowExclusiveLock if it deletes.
+ * A scan of a pipeline's rows of windowing's "table" through "index"
+ * (InvalidOid: the primary key) with "nkeys" keys, the first its
+ * pipeline_id, under "lock": RowExclusiveLock if it deletes.
  */
 static void
-scan_begin(StateScan *ps, int32 id, Oid index, int nkeys, LOCKMODE lock)
+scan_table_begin(StateScan *ps, const char *table, int32 id, Oid index, int nkeys,
+				 LOCKMODE lock)
 {
 	ps->lock = lock;
-	ps->rel = table_open(get_relname_relid("window_state",
-										   get_namespace_oid("windowing", false)),
+	ps->rel = table_open(get_relname_relid(table, get_namespace_oid("windowing", false)),
 						 lock);
 	ps->index = index_open(OidIsValid(index) ? index : RelationGetPrimaryKeyIndex(ps->rel),
 						   lock);
@@ -455,6 +455,13 @@ scan_begin(StateScan *ps, int32 id, Oid index, int nkeys, LOCKMODE lock)
 	ScanKeyInit(&ps->keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(id));
 	ps->row = AllocSetContextCreate(CurrentMemoryContext, "windowing heap row",
 									ALLOCSET_SMALL_SIZES);
+}
+
+/* A scan of a pipeline's window_state rows (scan_table_begin). */
+static void
+scan_begin(StateScan *ps, int32 id, Oid index, int nkeys, LOCKMODE lock)
+{
+	scan_table_begin(ps, "window_state", id, index, nkeys, lock);
 }
 
 /* Rescans for a key, and a window's bounds unless "end" is NULL. */
@@ -700,24 +707,38 @@ write_rows(int32 id, StateRows *r, int key_groups, HeapDelta *d,
 }
 
 /*
+ * Deletes the pipeline's state_log rows of step "from" on, through the
+ * primary key.  A statement would be planned as a scan of the whole
+ * table: a busy pipeline folds every second or so, the rows it deletes
+ * take nearly a page each until vacuum, and each fold would read all of
+ * them again.
+ */
+static void
+delete_log(int32 id, int64 from)
+{
+	StateScan	ps;
+
+	scan_table_begin(&ps, "state_log", id, InvalidOid, 2, RowExclusiveLock);
+	ScanKeyInit(&ps.keys[1], 2, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(from));
+	index_rescan(ps.scan, ps.keys, 2, NULL, 0);
+	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
+		simple_heap_delete(ps.rel, &ps.slot->tts_tid);
+	scan_end(&ps);
+}
+
+/*
  * Brings window_state up to date: the rows of the windows that left
  * ("gone") go first, since a session window can leave and come back with
  * the same bounds, then every window whose newest state is not there
- * ("changed") is upserted; the pipeline's state_log is emptied.
+ * ("changed") is upserted; the pipeline's state_log ("log") is emptied.
  */
 static void
-write_heap(int32 id, int key_groups, StateRows *gone, StateRows *changed, bool logged)
+write_heap(int32 id, int key_groups, StateRows *gone, StateRows *changed, StateLog log)
 {
 	HeapDelta	d = {0, 0};
 
-	if (logged)
-	{
-		Oid			type = INT4OID;
-		Datum		arg = Int32GetDatum(id);
-
-		run_on_state("DELETE FROM windowing.state_log WHERE pipeline_id OPERATOR(pg_catalog.=) $1",
-					 1, &type, &arg, SPI_OK_DELETE);
-	}
+	if (log.steps > 0)
+		delete_log(id, log.first);
 	write_rows(id, gone, key_groups, &d, delete_batch);
 	write_rows(id, changed, key_groups, &d, upsert_batch);
 	size_add(id, &d);
@@ -726,9 +747,8 @@ write_heap(int32 id, int key_groups, StateRows *gone, StateRows *changed, bool l
 static void
 write_state(int32 id, int key_groups, StateRows *gone, StateRows *changed, Operator *op)
 {
-	write_heap(id, key_groups, gone, changed, op->log_steps > 0);
-	op->log_steps = 0;
-	op->log_bytes = 0;
+	write_heap(id, key_groups, gone, changed, op->log);
+	op->log = (StateLog) {0};
 }
 
 /*
@@ -866,16 +886,17 @@ log_changes(int32 id, int64 step, Operator *op)
 	args[2] = PointerGetDatum(row);
 	run_on_state("INSERT INTO windowing.state_log (pipeline_id, step, changes) VALUES ($1, $2, $3)",
 		3, types, args, SPI_OK_INSERT);
-	op->log_steps++;
-	op->log_bytes += size;
+	if (op->log.steps++ == 0)
+		op->log.first = step;
+	op->log.bytes += size;
 }
 
 /* Whether the step folds the state log rather than add to it. */
 static bool
 log_full(const Operator *op)
 {
-	return op->log_steps >= STATE_LOG_MAX_STEPS ||
-		(op->log_steps >= STATE_LOG_STEPS && op->log_bytes >= STATE_LOG_BYTES);
+	return op->log.steps >= STATE_LOG_MAX_STEPS ||
+		(op->log.steps >= STATE_LOG_STEPS && op->log.bytes >= STATE_LOG_BYTES);
 }
 
 /*
@@ -963,7 +984,7 @@ state_save(StepState *ss, int64 step)
 		if (evict)
 			state_store_evict(ss->store);
 	}
-	state_store_done(ss->store, step, op->log_steps, op->log_bytes);
+	state_store_done(ss->store, step, op->log);
 }
 
 /*
@@ -1074,7 +1095,9 @@ heap_state_each(int32 id, StateRows *departed, int64 *bytes,
 static void
 load_heap(StepState *ss)
 {
-	ss->op->log_steps = heap_state_each(ss->id, &ss->log_departed, &ss->op->log_bytes,
+	/* which steps wrote the log is not known: a fold deletes all of it */
+	ss->op->log.first = 0;
+	ss->op->log.steps = heap_state_each(ss->id, &ss->log_departed, &ss->op->log.bytes,
 										load_saved, ss->op);
 }
 
@@ -1335,15 +1358,14 @@ fold_into_heap(int32 id, int key_groups)
 	hash_seq_init(&seq, logged);
 	while ((w = hash_seq_search(&seq)) != NULL)
 		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
-	write_heap(id, key_groups, &gone, &changed, steps > 0);
+	write_heap(id, key_groups, &gone, &changed, (StateLog) {steps, bytes, 0});
 }
 
 static void
 fold_log(StepState *ss)
 {
 	fold_into_heap(ss->id, ss->key_groups);
-	ss->op->log_steps = 0;
-	ss->op->log_bytes = 0;
+	ss->op->log = (StateLog) {0};
 }
 
 /* An int[] of n ids. */
@@ -1538,7 +1560,7 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	ss->store = state_store_find(id, steps, state_shape(op));
 	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || op_due_by_end(op));
 	if (ss->store != NULL)
-		op->log_steps = state_store_log_steps(ss->store, &op->log_bytes);
+		op->log = state_store_log(ss->store);
 	else if (ss->by_key)
 	{
 		int64		on_heap;

@@ -155,8 +155,7 @@ struct StateStore
 	SlotKey		slot;
 	uint64		shape;			/* what its due times were computed under */
 	int64		version;		/* the step whose state it holds */
-	int			log_steps;		/* steps whose changes state_log holds */
-	int64		log_bytes;		/* and their size */
+	StateLog	log;			/* the pipeline's state_log since the fold */
 	bool		complete;		/* holds every window; else only the keys it
 								 * knows, the rest being on the heap alone */
 	int64		heap_until;		/* partial: the windows on the heap due up to
@@ -474,12 +473,11 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 	return st;
 }
 
-/* The steps whose changes state_log holds, and their size (*bytes). */
-int
-state_store_log_steps(const StateStore *st, int64 *bytes)
+/* The pipeline's state_log rows since the last fold. */
+StateLog
+state_store_log(const StateStore *st)
 {
-	*bytes = st->log_bytes;
-	return st->log_steps;
+	return st->log;
 }
 
 /* Takes a key's windows out, each given to fn first. */
@@ -970,12 +968,11 @@ state_store_evict(StateStore *st)
  * budget it is thrown away (the pipeline's next step reads the heap).
  */
 void
-state_store_done(StateStore *st, int64 version, int log_steps, int64 log_bytes)
+state_store_done(StateStore *st, int64 version, StateLog log)
 {
 	changing(st);
 	st->version = version;
-	st->log_steps = log_steps;
-	st->log_bytes = log_bytes;
+	st->log = log;
 	st->taken = false;
 	if (stores_bytes() > (int64) state_store_memory * 1024)
 	{

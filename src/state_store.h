@@ -24,13 +24,25 @@ typedef struct StoredWindow
 	const bytea *state;			/* its trigger's and aggregates' states */
 } StoredWindow;
 
+/*
+ * The pipeline's state_log rows since the last fold: the steps that wrote
+ * them, their size, and the first of those steps (0 if not known), from
+ * which the fold deletes them.
+ */
+typedef struct StateLog
+{
+	int			steps;
+	int64		bytes;
+	int64		first;
+} StateLog;
+
 typedef void (*StoredWindowFn) (const bytea *key, const StoredWindow *w, void *arg);
 typedef void (*DepartedFn) (const bytea *key, int64 start, int64 end, void *arg);
 
 extern StateStore *state_store_find(int32 pipeline_id, int64 version, uint64 shape);
 extern StateStore *state_store_create(int32 pipeline_id, uint64 shape, bool complete);
 extern bool state_store_fits(int64 bytes);
-extern int	state_store_log_steps(const StateStore *st, int64 *bytes);
+extern StateLog state_store_log(const StateStore *st);
 extern bool state_store_take_key(StateStore *st, const bytea *key,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_knows(const StateStore *st, const bytea *key);
@@ -52,7 +64,7 @@ extern void state_store_depart(StateStore *st, const bytea *key, int64 start, in
 extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);
 extern void state_store_departures_done(StateStore *st);
 extern void state_store_evict(StateStore *st);
-extern void state_store_done(StateStore *st, int64 version, int log_steps, int64 log_bytes);
+extern void state_store_done(StateStore *st, int64 version, StateLog log);
 extern bool state_store_spilled_windows(int32 pipeline_id, int64 version, int64 *windows);
 extern void state_store_forget(int32 pipeline_id);
 
