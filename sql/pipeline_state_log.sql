@@ -1,7 +1,8 @@
 -- Steps write their changes as one state_log row each; every 100 such
 -- steps, when a step finds none of its pipeline's state in memory, and at
 -- each step that reads all of its state from the heap (slices), window_state
--- takes them all and the log empties.
+-- takes them all and the log empties.  A full log whose windows are few
+-- (they came and went) is rewritten as one row instead.
 -- Whatever the steps and wherever the state is read from, the results are
 -- those of one step over every row.
 CREATE TABLE taps (k int, ts bigint, v int);
@@ -21,15 +22,12 @@ FROM (VALUES ('t', windowing.tumbling('100 milliseconds'), interval '200 millise
 -- reread_ pipelines lose it every few steps, as after a restart, and read
 -- it back from the heap as they need it.
 \i sql/include/drain.sql
-CREATE FUNCTION pg_temp.log_rows(p_name text) RETURNS bigint
-LANGUAGE sql AS $$
-    SELECT count(*) FROM windowing.state_log l
-    JOIN windowing.pipeline p ON p.id = l.pipeline_id WHERE p.name = p_name
-$$;
+\i sql/include/log_rows.sql
 
 -- the first step finds no state in memory: it folds the (empty) log, then
 -- logs its own changes, as the next ones do: steps this small until 1000
--- steps logged (bigger ones until 100 steps and 1MB, wide_t below)
+-- steps logged (bigger ones until 100 steps and 1MB, wide_t below); then
+-- the log, 1000 rows for a few open windows, becomes one row
 CALL pg_temp.drain('small_t', 5, 0, 1, false);
 SELECT pg_temp.log_rows('small_t');
 CALL pg_temp.drain('small_t', 5, 0, 10, false);

@@ -64,6 +64,8 @@
 #define STATE_LOG_STEPS 100
 #define STATE_LOG_BYTES (1024 * 1024)
 #define STATE_LOG_MAX_STEPS 1000
+/* A full log is rewritten as one row when that row is this many times smaller. */
+#define STATE_LOG_COMPACTION 4
 
 static void
 put_bytes(StringInfo buf, const void *p, int len)
@@ -172,15 +174,16 @@ typedef struct HeapDelta
 
 /* A live window's bounds, fire count, where its state is, and its state. */
 static void
-put_window(StringInfo buf, const WindowEntry *e)
+put_window(StringInfo buf, const WindowKey *k, int fire_count, bool logged,
+		   const bytea *state)
 {
-	char		logged = e->logged;
+	char		flag = logged;
 
-	Assert(e->saved != NULL);
-	put_bounds(buf, &e->k);
-	appendBinaryStringInfo(buf, (const char *) &e->fire_count, sizeof(int));
-	appendBinaryStringInfo(buf, &logged, 1);
-	put_bytes(buf, VARDATA_ANY(e->saved), VARSIZE_ANY_EXHDR(e->saved));
+	Assert(state != NULL);
+	put_bounds(buf, k);
+	appendBinaryStringInfo(buf, (const char *) &fire_count, sizeof(int));
+	appendBinaryStringInfo(buf, &flag, 1);
+	put_bytes(buf, VARDATA_ANY(state), VARSIZE_ANY_EXHDR(state));
 }
 
 static void
@@ -246,7 +249,7 @@ changes_of(Operator *op, Size *size)
 	{
 		if (e->gone || !e->dirty)
 			continue;
-		put_window(&buf, e);
+		put_window(&buf, &e->k, e->fire_count, e->logged, e->saved);
 		changed = true;
 	}
 	*size = buf.len;
@@ -866,19 +869,14 @@ fold_store(StepState *ss)
 	state_store_departures_done(ss->store);
 }
 
-/* Writes the step's changes as one state_log row. */
+/* Writes "size" bytes of changes as step "step"'s state_log row. */
 static void
-log_changes(int32 id, int64 step, Operator *op)
+insert_log(int32 id, int64 step, const char *changes, Size size)
 {
-	Size		size;
-	char	   *changes = changes_of(op, &size);
-	bytea	   *row;
+	bytea	   *row = palloc(size + VARHDRSZ);
 	Oid			types[3] = {INT4OID, INT8OID, BYTEAOID};
 	Datum		args[3];
 
-	if (changes == NULL)
-		return;
-	row = palloc(size + VARHDRSZ);
 	SET_VARSIZE(row, size + VARHDRSZ);
 	memcpy(VARDATA(row), changes, size);
 	args[0] = Int32GetDatum(id);
@@ -886,9 +884,80 @@ log_changes(int32 id, int64 step, Operator *op)
 	args[2] = PointerGetDatum(row);
 	run_on_state("INSERT INTO windowing.state_log (pipeline_id, step, changes) VALUES ($1, $2, $3)",
 		3, types, args, SPI_OK_INSERT);
+}
+
+/* Writes the step's changes as one state_log row. */
+static void
+log_changes(int32 id, int64 step, Operator *op)
+{
+	Size		size;
+	char	   *changes = changes_of(op, &size);
+
+	if (changes == NULL)
+		return;
+	insert_log(id, step, changes, size);
 	if (op->log.steps++ == 0)
 		op->log.first = step;
 	op->log.bytes += size;
+}
+
+/* The state_log row compact_log writes, unless it outgrows "limit". */
+typedef struct LogRow
+{
+	StringInfoData buf;
+	int			departed;
+	int64		limit;
+} LogRow;
+
+static void
+put_departed(const bytea *key, int64 start, int64 end, void *arg)
+{
+	LogRow	   *row = arg;
+	WindowKey	k = {(bytea *) key, start, end};
+
+	if (row->buf.len > row->limit)
+		return;
+	put_bounds(&row->buf, &k);
+	row->departed++;
+	memcpy(row->buf.data, &row->departed, sizeof(int));
+}
+
+static void
+put_logged(const bytea *key, const StoredWindow *w, void *arg)
+{
+	LogRow	   *row = arg;
+	WindowKey	k = {(bytea *) key, w->start, w->end};
+
+	if (row->buf.len <= row->limit)
+		put_window(&row->buf, &k, w->fire_count, true, w->state);
+}
+
+/*
+ * Replaces the pipeline's state_log rows by one, as step "step"'s: the
+ * windows that left with a row in window_state, then the newest state of
+ * every window whose newest state was in the log.  Read back, it leaves
+ * what the rows it replaces left.  A live pipeline whose windows come and
+ * go (short windows, sessions) has few such windows at any moment, so
+ * that row is small, and writing it costs far less than a fold, which
+ * writes a window_state row for each of them and deletes one for each
+ * that left.  False, writing nothing, if it would not be at most
+ * 1/STATE_LOG_COMPACTION of the log: then only a fold shortens the log.
+ */
+static bool
+compact_log(StepState *ss, int64 step)
+{
+	LogRow		row = {.departed = 0, .limit = ss->op->log.bytes / STATE_LOG_COMPACTION};
+
+	initStringInfo(&row.buf);
+	appendBinaryStringInfo(&row.buf, (const char *) &row.departed, sizeof(int));
+	state_store_departures(ss->store, put_departed, &row);
+	state_store_compact(ss->store, put_logged, &row);
+	if (row.buf.len > row.limit)
+		return false;
+	delete_log(ss->id, ss->op->log.first);
+	insert_log(ss->id, step, row.buf.data, row.buf.len);
+	ss->op->log = (StateLog) {1, row.buf.len, step};
+	return true;
 }
 
 /* Whether the step folds the state log rather than add to it. */
@@ -977,9 +1046,9 @@ state_save(StepState *ss, int64 step)
 		put_windows(ss->store, op);
 		/* a store that reads its keys from the heap as needed can shed some */
 		evict = ss->by_key && op_due_by_end(op) && !state_store_fits(0);
-		if (fold || evict)
+		if (evict || (fold && !compact_log(ss, step)))
 			fold_store(ss);
-		else
+		else if (!fold)
 			log_changes(ss->id, step, op);
 		if (evict)
 			state_store_evict(ss->store);

@@ -266,6 +266,20 @@ store_context(void)
 								 ALLOCSET_DEFAULT_SIZES);
 }
 
+/* Remembers in "keys", a table of LoggedKey in "cxt", that "key" has windows to fold. */
+static void
+log_key(HTAB *keys, MemoryContext cxt, const bytea *key)
+{
+	bool		found;
+	LoggedKey  *lk = hash_search(keys, &key, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		lk->key = MemoryContextAlloc(cxt, VARSIZE_ANY(key));
+		memcpy(lk->key, key, VARSIZE_ANY(key));
+	}
+}
+
 /* The store's own memory: its keys, windows and heap. */
 static void
 init_contents(StateStore *st)
@@ -693,27 +707,25 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	pairingheap_add(st->due, &sw->node);
 	st->windows++;
 	if (w->logged)
-	{
-		bool		found;
-		LoggedKey  *lk = hash_search(st->logged_keys, &key, HASH_ENTER, &found);
-
-		if (!found)
-		{
-			lk->key = MemoryContextAlloc(st->logged_cxt, VARSIZE_ANY(key));
-			memcpy(lk->key, key, VARSIZE_ANY(key));
-		}
-	}
+		log_key(st->logged_keys, st->logged_cxt, key);
 }
 
 /*
- * Gives fn every window whose newest state is in state_log only, then
- * marks them as in window_state: fn writes them there.  They are found
- * through the keys put back with such windows, so a fold costs what
- * changed since the last, not every key.
+ * Gives fn every window whose newest state is in state_log only.  They are
+ * found through the keys put back with such windows, so that this costs
+ * what changed since the last fold, not every key.  A fold ("fold") marks
+ * them as in window_state, where fn writes them, and forgets the keys;
+ * otherwise (fn writes them into the one state_log row that replaces the
+ * others) they stay as they are, and the keys that have none any more are
+ * forgotten, so that a store whose keys come and go does not keep them all
+ * until the next fold.
  */
-void
-state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
+static void
+each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 {
+	MemoryContext cxt = AllocSetContextCreate(st->cxt, "windowing keys to fold",
+											  ALLOCSET_SMALL_SIZES);
+	HTAB	   *kept = keys_table("windowing keys to fold", sizeof(LoggedKey), cxt);
 	HASH_SEQ_STATUS seq;
 	LoggedKey  *lk;
 
@@ -722,6 +734,7 @@ state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 	while ((lk = hash_seq_search(&seq)) != NULL)
 	{
 		StoreKeyEnt *k = hash_search(st->keys, &lk->key, HASH_FIND, NULL);
+		bool		logged = false;
 
 		for (StoreWin *w = k != NULL ? k->windows : NULL; w != NULL; w = w->next)
 		{
@@ -731,12 +744,31 @@ state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 				continue;
 			sw = stored_window(w);
 			fn(k->key, &sw, arg);
-			set_flags(w, true, false);
+			if (fold)
+				set_flags(w, true, false);
+			logged = true;
 		}
+		if (logged && !fold)
+			log_key(kept, cxt, k->key);
 	}
 	/* a table only grows: one that held every key would stay that big */
-	MemoryContextReset(st->logged_cxt);
-	st->logged_keys = keys_table("windowing keys to fold", sizeof(LoggedKey), st->logged_cxt);
+	MemoryContextDelete(st->logged_cxt);
+	st->logged_cxt = cxt;
+	st->logged_keys = kept;
+}
+
+/* The windows to fold, to write into window_state (each_logged). */
+void
+state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
+{
+	each_logged(st, fn, arg, true);
+}
+
+/* The windows to fold, to write into one state_log row (each_logged). */
+void
+state_store_compact(StateStore *st, StoredWindowFn fn, void *arg)
+{
+	each_logged(st, fn, arg, false);
 }
 
 /*

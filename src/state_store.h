@@ -60,6 +60,7 @@ extern void state_store_each(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_clear(StateStore *st);
 extern void state_store_put(StateStore *st, const bytea *key, const StoredWindow *w);
 extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
+extern void state_store_compact(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end);
 extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);
 extern void state_store_departures_done(StateStore *st);
