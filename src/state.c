@@ -64,8 +64,12 @@
 #define STATE_LOG_STEPS 100
 #define STATE_LOG_BYTES (1024 * 1024)
 #define STATE_LOG_MAX_STEPS 1000
-/* A full log is rewritten as one row when that row is this many times smaller. */
-#define STATE_LOG_COMPACTION 4
+/*
+ * A full log is rewritten as one row when that row is this many times
+ * smaller: each rewrite at least halves the log, so the row stays within
+ * what the steps between two rewrites log, and reading it back stays short.
+ */
+#define STATE_LOG_COMPACTION 2
 
 static void
 put_bytes(StringInfo buf, const void *p, int len)
