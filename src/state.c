@@ -919,11 +919,9 @@ put_departed(const bytea *key, int64 start, int64 end, void *arg)
 	LogRow	   *row = arg;
 	WindowKey	k = {(bytea *) key, start, end};
 
-	if (row->buf.len > row->limit)
-		return;
-	put_bounds(&row->buf, &k);
+	if (row->buf.len <= row->limit)
+		put_bounds(&row->buf, &k);
 	row->departed++;
-	memcpy(row->buf.data, &row->departed, sizeof(int));
 }
 
 static void
@@ -955,6 +953,7 @@ compact_log(StepState *ss, int64 step)
 	initStringInfo(&row.buf);
 	appendBinaryStringInfo(&row.buf, (const char *) &row.departed, sizeof(int));
 	state_store_departures(ss->store, put_departed, &row);
+	memcpy(row.buf.data, &row.departed, sizeof(int));
 	state_store_compact(ss->store, put_logged, &row);
 	if (row.buf.len > row.limit)
 		return false;

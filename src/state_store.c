@@ -280,6 +280,14 @@ log_key(HTAB *keys, MemoryContext cxt, const bytea *key)
 	}
 }
 
+/* An empty table of LoggedKey, in a new context (*cxt) of the store's. */
+static HTAB *
+logged_table(StateStore *st, MemoryContext *cxt)
+{
+	*cxt = AllocSetContextCreate(st->cxt, "windowing keys to fold", ALLOCSET_SMALL_SIZES);
+	return keys_table("windowing keys to fold", sizeof(LoggedKey), *cxt);
+}
+
 /* The store's own memory: its keys, windows and heap. */
 static void
 init_contents(StateStore *st)
@@ -288,9 +296,7 @@ init_contents(StateStore *st)
 
 	memset(&st->pieces, 0, sizeof(Pieces));
 	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
-	st->logged_cxt = AllocSetContextCreate(st->cxt, "windowing keys to fold",
-										   ALLOCSET_SMALL_SIZES);
-	st->logged_keys = keys_table("windowing keys to fold", sizeof(LoggedKey), st->logged_cxt);
+	st->logged_keys = logged_table(st, &st->logged_cxt);
 	st->due = pairingheap_allocate(due_cmp, NULL);
 	st->windows = 0;
 	st->peak_keys = 0;
@@ -723,9 +729,8 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 static void
 each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 {
-	MemoryContext cxt = AllocSetContextCreate(st->cxt, "windowing keys to fold",
-											  ALLOCSET_SMALL_SIZES);
-	HTAB	   *kept = keys_table("windowing keys to fold", sizeof(LoggedKey), cxt);
+	MemoryContext cxt;
+	HTAB	   *kept = logged_table(st, &cxt);
 	HASH_SEQ_STATUS seq;
 	LoggedKey  *lk;
 
