@@ -94,6 +94,9 @@ get_bytes(const char **p)
 	return b;
 }
 
+/* What put_bounds writes besides the key's bytes. */
+#define BOUNDS_BYTES (sizeof(int) + 2 * sizeof(int64))
+
 static void
 put_bounds(StringInfo buf, const WindowKey *k)
 {
@@ -124,10 +127,12 @@ typedef struct SavedWindow
 /* A window_state row to write, or (without a state) to delete. */
 typedef struct StateRow
 {
+	uint64		prefix;			/* the key's first bytes, for row_cmp */
 	const bytea *key;
 	int64		start;
 	int64		end;
 	int			fire_count;
+	bool		stored;			/* its row may be in window_state */
 	const bytea *state;
 } StateRow;
 
@@ -137,6 +142,23 @@ typedef struct StateRows
 	int			size;
 	StateRow   *rows;
 } StateRows;
+
+/*
+ * The first 8 bytes of a key's data as a number that orders as memcmp
+ * orders them (zeros after a shorter key's end): sorting rows compares
+ * these first, in the array, rather than follow each row's key pointer.
+ */
+static uint64
+key_prefix(const bytea *key)
+{
+	const unsigned char *p = (const unsigned char *) VARDATA_ANY(key);
+	int			len = Min(VARSIZE_ANY_EXHDR(key), (int) sizeof(uint64));
+	uint64		prefix = 0;
+
+	for (int i = 0; i < (int) sizeof(uint64); i++)
+		prefix = (prefix << 8) | (i < len ? p[i] : 0);
+	return prefix;
+}
 
 static void
 rows_init(StateRows *r)
@@ -148,7 +170,7 @@ rows_init(StateRows *r)
 
 static void
 rows_add(StateRows *r, const bytea *key, int64 start, int64 end, int fire_count,
-		 const bytea *state)
+		 bool stored, const bytea *state)
 {
 	StateRow   *w;
 
@@ -158,10 +180,12 @@ rows_add(StateRows *r, const bytea *key, int64 start, int64 end, int fire_count,
 		r->rows = repalloc_huge(r->rows, sizeof(StateRow) * r->size);
 	}
 	w = &r->rows[r->n++];
+	w->prefix = key_prefix(key);
 	w->key = key;
 	w->start = start;
 	w->end = end;
 	w->fire_count = fire_count;
+	w->stored = stored;
 	w->state = state;
 }
 
@@ -175,6 +199,9 @@ typedef struct HeapDelta
 	int64		windows;
 	int64		bytes;
 } HeapDelta;
+
+/* What put_window writes besides the key's and the state's bytes. */
+#define WINDOW_BYTES (BOUNDS_BYTES + 2 * sizeof(int) + 1)
 
 /* A live window's bounds, fire count, where its state is, and its state. */
 static void
@@ -303,7 +330,7 @@ stored_changes(HTAB *stored, const char *changes, Size size, StateRows *departed
 
 		get_bounds(&p, &k);
 		hash_search(stored, &k, HASH_REMOVE, NULL);
-		rows_add(departed, k.key, k.start, k.end, 0, NULL);
+		rows_add(departed, k.key, k.start, k.end, 0, true, NULL);
 	}
 	while (p < changes + size)
 	{
@@ -386,10 +413,15 @@ row_cmp(const void *a, const void *b)
 {
 	const StateRow *x = a;
 	const StateRow *y = b;
-	int			xlen = VARSIZE_ANY_EXHDR(x->key);
-	int			ylen = VARSIZE_ANY_EXHDR(y->key);
-	int			c = memcmp(VARDATA_ANY(x->key), VARDATA_ANY(y->key), Min(xlen, ylen));
+	int			xlen;
+	int			ylen;
+	int			c;
 
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
+	xlen = VARSIZE_ANY_EXHDR(x->key);
+	ylen = VARSIZE_ANY_EXHDR(y->key);
+	c = memcmp(VARDATA_ANY(x->key), VARDATA_ANY(y->key), Min(xlen, ylen));
 	if (c != 0)
 		return c;
 	if (xlen != ylen)
@@ -405,14 +437,14 @@ row_cmp(const void *a, const void *b)
 static void
 add_stored(const bytea *key, const StoredWindow *w, void *arg)
 {
-	rows_add(arg, key, w->start, w->end, w->fire_count, w->state);
+	rows_add(arg, key, w->start, w->end, w->fire_count, w->stored, w->state);
 }
 
 /* A window that left with a row in window_state (state_store_departures). */
 static void
 add_departed(const bytea *key, int64 start, int64 end, void *arg)
 {
-	rows_add(arg, key, start, end, 0, NULL);
+	rows_add(arg, key, start, end, 0, true, NULL);
 }
 
 /*
@@ -635,8 +667,10 @@ indexes_close(StateIndexes *ix)
  * Upserts n windows (in the primary key's order, none twice) into
  * window_state, each with its key group: a window's row is found through
  * the primary key and updated (HOT, thanks to the table's fillfactor), or
- * inserted.  Done here rather than by INSERT ... ON CONFLICT, so that the
- * state it replaces is known to state_size.
+ * inserted.  A window known to have no row (a new session's bounds, the
+ * next period's window) is inserted without looking: the unique index
+ * would refuse a second row.  Done here rather than by INSERT ... ON
+ * CONFLICT, so that the state it replaces is known to state_size.
  */
 static void
 upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d)
@@ -660,8 +694,12 @@ upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d
 		values[4] = Int32GetDatum(rows[i].fire_count);
 		values[5] = PointerGetDatum(rows[i].state);
 		d->bytes += VARSIZE_ANY_EXHDR(rows[i].state);
-		pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
-		found = index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot);
+		found = false;
+		if (rows[i].stored)
+		{
+			pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
+			found = index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot);
+		}
 		old = MemoryContextSwitchTo(ps.row);
 		if (found)
 		{
@@ -847,7 +885,7 @@ fold_windows(StepState *ss)
 	{
 		if (e->gone || !(e->dirty || e->logged))
 			continue;
-		rows_add(&changed, e->k.key, e->k.start, e->k.end, e->fire_count, e->saved);
+		rows_add(&changed, e->k.key, e->k.start, e->k.end, e->fire_count, e->stored, e->saved);
 		e->stored = true;
 		e->logged = false;
 	}
@@ -905,33 +943,35 @@ log_changes(int32 id, int64 step, Operator *op)
 	op->log.bytes += size;
 }
 
-/* The state_log row compact_log writes, unless it outgrows "limit". */
-typedef struct LogRow
-{
-	StringInfoData buf;
-	int			departed;
-	int64		limit;
-} LogRow;
-
 static void
 put_departed(const bytea *key, int64 start, int64 end, void *arg)
 {
-	LogRow	   *row = arg;
 	WindowKey	k = {(bytea *) key, start, end};
 
-	if (row->buf.len <= row->limit)
-		put_bounds(&row->buf, &k);
-	row->departed++;
+	put_bounds(arg, &k);
 }
 
 static void
 put_logged(const bytea *key, const StoredWindow *w, void *arg)
 {
-	LogRow	   *row = arg;
 	WindowKey	k = {(bytea *) key, w->start, w->end};
 
-	if (row->buf.len <= row->limit)
-		put_window(&row->buf, &k, w->fire_count, true, w->state);
+	put_window(arg, &k, w->fire_count, true, w->state);
+}
+
+/* The bytes of the row compact_log would write (put_departed, put_logged). */
+static int64
+compacted_size(StateStore *st)
+{
+	int64		departed;
+	int64		departed_bytes;
+	int64		logged;
+	int64		logged_bytes;
+
+	state_store_departed(st, &departed, &departed_bytes);
+	state_store_logged(st, &logged, &logged_bytes);
+	return sizeof(int) + departed * BOUNDS_BYTES + departed_bytes +
+		logged * WINDOW_BYTES + logged_bytes;
 }
 
 /*
@@ -944,22 +984,28 @@ put_logged(const bytea *key, const StoredWindow *w, void *arg)
  * writes a window_state row for each of them and deletes one for each
  * that left.  False, writing nothing, if it would not be at most
  * 1/STATE_LOG_COMPACTION of the log: then only a fold shortens the log.
+ * The store keeps the row's size, so that a refusal costs nothing.
  */
 static bool
 compact_log(StepState *ss, int64 step)
 {
-	LogRow		row = {.departed = 0, .limit = ss->op->log.bytes / STATE_LOG_COMPACTION};
+	StringInfoData row;
+	int64		departed;
+	int64		departed_bytes;
+	int			count;
 
-	initStringInfo(&row.buf);
-	appendBinaryStringInfo(&row.buf, (const char *) &row.departed, sizeof(int));
-	state_store_departures(ss->store, put_departed, &row);
-	memcpy(row.buf.data, &row.departed, sizeof(int));
-	state_store_compact(ss->store, put_logged, &row);
-	if (row.buf.len > row.limit)
+	if (compacted_size(ss->store) > ss->op->log.bytes / STATE_LOG_COMPACTION)
 		return false;
+	state_store_departed(ss->store, &departed, &departed_bytes);
+	count = departed;
+	initStringInfo(&row);
+	appendBinaryStringInfo(&row, (const char *) &count, sizeof(int));
+	state_store_departures(ss->store, put_departed, &row);
+	state_store_compact(ss->store, put_logged, &row);
+	Assert(row.len == compacted_size(ss->store));
 	delete_log(ss->id, ss->op->log.first);
-	insert_log(ss->id, step, row.buf.data, row.buf.len);
-	ss->op->log = (StateLog) {1, row.buf.len, step};
+	insert_log(ss->id, step, row.data, row.len);
+	ss->op->log = (StateLog) {1, row.len, step};
 	return true;
 }
 
@@ -1401,7 +1447,7 @@ delete_rows(Operator *op, List *entries)
 	{
 		WindowEntry *e = lfirst(lc);
 
-		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, NULL);
+		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, true, NULL);
 	}
 	qsort(rows.rows, rows.n, sizeof(StateRow), row_cmp);
 	delete_batch(ss->id, rows.rows, rows.n, ss->key_groups, &d);
@@ -1429,7 +1475,8 @@ fold_into_heap(int32 id, int key_groups)
 	steps = replay_log(logged, id, &gone, &bytes);
 	hash_seq_init(&seq, logged);
 	while ((w = hash_seq_search(&seq)) != NULL)
-		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, w->state);
+		/* whether window_state has its row is not known here */
+		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, true, w->state);
 	write_heap(id, key_groups, &gone, &changed, (StateLog) {steps, bytes, 0});
 }
 

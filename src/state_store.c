@@ -180,6 +180,9 @@ struct StateStore
 	HTAB	   *logged_keys;	/* LoggedKey, in logged_cxt: the keys put
 								 * back with a window whose newest state is
 								 * in state_log only, since the last fold */
+	int64		logged_windows; /* those windows */
+	int64		logged_bytes;	/* and the bytes of their keys and states */
+	int64		departed_bytes; /* the keys' bytes of "departed" */
 	pairingheap *due;
 	int64		windows;
 	int64		peak_keys;		/* the most keys the table held: it keeps
@@ -280,6 +283,13 @@ log_key(HTAB *keys, MemoryContext cxt, const bytea *key)
 	}
 }
 
+/* The bytes a window counts for in logged_bytes. */
+static int64
+logged_bytes(const bytea *key, const StoreWin *w)
+{
+	return VARSIZE_ANY_EXHDR(key) + VARSIZE_ANY_EXHDR(STATES(w));
+}
+
 /* An empty table of LoggedKey, in a new context (*cxt) of the store's. */
 static HTAB *
 logged_table(StateStore *st, MemoryContext *cxt)
@@ -297,6 +307,8 @@ init_contents(StateStore *st)
 	memset(&st->pieces, 0, sizeof(Pieces));
 	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
 	st->logged_keys = logged_table(st, &st->logged_cxt);
+	st->logged_windows = 0;
+	st->logged_bytes = 0;
 	st->due = pairingheap_allocate(due_cmp, NULL);
 	st->windows = 0;
 	st->peak_keys = 0;
@@ -513,6 +525,11 @@ take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 		StoredWindow sw = stored_window(w);
 
 		fn(key, &sw, arg);
+		if (sw.logged)
+		{
+			st->logged_windows--;
+			st->logged_bytes -= logged_bytes(key, w);
+		}
 		pairingheap_remove(st->due, &w->node);
 		piece_free(st, w, piece_size(VARSIZE_ANY_EXHDR(STATES(w))));
 		st->windows--;
@@ -713,7 +730,11 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	pairingheap_add(st->due, &sw->node);
 	st->windows++;
 	if (w->logged)
+	{
 		log_key(st->logged_keys, st->logged_cxt, key);
+		st->logged_windows++;
+		st->logged_bytes += logged_bytes(key, sw);
+	}
 }
 
 /*
@@ -756,10 +777,34 @@ each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 		if (logged && !fold)
 			log_key(kept, cxt, k->key);
 	}
+	if (fold)
+	{
+		st->logged_windows = 0;
+		st->logged_bytes = 0;
+	}
 	/* a table only grows: one that held every key would stay that big */
 	MemoryContextDelete(st->logged_cxt);
 	st->logged_cxt = cxt;
 	st->logged_keys = kept;
+}
+
+/*
+ * The windows whose newest state is in state_log only, and the bytes of
+ * their keys and states.
+ */
+void
+state_store_logged(const StateStore *st, int64 *windows, int64 *bytes)
+{
+	*windows = st->logged_windows;
+	*bytes = st->logged_bytes;
+}
+
+/* The windows that left with a row in window_state, and their keys' bytes. */
+void
+state_store_departed(const StateStore *st, int64 *windows, int64 *bytes)
+{
+	*windows = list_length(st->departed);
+	*bytes = st->departed_bytes;
 }
 
 /* The windows to fold, to write into window_state (each_logged). */
@@ -795,6 +840,7 @@ state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end)
 	d->end = end;
 	memcpy(d->key, key, len);
 	st->departed = lappend(st->departed, d);
+	st->departed_bytes += VARSIZE_ANY_EXHDR(key);
 	MemoryContextSwitchTo(old);
 }
 
@@ -823,6 +869,7 @@ state_store_departures_done(StateStore *st)
 {
 	changing(st);
 	st->departed = NIL;
+	st->departed_bytes = 0;
 	MemoryContextReset(st->departed_cxt);
 }
 
