@@ -13,9 +13,11 @@
 # For each number of open windows in SIZES, it prints the CPU time of the
 # stepping backend per 1000-row step, in ms (from /proc/<pid>/schedstat,
 # summed over the steps and divided by their number: the kernel counts it
-# in ticks of a few ms, too coarse for one small step), and the median and
-# the longest of the steps' elapsed times (in memory, the longest is the
-# fold); with windowing.state_memory large enough to hold everything
+# in ticks of a few ms, too coarse for one small step): the median of RUNS
+# runs (3 by default), each on a pipeline loaded anew, with the least and
+# the most in brackets, and the median and the longest of the median
+# run's steps' elapsed times (in memory, the longest is the fold); with
+# windowing.state_memory large enough to hold everything
 # (MEMORY, 1GB by default), and with state spilled to the heap
 # (windowing.state_memory = SPILLED, 1MB by default); and the ratio of
 # each CPU time to that of the smallest size.  The steps run in the
@@ -28,7 +30,7 @@
 #   test/bench/state.sh                              # 1,000 and 100,000
 #   SIZES="1000 100000 1000000" test/bench/state.sh
 #   KIND=session SIZES="1000 1000000" test/bench/state.sh
-#   SIZES="1000 10000000" MEMORY=2GB SPILLED=150MB test/bench/state.sh   # 10% of 10M windows
+#   SIZES="1000 10000000" MEMORY=2GB SPILLED=150MB RUNS=1 test/bench/state.sh   # 10% of 10M windows
 set -euo pipefail
 
 # shellcheck source=test/lib.sh
@@ -36,6 +38,7 @@ set -euo pipefail
 
 SIZES=${SIZES:-"1000 100000"}
 STEPS=${STEPS:-101}
+RUNS=${RUNS:-3}
 KIND=${KIND:-tumbling}
 MEMORY=${MEMORY:-1GB}
 SPILLED=${SPILLED:-1MB}
@@ -142,6 +145,16 @@ FROM cpu;
 SQL
 }
 
+# run $1, RUNS times: prints the least and the most CPU ms per step, then
+# what run printed for the run of the median CPU time.
+runs() {
+	local i
+	for ((i = 1; i <= RUNS; i++)); do run "$1"; done |
+		sort -n -k1,1 |
+		awk '{ line[NR] = $0 } END { split(line[1], lo); split(line[NR], hi)
+		                             print lo[1], hi[1], line[int((NR + 1) / 2)] }'
+}
+
 # The elapsed ms of a 1000-row step in a new session, which holds none of
 # the state (as after a restart) and reads from the heap what it needs.  A
 # step in another session first folds the pipeline's state_log into
@@ -178,25 +191,26 @@ main() {
 	setup_cluster
 	local -a sizes
 	read -r -a sizes <<<"$SIZES"
-	printf '%-14s %-34s %8s %10s %-34s %8s %12s  %s\n' 'open windows' 'in memory: CPU ms/step (median, longest)' ratio \
-		'B/window' 'spilled: CPU ms/step (median, longest)' ratio 'first ms' check
+	printf '%-14s %-40s %8s %10s %-40s %8s %12s  %s\n' 'open windows' \
+		'in memory: CPU ms/step [min-max] (median, longest ms)' ratio 'B/window' \
+		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms' check
 	local ref_mem="" ref_spill=""
 	for n in "${sizes[@]}"; do
 		state_memory "$MEMORY"
-		read -r cpu elapsed worst bytes <<<"$(run "$n")"
-		local mem="$cpu ($elapsed, $worst)" mcpu=$cpu mfirst mbytes=$bytes
+		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
+		local mem="$cpu [$lo-$hi] ($elapsed, $worst)" mcpu=$cpu mfirst mbytes=$bytes
 		mfirst=$(first "$n")
 		ref_mem=${ref_mem:-$cpu}
 		local ok
 		ok=$(check "$n")
 		state_memory "$SPILLED"
-		read -r cpu elapsed worst bytes <<<"$(run "$n")"
+		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
 		ref_spill=${ref_spill:-$cpu}
 		first "$n" >/dev/null
 		ok="$ok $(check "$n")"
-		printf '%-14s %-34s %7sx %10s %-34s %7sx %12s  %s\n' "$n" "$mem" \
+		printf '%-14s %-40s %7sx %10s %-40s %7sx %12s  %s\n' "$n" "$mem" \
 			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" "$mbytes" \
-			"$cpu ($elapsed, $worst)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
+			"$cpu [$lo-$hi] ($elapsed, $worst)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
 			"$mfirst" "$ok"
 	done
 }
