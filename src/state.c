@@ -959,18 +959,20 @@ put_logged(const bytea *key, const StoredWindow *w, void *arg)
 	put_window(arg, &k, w->fire_count, true, w->state);
 }
 
-/* The bytes of the row compact_log would write (put_departed, put_logged). */
+/*
+ * The bytes of the row compact_log would write (put_departed, put_logged),
+ * and how many windows that left it would hold (*departed).
+ */
 static int64
-compacted_size(StateStore *st)
+compacted_size(StateStore *st, int64 *departed)
 {
-	int64		departed;
 	int64		departed_bytes;
 	int64		logged;
 	int64		logged_bytes;
 
-	state_store_departed(st, &departed, &departed_bytes);
+	state_store_departed(st, departed, &departed_bytes);
 	state_store_logged(st, &logged, &logged_bytes);
-	return sizeof(int) + departed * BOUNDS_BYTES + departed_bytes +
+	return sizeof(int) + *departed * BOUNDS_BYTES + departed_bytes +
 		logged * WINDOW_BYTES + logged_bytes;
 }
 
@@ -991,18 +993,16 @@ compact_log(StepState *ss, int64 step)
 {
 	StringInfoData row;
 	int64		departed;
-	int64		departed_bytes;
-	int			count;
+	int64		size = compacted_size(ss->store, &departed);
+	int			count = departed;
 
-	if (compacted_size(ss->store) > ss->op->log.bytes / STATE_LOG_COMPACTION)
+	if (size > ss->op->log.bytes / STATE_LOG_COMPACTION)
 		return false;
-	state_store_departed(ss->store, &departed, &departed_bytes);
-	count = departed;
 	initStringInfo(&row);
 	appendBinaryStringInfo(&row, (const char *) &count, sizeof(int));
 	state_store_departures(ss->store, put_departed, &row);
 	state_store_compact(ss->store, put_logged, &row);
-	Assert(row.len == compacted_size(ss->store));
+	Assert(row.len == size);
 	delete_log(ss->id, ss->op->log.first);
 	insert_log(ss->id, step, row.data, row.len);
 	ss->op->log = (StateLog) {1, row.len, step};
