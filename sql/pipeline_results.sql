@@ -59,7 +59,7 @@ SELECT windowing.create_pipeline('ord', 'order_src', 'ts', '{k,g}',
 SELECT windowing.create_pipeline('ord_hop', 'order_src', 'ts', '{k,g}',
     windowing.hopping('20 milliseconds', '10 milliseconds'), 'count(*) AS n', start => false, retention => 'consume');
 INSERT INTO order_src VALUES (256, 1, 1), (1, 2, 2), (-2, 1, 3), (NULL, 1, 4),
-    (1, 1, 5), (1, NULL, 6), (70000, -1, 7), (1, 2, 25);
+    (1, 1, 5), (1, NULL, 6), (70000, -1, 7), (2147483647, 1, 8), (-2147483648, 1, 9), (1, 2, 25);
 SELECT windowing.process('ord'), windowing.process('ord_hop');
 SELECT sliced FROM windowing.pipeline WHERE name = 'ord_hop';
 SELECT window_end, k, g, n FROM ord_results ORDER BY ctid;
@@ -67,11 +67,13 @@ SELECT window_end, k, g, n FROM ord_hop_results ORDER BY ctid;
 SELECT windowing.drop_pipeline('ord', drop_tables => true),
     windowing.drop_pipeline('ord_hop', drop_tables => true);
 DROP TABLE order_src;
--- text by its bytes: the index's order under the C collation
+-- text by its bytes: the index's order under the C collation, keys alike
+-- in their first 8 bytes too
 CREATE TABLE order_text (k text COLLATE "C", ts bigint);
 SELECT windowing.create_pipeline('ord_text', 'order_text', 'ts', '{k}',
     windowing.tumbling('10 milliseconds'), 'count(*) AS n', start => false, retention => 'consume');
-INSERT INTO order_text VALUES ('b', 1), ('ab', 2), (NULL, 3), ('a', 4), ('B', 5), ('', 6), ('a', 25);
+INSERT INTO order_text VALUES ('b', 1), ('ab', 2), (NULL, 3), ('a', 4), ('B', 5), ('', 6),
+    ('windowing', 7), ('windowin', 8), ('windowing_b', 7), ('windowing_a', 8), ('a', 25);
 SELECT windowing.process('ord_text');
 SELECT quote_nullable(k) AS k, n FROM ord_text_results ORDER BY ctid;
 SELECT windowing.drop_pipeline('ord_text', drop_tables => true);

@@ -44,7 +44,7 @@ kind_of(const WindowSpec *spec, Aggregator *agg, bool may_slice)
 /* An operator whose entries, firings and late rows live in the current context. */
 Operator *
 op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slice,
-		  const TriggerDef *trigger, KeyOrder key_order, const void *key_order_arg)
+		  const TriggerDef *trigger, const KeyOrder *key_order)
 {
 	Operator   *op = palloc0(sizeof(Operator));
 
@@ -57,8 +57,7 @@ op_create(const WindowSpec *spec, Aggregator *agg, int64 lateness, bool may_slic
 	op->agg = agg;
 	op->lateness = lateness;
 	op->gone_until = PG_INT64_MIN;
-	op->key_order = key_order;
-	op->key_order_arg = key_order_arg;
+	op->key_order = *key_order;
 	/* slices are shared by windows: a window cannot purge them alone */
 	op->kind = kind_of(spec, agg,
 					   may_slice && trigger->trigger == &trigger_event_time && !trigger->purging &&

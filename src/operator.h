@@ -65,6 +65,7 @@ typedef struct WindowEntry
 	pairingheap_node fire_node;
 	pairingheap_node cleanup_node;
 	pairingheap_node trigger_node;
+	uint64		key_prefix;		/* its key's, in the operator's key order */
 } WindowEntry;
 
 /*
@@ -125,8 +126,16 @@ typedef struct LateRow
 	const char *error;			/* the error it raised as JSON, or NULL */
 } LateRow;
 
-/* An order of keys (negative, 0, positive as a < b, a = b, a > b). */
-typedef int (*KeyOrder) (const bytea *a, const bytea *b, const void *arg);
+/*
+ * An order of keys: "cmp" is negative, 0, positive as a < b, a = b, a > b;
+ * keys whose "prefix" differs compare as their prefixes do.
+ */
+typedef struct KeyOrder
+{
+	int			(*cmp) (const bytea *a, const bytea *b, const void *arg);
+	uint64		(*prefix) (const bytea *key, const void *arg);
+	const void *arg;
+} KeyOrder;
 
 typedef struct Operator
 {
@@ -138,7 +147,6 @@ typedef struct Operator
 								 * it were cleaned up under a smaller
 								 * lateness (alter_pipeline) */
 	KeyOrder	key_order;		/* windows of one end fire in this order */
-	const void *key_order_arg;
 	Watermark	wm;
 	MemoryContext cxt;			/* entries and late rows */
 	MemoryContext firing_cxt;	/* the firings not written yet (op_forget_firings) */
@@ -198,7 +206,7 @@ typedef struct Operator
 extern Operator *op_create(const WindowSpec *spec, Aggregator *agg,
 						   int64 lateness, bool may_slice,
 						   const struct TriggerDef *trigger,
-						   KeyOrder key_order, const void *key_order_arg);
+						   const KeyOrder *key_order);
 extern bytea *op_serialize(Operator *op, WindowEntry *e);
 extern void op_forget_firings(Operator *op);
 extern void op_forget_late(Operator *op);

@@ -253,6 +253,7 @@ load_step(Step *s, const char *name, int part)
 	PipelineDef *def = &s->def;
 	Watermark  *wm;
 	EvictorDef	evictor;
+	KeyOrder	order = {keys_order, keys_order_prefix, &s->keys};
 
 	catalog_load_pipeline(name, part, def, &s->progress);
 	check_definition(def);
@@ -280,7 +281,7 @@ load_step(Step *s, const char *name, int part)
 	trigger_parse(def->trigger, &s->spec, def->is_ts, &s->trigger);
 	s->trigger_input = trigger_check_input(&s->trigger, def->source, name);
 	s->op = op_create(&s->spec, s->agg, pipeline_duration(def->allowed_lateness, def->is_ts, "allowed_lateness"),
-					  def->sliced, &s->trigger, keys_order, &s->keys);
+					  def->sliced, &s->trigger, &order);
 	s->op->gone_until = def->cleaned_until;
 	if (def->fire_spread)
 		s->op->spread = pipeline_duration(def->fire_spread, def->is_ts, "fire_spread");

@@ -33,7 +33,7 @@ window_hash(const void *key, Size keysize)
 int
 op_key_cmp(const Operator *op, const bytea *a, const bytea *b)
 {
-	return op->key_order(a, b, op->key_order_arg);
+	return op->key_order.cmp(a, b, op->key_order.arg);
 }
 
 static int
@@ -80,6 +80,9 @@ firing_order(const Operator *op, const WindowEntry *a, const WindowEntry *b)
 
 	if (a->k.end != b->k.end)
 		return a->k.end < b->k.end ? -1 : 1;
+	/* thousands of windows may end together: most differ in the prefix */
+	if (a->key_prefix != b->key_prefix)
+		return a->key_prefix < b->key_prefix ? -1 : 1;
 	c = op_key_cmp(op, a->k.key, b->k.key);
 	if (c != 0)
 		return c;
@@ -285,6 +288,7 @@ new_entry(Operator *op, const WindowKey *k)
 	e->k.key = (bytea *) (chunk + states);
 	SET_VARSIZE(e->k.key, VARHDRSZ + len);
 	memcpy(VARDATA(e->k.key), VARDATA_ANY(k->key), len);
+	e->key_prefix = op->key_order.prefix(e->k.key, op->key_order.arg);
 	e->stored = false;
 	e->logged = false;
 	return e;
