@@ -24,7 +24,8 @@
 # session that made the state, as
 # the worker would; "first ms" is the elapsed time of a 1000-row step in a
 # new session, which holds none of the state (as after a restart) and
-# reads from the heap what it needs.  The worker is off
+# reads from the heap what it needs, with an empty state log and with
+# the longest one a restart can meet.  The worker is off
 # (windowing.max_workers = 0); a 1000-row tick is read by the step itself.
 #
 #   test/bench/state.sh                              # 1,000 and 100,000
@@ -156,11 +157,25 @@ runs() {
 }
 
 # The elapsed ms of a 1000-row step in a new session, which holds none of
-# the state (as after a restart) and reads from the heap what it needs.  A
-# step in another session first folds the pipeline's state_log into
-# window_state, as the worker does every 100 steps: what a restart finds.
+# the state (as after a restart) and reads from the heap what it needs,
+# with $2 steps of 1000 rows in the state log: 0, as a step in another
+# session leaves it (it folds the log first), or 99, the most a restart
+# finds after steps this large (the 100th in a row folds or rewrites
+# the log), which the step folds first.
 first() {
 	sql -c "SELECT windowing.process('p')" >/dev/null
+	[ "$2" -eq 0 ] || sql >/dev/null <<SQL
+DO \$\$ BEGIN
+    FOR s IN 1..$2 LOOP
+        INSERT INTO q SELECT 1 + floor(random() * $1)::int,
+                             timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1
+        FROM generate_series(1, 1000) i;
+        COMMIT;
+        PERFORM windowing.process('p');
+        COMMIT;
+    END LOOP;
+END \$\$;
+SQL
 	sql <<SQL | tail -n 1
 INSERT INTO q SELECT 1 + floor(random() * $1)::int,
                      timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1
@@ -191,24 +206,24 @@ main() {
 	setup_cluster
 	local -a sizes
 	read -r -a sizes <<<"$SIZES"
-	printf '%-14s %-40s %8s %10s %-40s %8s %12s  %s\n' 'open windows' \
+	printf '%-14s %-40s %8s %10s %-40s %8s %16s  %s\n' 'open windows' \
 		'in memory: CPU ms/step [min-max] (median, longest ms)' ratio 'B/window' \
-		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms' check
+		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms (log)' check
 	local ref_mem="" ref_spill=""
 	for n in "${sizes[@]}"; do
 		state_memory "$MEMORY"
 		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
 		local mem="$cpu [$lo-$hi] ($elapsed, $worst)" mcpu=$cpu mfirst mbytes=$bytes
-		mfirst=$(first "$n")
+		mfirst="$(first "$n" 0) ($(first "$n" 99))"
 		ref_mem=${ref_mem:-$cpu}
 		local ok
 		ok=$(check "$n")
 		state_memory "$SPILLED"
 		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
 		ref_spill=${ref_spill:-$cpu}
-		first "$n" >/dev/null
+		first "$n" 0 >/dev/null
 		ok="$ok $(check "$n")"
-		printf '%-14s %-40s %7sx %10s %-40s %7sx %12s  %s\n' "$n" "$mem" \
+		printf '%-14s %-40s %7sx %10s %-40s %7sx %16s  %s\n' "$n" "$mem" \
 			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" "$mbytes" \
 			"$cpu [$lo-$hi] ($elapsed, $worst)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
 			"$mfirst" "$ok"
