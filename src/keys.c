@@ -144,6 +144,22 @@ keys_order(const bytea *a, const bytea *b, const void *arg)
 }
 
 /*
+ * The first 8 of "len" bytes as a number that orders as memcmp orders
+ * them (zeros after a shorter run's end): sorts compare these first, and
+ * the bytes only where they are equal.
+ */
+uint64
+keys_bytes_prefix(const char *bytes, Size len)
+{
+	const unsigned char *p = (const unsigned char *) bytes;
+	uint64		prefix = 0;
+
+	for (Size i = 0; i < sizeof(uint64); i++)
+		prefix = (prefix << 8) | (i < len ? p[i] : 0);
+	return prefix;
+}
+
+/*
  * A key's first column as a number in keys_order's order (NULL last):
  * by-value columns by their signed value, the others by their first 8
  * bytes.  Keys whose prefixes differ compare as they do, so that ordering
@@ -153,9 +169,8 @@ uint64
 keys_order_prefix(const bytea *key, const void *arg)
 {
 	const KeyColumns *k = arg;
-	const unsigned char *p = (const unsigned char *) VARDATA_ANY(key);
+	const char *p = VARDATA_ANY(key);
 	int32		len;
-	uint64		prefix = 0;
 
 	if (k->n == 0)
 		return 0;
@@ -170,9 +185,7 @@ keys_order_prefix(const bytea *key, const void *arg)
 		memcpy(&x, p, sizeof(Datum));
 		return (uint64) x ^ ((uint64) 1 << 63);
 	}
-	for (int i = 0; i < Min(len, (int32) sizeof(uint64)); i++)
-		prefix |= (uint64) p[i] << (8 * (sizeof(uint64) - 1 - i));
-	return prefix;
+	return keys_bytes_prefix(p, len);
 }
 
 /* The typed key values back from keys_encode's bytes. */

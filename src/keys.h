@@ -24,6 +24,7 @@ extern void keys_init(KeyColumns *k, Oid source, int n, char **names);
 extern bytea *keys_encode(const KeyColumns *k, Datum *values, bool *nulls,
 						  StringInfo buf);
 extern int	keys_order(const bytea *a, const bytea *b, const void *arg);
+extern uint64 keys_bytes_prefix(const char *bytes, Size len);
 extern uint64 keys_order_prefix(const bytea *key, const void *arg);
 extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);

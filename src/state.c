@@ -143,23 +143,6 @@ typedef struct StateRows
 	StateRow   *rows;
 } StateRows;
 
-/*
- * The first 8 bytes of a key's data as a number that orders as memcmp
- * orders them (zeros after a shorter key's end): sorting rows compares
- * these first, in the array, rather than follow each row's key pointer.
- */
-static uint64
-key_prefix(const bytea *key)
-{
-	const unsigned char *p = (const unsigned char *) VARDATA_ANY(key);
-	int			len = Min(VARSIZE_ANY_EXHDR(key), (int) sizeof(uint64));
-	uint64		prefix = 0;
-
-	for (int i = 0; i < (int) sizeof(uint64); i++)
-		prefix = (prefix << 8) | (i < len ? p[i] : 0);
-	return prefix;
-}
-
 static void
 rows_init(StateRows *r)
 {
@@ -180,7 +163,8 @@ rows_add(StateRows *r, const bytea *key, int64 start, int64 end, int fire_count,
 		r->rows = repalloc_huge(r->rows, sizeof(StateRow) * r->size);
 	}
 	w = &r->rows[r->n++];
-	w->prefix = key_prefix(key);
+	/* row_cmp compares it in the array, rather than follow each key pointer */
+	w->prefix = keys_bytes_prefix(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
 	w->key = key;
 	w->start = start;
 	w->end = end;

@@ -163,13 +163,14 @@ runs() {
 # finds after steps this large (the 100th in a row folds or rewrites
 # the log), which the step folds first.
 first() {
+	local rows="INSERT INTO q SELECT 1 + floor(random() * $1)::int,
+                     timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1
+FROM generate_series(1, 1000) i"
 	sql -c "SELECT windowing.process('p')" >/dev/null
 	[ "$2" -eq 0 ] || sql >/dev/null <<SQL
 DO \$\$ BEGIN
     FOR s IN 1..$2 LOOP
-        INSERT INTO q SELECT 1 + floor(random() * $1)::int,
-                             timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1
-        FROM generate_series(1, 1000) i;
+        $rows;
         COMMIT;
         PERFORM windowing.process('p');
         COMMIT;
@@ -177,9 +178,7 @@ DO \$\$ BEGIN
 END \$\$;
 SQL
 	sql <<SQL | tail -n 1
-INSERT INTO q SELECT 1 + floor(random() * $1)::int,
-                     timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1
-FROM generate_series(1, 1000) i;
+$rows;
 SELECT extract(epoch FROM clock_timestamp()) * 1000 AS t0 \gset
 SELECT windowing.process('p') >= 0 AS consumed \gset
 SELECT round(extract(epoch FROM clock_timestamp()) * 1000 - :t0);
