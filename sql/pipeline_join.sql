@@ -109,6 +109,36 @@ SELECT windowing.process('j_each');
 SELECT windowing.flush('j_each');
 SELECT * FROM j_each_results ORDER BY k, v, w;
 SELECT windowing.drop_pipeline('j_each', drop_tables => true);
+-- a new row probes the other input's kept rows only where its bounds
+-- overlap their times: bounds included, each edge of that overlap meets
+SELECT windowing.create_join_pipeline('j_edges', 'j_left', 'ts', '{k}', 'j_right', 'ts', '{k}',
+    'j_left.k, j_left.v, j_right.w, j_right.ts - j_left.ts AS d',
+    lower => '-5 milliseconds', upper => '10 milliseconds', max_out_of_orderness => '1 second');
+DELETE FROM j_left;
+DELETE FROM j_right;
+INSERT INTO j_right VALUES (2, 95, 'x');
+SELECT windowing.process('j_edges');
+-- its lower bound (95) is the right's latest kept time
+INSERT INTO j_left VALUES (2, 100, 'b');
+SELECT windowing.process('j_edges');
+INSERT INTO j_right VALUES (1, 110, 'y');
+SELECT windowing.process('j_edges');
+INSERT INTO j_left VALUES (1, 100, 'a');
+SELECT windowing.process('j_edges');
+INSERT INTO j_left VALUES (3, 200, 'c');
+SELECT windowing.process('j_edges');
+-- the left rows it can meet start (95 + 5) at the left's earliest kept time
+INSERT INTO j_right VALUES (2, 95, 'v');
+SELECT windowing.process('j_edges');
+-- and end (210 - 10) at the left's latest
+INSERT INTO j_right VALUES (3, 210, 'u');
+SELECT windowing.process('j_edges');
+-- its upper bound (95) is the right's earliest kept time
+INSERT INTO j_left VALUES (2, 85, 'd');
+SELECT windowing.process('j_edges');
+SELECT windowing.flush('j_edges');
+SELECT * FROM j_edges_results ORDER BY k, v, w;
+SELECT windowing.drop_pipeline('j_edges', drop_tables => true);
 -- a new pipeline reads what its queues hold: start from empty ones
 DELETE FROM j_left;
 DELETE FROM j_right;

@@ -232,6 +232,29 @@ join_condition(const JoinStep *j, const char *l, const char *r, int probed)
 	return out.data;
 }
 
+/*
+ * Whether input i's new row (n) can meet any row kept in the other
+ * input's state table: whether its bounds overlap the times of those rows,
+ * from the earliest to the latest (each found once a statement through the
+ * table's index on time; NULL, meeting nothing, when it is empty).  A row
+ * that cannot skips its probe, which costs as much as one that finds
+ * nothing: orders, say, probing for payments that are not there yet.
+ * Bounds are taken inclusive: a superset of the rows that meet.
+ */
+static char *
+may_meet_sql(const JoinStep *j, int i)
+{
+	const char *t = quote_identifier(j->in[1 - i].time_column);
+	const char *state = j->state[1 - i];
+	/* the other's times met: [ts + $8, ts + $9] on the left, [ts - $9, ts - $8] on the right */
+	const char *from = i == 0 ? "OPERATOR(pg_catalog.+) $8" : "OPERATOR(pg_catalog.-) $9";
+	const char *to = i == 0 ? "OPERATOR(pg_catalog.+) $9" : "OPERATOR(pg_catalog.-) $8";
+
+	return psprintf("n.ts %s OPERATOR(pg_catalog.<=) (SELECT pg_catalog.max(%s) FROM %s) "
+					"AND n.ts %s OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(%s) FROM %s)",
+					from, t, state, to, t, state);
+}
+
 /* Is input i's side kept whole by the join (its unmatched rows written)? */
 static bool
 outer_side(const JoinStep *j, int i)
@@ -359,7 +382,7 @@ read_sql(const JoinStep *j, int i)
 					 "OR (w.wm IS NOT NULL AND w.ts OPERATOR(pg_catalog.<) w.wm) AS late FROM w), "
 					 "%s"
 					 "pm AS (SELECT n.r AS xr, m.yr, m.yc FROM n, LATERAL (SELECT s AS yr, s.ctid AS yc "
-					 "FROM %s AS s WHERE %s OFFSET 0) m WHERE NOT n.late), "
+					 "FROM %s AS s WHERE %s OFFSET 0) m WHERE NOT n.late AND %s), "
 					 "res AS (INSERT INTO %s SELECT %s FROM pm, LATERAL (SELECT %s) AS %s, "
 					 "LATERAL (SELECT %s) AS %s RETURNING 1), "
 					 "kept AS (INSERT INTO %s (%s, windowing_matched) SELECT %s, %s FROM n "
@@ -367,6 +390,7 @@ read_sql(const JoinStep *j, int i)
 					 i == 1 ? expiring_sql() : "",
 					 j->state[1 - i],
 					 i == 0 ? join_condition(j, "(n.r)", "s", 1) : join_condition(j, "s", "(n.r)", 0),
+					 may_meet_sql(j, i),
 					 j->result_table, j->def->aggregates,
 					 column_list(j, i, "(pm.xr)."), quote_identifier(in->alias),
 					 column_list(j, 1 - i, "(pm.yr)."), quote_identifier(other->alias),
