@@ -15,7 +15,11 @@
 # end.  It prints the median, p99 and maximum over the windows of the run,
 # twice: with the worker woken by the queue's commits (windowing's
 # default) and, as the baseline, with that wake removed, so that only
-# windowing.poll_interval (100 ms by default) wakes the worker.  Every row
+# windowing.poll_interval (100 ms by default) wakes the worker.  Beside
+# them: the p99 and maximum of the producers' own transactions (pgbench's
+# latency of each, from its scheduled start: a window closes only once a
+# row past its end commits), the share of a core the worker used and the
+# share of the machine left idle, over the producers' run.  Every row
 # inserted must be counted in a window or be in the late table.
 #
 # 2. Queue storage: 4 pgbench clients insert QUEUE_ROWS rows (20 million
@@ -112,15 +116,45 @@ CALL pg_temp.poll($1);
 SQL
 }
 
-# Runs producer and poller; prints "windows median p99 max" in ms.
+# CPU time (ns) the worker has used, and the machine's idle and total
+# ticks: "worker idle total".
+cpu_sample() {
+	local worker
+	worker=$(sql -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'")
+	awk -v w="$(cut -d' ' -f1 "/proc/$worker/schedstat")" '/^cpu / {
+		for (i = 2; i <= NF; i++) total += $i
+		print w, $5 + $6, total }' /proc/stat
+}
+
+# From samples $1 and $2: "worker's % of a core, machine's idle %".
+cpu_share() {
+	read -r w1 i1 t1 <<<"$1"
+	read -r w2 i2 t2 <<<"$2"
+	awk -v w="$((w2 - w1))" -v i="$((i2 - i1))" -v t="$((t2 - t1))" -v hz="$(getconf CLK_TCK)" \
+		-v cores="$(nproc)" 'BEGIN { printf "%.0f %.0f", w / 1e9 / (t / hz / cores) * 100, i / t * 100 }'
+}
+
+# The producers' own transactions, from pgbench's log of each (files
+# $1.*): "p99 max" in ms.  A window closes only once a row past its end
+# commits, so a slow producer transaction delays it as much.
+producer_latency() {
+	cat "$1".* | awk '{ print $3 / 1000 }' | sort -n |
+		awk '{ v[NR] = $1 } END { printf "%.1f %.1f", v[int(NR * 0.99)], v[NR] }'
+}
+
+# Runs producer and poller; prints "windows median p99 max" in ms, then the
+# producers' "p99 max" in ms, the worker's % of a core and the machine's
+# idle %.
 run() {
-	local tps=$((RATE / BATCH)) pid
+	local tps=$((RATE / BATCH)) pid before after
 	new_pipeline "$1"
 	poll $((SECONDS_RUN + 3)) &
 	pid=$!
+	before=$(cpu_sample)
 	as_server_user "$PGBIN/pgbench" -h "$PGHOST" -U postgres -n -c 4 -j 2 -R "$tps" \
-		-T "$SECONDS_RUN" -f "$DIR/producer.sql" postgres >"$DIR/pgbench.$1.log" 2>&1 ||
-		{ cat "$DIR/pgbench.$1.log"; exit 1; }
+		-T "$SECONDS_RUN" -l --log-prefix="$DIR/txn.$1" -f "$DIR/producer.sql" postgres \
+		>"$DIR/pgbench.$1.log" 2>&1 || { cat "$DIR/pgbench.$1.log"; exit 1; }
+	after=$(cpu_sample)
 	wait "$pid"
 	# the ends of the windows after the first and before the last full one
 	sql -F ' ' <<SQL
@@ -141,6 +175,7 @@ SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric,
 	round(max(ms)::numeric, 1)
 FROM lat;
 SQL
+	echo "$(producer_latency "$DIR/txn.$1") $(cpu_share "$before" "$after")"
 	check "$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$DIR/pgbench.$1.log")"
 }
 
@@ -200,13 +235,18 @@ main() {
 	build_and_install
 	setup_cluster
 	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; $KEYS keys; tumbling $WINDOW, count + sum"
-	printf '%-36s %8s %10s %10s %10s\n' "worker woken by" windows "median ms" "p99 ms" "max ms"
+	printf '%-36s %8s %10s %10s %10s  %s\n' "worker woken by" windows "median ms" "p99 ms" "max ms" \
+		"producers' transactions p99/max ms, worker's CPU, machine idle"
 	for how in wake poll; do
-		read -r n med p99 max <<<"$(run "$how")"
+		{
+			read -r n med p99 max
+			read -r txn_p99 txn_max worker idle
+		} <<<"$(run "$how")"
 		[[ "$n" =~ ^[0-9]+$ ]] || exit 1
 		label="commits into the queue"
 		[ "$how" = wake ] || label="polling only (windowing.poll_interval)"
-		printf '%-36s %8s %10s %10s %10s\n' "$label" "$n" "$med" "$p99" "$max"
+		printf '%-36s %8s %10s %10s %10s  %s\n' "$label" "$n" "$med" "$p99" "$max" \
+			"$txn_p99/$txn_max, $worker% of a core, $idle% idle"
 	done
 	if ((QUEUE_ROWS > 0)); then
 		echo
