@@ -128,6 +128,7 @@ cpu_sample() {
 
 # From samples $1 and $2: "worker's % of a core, machine's idle %".
 cpu_share() {
+	local w1 i1 t1 w2 i2 t2
 	read -r w1 i1 t1 <<<"$1"
 	read -r w2 i2 t2 <<<"$2"
 	awk -v w="$((w2 - w1))" -v i="$((i2 - i1))" -v t="$((t2 - t1))" -v hz="$(getconf CLK_TCK)" \
