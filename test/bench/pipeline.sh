@@ -265,9 +265,13 @@ SELECT windowing.flush('p');"
 # Where no window fires twice, both modes write the same rows; upsert's
 # result table has the unique index that finds a window's row again.
 time_hopping() {
+	local upserted
 	time_hop_mode hopping upsert
+	upserted=$HOPPING_WINDOWS
 	time_hop_write
 	time_hop_mode hopping_append append
+	[ "$HOPPING_WINDOWS" = "$upserted" ] ||
+		fail "hopping pipeline: $HOPPING_WINDOWS rows appended, $upserted upserted"
 }
 
 # COPY of the hopping pipeline's results into a copy of its result table

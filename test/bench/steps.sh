@@ -72,8 +72,9 @@ main() {
 	setup_cluster
 	echo "$STEPS steps of each size, each after its rows' commit; $RUNS runs; tumbling 1 minute, count + sum, 1000 keys"
 	printf '%-14s %22s %14s\n' "rows a step" "ms a step (min-max)" "µs a row"
+	local size times med min max
 	for size in $SIZES; do
-		local times=""
+		times=""
 		for ((r = 0; r < RUNS; r++)); do
 			times+="$(run "$size") "
 		done
