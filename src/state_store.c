@@ -111,21 +111,27 @@ typedef struct StoreDeparted
 	char		key[FLEXIBLE_ARRAY_MEMBER];	/* a bytea */
 } StoreDeparted;
 
-/* A key with windows to fold: its own copy. */
-typedef struct LoggedKey
-{
-	bytea	   *key;			/* hash key */
-} LoggedKey;
-
 /*
  * A key and its windows.  A partial store keeps keys whose windows all
- * left, with none, so that their next rows do not look for them on the heap.
+ * left, with none, so that their next rows do not look for them on the
+ * heap; a complete one drops them as the step ends (drop_emptied), or at
+ * the next fold if the store's list of keys to fold holds them.
  */
 typedef struct StoreKeyEnt
 {
 	bytea	   *key;			/* hash key: its own copy */
-	StoreWin   *windows;
+	uintptr_t	windows_flags;	/* StoreWin * (MAXALIGN'd), | KEY_LOGGED */
 } StoreKeyEnt;
+
+#define KEY_LOGGED 1			/* in the store's logged_keys */
+#define KEY_WINDOWS(k) ((StoreWin *) ((k)->windows_flags & ~(uintptr_t) KEY_LOGGED))
+#define KEY_IS_LOGGED(k) (((k)->windows_flags & KEY_LOGGED) != 0)
+
+static void
+set_key_windows(StoreKeyEnt *k, StoreWin *w)
+{
+	k->windows_flags = (uintptr_t) w | (k->windows_flags & KEY_LOGGED);
+}
 
 /* What a key's entry takes in the keys' table (dynahash's element). */
 #define KEY_ENTRY_BYTES (MAXALIGN(sizeof(HASHELEMENT)) + MAXALIGN(sizeof(StoreKeyEnt)))
@@ -176,10 +182,12 @@ struct StateStore
 	List	   *departed;		/* StoreDeparted * */
 	Pieces		pieces;			/* in cxt */
 	HTAB	   *keys;
-	MemoryContext logged_cxt;	/* in cxt, emptied at each fold */
-	HTAB	   *logged_keys;	/* LoggedKey, in logged_cxt: the keys put
-								 * back with a window whose newest state is
-								 * in state_log only, since the last fold */
+	List	   *logged_keys;	/* StoreKeyEnt *, in cxt, each KEY_LOGGED:
+								 * the keys put back with a window whose
+								 * newest state is in state_log only, since
+								 * the last fold */
+	List	   *emptied;		/* StoreKeyEnt *, in cxt: keys of a complete
+								 * store whose windows the step took */
 	int64		logged_windows; /* those windows */
 	int64		logged_bytes;	/* and the bytes of their keys and states */
 	int64		departed_bytes; /* the keys' bytes of "departed" */
@@ -269,18 +277,25 @@ store_context(void)
 								 ALLOCSET_DEFAULT_SIZES);
 }
 
-/* Remembers in "keys", a table of LoggedKey in "cxt", that "key" has windows to fold. */
-static void
-log_key(HTAB *keys, MemoryContext cxt, const bytea *key)
+/* Appends a key's entry to a list in the store's memory. */
+static List *
+key_list_append(StateStore *st, List *list, StoreKeyEnt *k)
 {
-	bool		found;
-	LoggedKey  *lk = hash_search(keys, &key, HASH_ENTER, &found);
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
-	if (!found)
-	{
-		lk->key = MemoryContextAlloc(cxt, VARSIZE_ANY(key));
-		memcpy(lk->key, key, VARSIZE_ANY(key));
-	}
+	list = lappend(list, k);
+	MemoryContextSwitchTo(old);
+	return list;
+}
+
+/* Remembers that a key has windows to fold: its entry, not a lookup of it. */
+static void
+log_key(StateStore *st, StoreKeyEnt *k)
+{
+	if (KEY_IS_LOGGED(k))
+		return;
+	k->windows_flags |= KEY_LOGGED;
+	st->logged_keys = key_list_append(st, st->logged_keys, k);
 }
 
 /* The bytes a window counts for in logged_bytes. */
@@ -288,14 +303,6 @@ static int64
 logged_bytes(const bytea *key, const StoreWin *w)
 {
 	return VARSIZE_ANY_EXHDR(key) + VARSIZE_ANY_EXHDR(STATES(w));
-}
-
-/* An empty table of LoggedKey, in a new context (*cxt) of the store's. */
-static HTAB *
-logged_table(StateStore *st, MemoryContext *cxt)
-{
-	*cxt = AllocSetContextCreate(st->cxt, "windowing keys to fold", ALLOCSET_SMALL_SIZES);
-	return keys_table("windowing keys to fold", sizeof(LoggedKey), *cxt);
 }
 
 /* The store's own memory: its keys, windows and heap. */
@@ -306,7 +313,8 @@ init_contents(StateStore *st)
 
 	memset(&st->pieces, 0, sizeof(Pieces));
 	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
-	st->logged_keys = logged_table(st, &st->logged_cxt);
+	st->logged_keys = NIL;
+	st->emptied = NIL;
 	st->logged_windows = 0;
 	st->logged_bytes = 0;
 	st->due = pairingheap_allocate(due_cmp, NULL);
@@ -512,12 +520,44 @@ state_store_log(const StateStore *st)
 	return st->log;
 }
 
+/* A key leaves the store's table. */
+static void
+forget_key(StateStore *st, StoreKeyEnt *k)
+{
+	bytea	   *key = k->key;
+
+	hash_search(st->keys, &key, HASH_REMOVE, NULL);
+	piece_free(st, key, VARSIZE_ANY(key));
+}
+
+/*
+ * The keys of a complete store that the step left without windows leave
+ * its table, but for those in logged_keys, which the next fold drops.
+ * Keys taken and put back stay in place: a step that takes a key's windows
+ * out and puts them back costs no removal and no new entry.
+ */
+static void
+drop_emptied(StateStore *st)
+{
+	ListCell   *lc;
+
+	foreach(lc, st->emptied)
+	{
+		StoreKeyEnt *k = lfirst(lc);
+
+		if (st->complete && KEY_WINDOWS(k) == NULL && !KEY_IS_LOGGED(k))
+			forget_key(st, k);
+	}
+	list_free(st->emptied);
+	st->emptied = NIL;
+}
+
 /* Takes a key's windows out, each given to fn first. */
 static void
 take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 {
 	bytea	   *key = k->key;
-	StoreWin   *w = k->windows;
+	StoreWin   *w = KEY_WINDOWS(k);
 
 	while (w != NULL)
 	{
@@ -535,12 +575,9 @@ take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 		st->windows--;
 		w = next;
 	}
-	k->windows = NULL;
+	set_key_windows(k, NULL);
 	if (st->complete)
-	{
-		hash_search(st->keys, &key, HASH_REMOVE, NULL);
-		piece_free(st, key, VARSIZE_ANY(key));
-	}
+		st->emptied = key_list_append(st, st->emptied, k);
 }
 
 /*
@@ -554,7 +591,7 @@ state_store_take_key(StateStore *st, const bytea *key, StoredWindowFn fn, void *
 
 	if (k == NULL)
 		return false;
-	if (k->windows != NULL)
+	if (KEY_WINDOWS(k) != NULL)
 	{
 		changing(st);
 		st->taken = true;
@@ -580,7 +617,7 @@ key_entry(StateStore *st, const bytea *key)
 	{
 		k->key = piece_alloc(st, VARSIZE_ANY(key));
 		memcpy(k->key, key, VARSIZE_ANY(key));
-		k->windows = NULL;
+		k->windows_flags = 0;
 		st->peak_keys = Max(st->peak_keys, hash_get_num_entries(st->keys));
 	}
 	return k;
@@ -686,7 +723,7 @@ state_store_each(StateStore *st, StoredWindowFn fn, void *arg)
 
 	hash_seq_init(&seq, st->keys);
 	while ((k = hash_seq_search(&seq)) != NULL)
-		for (StoreWin *w = k->windows; w != NULL; w = w->next)
+		for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 		{
 			StoredWindow sw = stored_window(w);
 
@@ -725,13 +762,13 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	else
 		SET_VARSIZE(sw->states, len + VARHDRSZ);
 	memcpy(sw->states + states_header(len), VARDATA_ANY(w->state), len);
-	sw->next = k->windows;
-	k->windows = sw;
+	sw->next = KEY_WINDOWS(k);
+	set_key_windows(k, sw);
 	pairingheap_add(st->due, &sw->node);
 	st->windows++;
 	if (w->logged)
 	{
-		log_key(st->logged_keys, st->logged_cxt, key);
+		log_key(st, k);
 		st->logged_windows++;
 		st->logged_bytes += logged_bytes(key, sw);
 	}
@@ -745,24 +782,22 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
  * otherwise (fn writes them into the one state_log row that replaces the
  * others) they stay as they are, and the keys that have none any more are
  * forgotten, so that a store whose keys come and go does not keep them all
- * until the next fold.
+ * until the next fold.  A complete store's keys left without windows go.
  */
 static void
 each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 {
-	MemoryContext cxt;
-	HTAB	   *kept = logged_table(st, &cxt);
-	HASH_SEQ_STATUS seq;
-	LoggedKey  *lk;
+	List	   *kept = NIL;
+	ListCell   *lc;
 
 	changing(st);
-	hash_seq_init(&seq, st->logged_keys);
-	while ((lk = hash_seq_search(&seq)) != NULL)
+	drop_emptied(st);
+	foreach(lc, st->logged_keys)
 	{
-		StoreKeyEnt *k = hash_search(st->keys, &lk->key, HASH_FIND, NULL);
+		StoreKeyEnt *k = lfirst(lc);
 		bool		logged = false;
 
-		for (StoreWin *w = k != NULL ? k->windows : NULL; w != NULL; w = w->next)
+		for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 		{
 			StoredWindow sw;
 
@@ -775,16 +810,20 @@ each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 			logged = true;
 		}
 		if (logged && !fold)
-			log_key(kept, cxt, k->key);
+		{
+			kept = key_list_append(st, kept, k);
+			continue;
+		}
+		k->windows_flags &= ~(uintptr_t) KEY_LOGGED;
+		if (st->complete && KEY_WINDOWS(k) == NULL)
+			forget_key(st, k);
 	}
 	if (fold)
 	{
 		st->logged_windows = 0;
 		st->logged_bytes = 0;
 	}
-	/* a table only grows: one that held every key would stay that big */
-	MemoryContextDelete(st->logged_cxt);
-	st->logged_cxt = cxt;
+	list_free(st->logged_keys);
 	st->logged_keys = kept;
 }
 
@@ -911,15 +950,20 @@ compact(StateStore *st)
 	hash_seq_init(&seq, old_keys);
 	while ((k = hash_seq_search(&seq)) != NULL)
 	{
-		StoreKeyEnt *copy = key_entry(st, k->key);
+		StoreKeyEnt *copy;
 
-		for (StoreWin *w = k->windows; w != NULL; w = w->next)
+		/* the next fold would have dropped it (each_logged) */
+		if (st->complete && KEY_WINDOWS(k) == NULL)
+			continue;
+		copy = key_entry(st, k->key);
+
+		for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 		{
 			StoredWindow sw = stored_window(w);
 
 			state_store_put(st, k->key, &sw);
 			if (!FLAG(w, WIN_TOUCHED))
-				copy->windows->owner_flags &= ~(uintptr_t) WIN_TOUCHED;
+				KEY_WINDOWS(copy)->owner_flags &= ~(uintptr_t) WIN_TOUCHED;
 		}
 	}
 	MemoryContextDelete(old_cxt);
@@ -935,7 +979,7 @@ touched(StoreKeyEnt *k)
 {
 	bool		any = false;
 
-	for (StoreWin *w = k->windows; w != NULL; w = w->next)
+	for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 	{
 		any |= FLAG(w, WIN_TOUCHED);
 		w->owner_flags &= ~(uintptr_t) WIN_TOUCHED;
@@ -943,11 +987,16 @@ touched(StoreKeyEnt *k)
 	return any;
 }
 
-/* Whether a key's windows may leave for the heap: their newest states are there. */
+/*
+ * Whether a key's windows may leave for the heap: their newest states are
+ * there (and the list of keys to fold does not point at it).
+ */
 static bool
 evictable(const StoreKeyEnt *k)
 {
-	for (const StoreWin *w = k->windows; w != NULL; w = w->next)
+	if (KEY_IS_LOGGED(k))
+		return false;
+	for (const StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 		if (FLAG(w, WIN_LOGGED) || !FLAG(w, WIN_STORED))
 			return false;
 	return true;
@@ -961,9 +1010,8 @@ evictable(const StoreKeyEnt *k)
 static int64
 evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
 {
-	bytea	   *key = k->key;
-	int64		bytes = MAXALIGN(VARSIZE_ANY(key)) + KEY_ENTRY_BYTES;
-	StoreWin   *w = k->windows;
+	int64		bytes = MAXALIGN(VARSIZE_ANY(k->key)) + KEY_ENTRY_BYTES;
+	StoreWin   *w = KEY_WINDOWS(k);
 
 	while (w != NULL)
 	{
@@ -978,8 +1026,7 @@ evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
 		(*windows)++;
 		w = next;
 	}
-	hash_search(st->keys, &key, HASH_REMOVE, NULL);
-	piece_free(st, key, VARSIZE_ANY(key));
+	forget_key(st, k);
 	return bytes;
 }
 
@@ -1005,6 +1052,7 @@ state_store_evict(StateStore *st)
 	int64		first_due = WMK_END;
 
 	changing(st);
+	drop_emptied(st);
 	for (int pass = 0; pass < 2 && over > 0; pass++)
 	{
 		HASH_SEQ_STATUS seq;
@@ -1055,6 +1103,7 @@ void
 state_store_done(StateStore *st, int64 version, StateLog log)
 {
 	changing(st);
+	drop_emptied(st);
 	st->version = version;
 	st->log = log;
 	st->taken = false;
