@@ -431,6 +431,8 @@ add_departed(const bytea *key, int64 start, int64 end, void *arg)
 	rows_add(arg, key, start, end, 0, true, NULL);
 }
 
+static int64 heap_count(int32 id);
+
 /*
  * Rows written through one scan of window_state, whose memory (and the
  * rows') goes after each such batch.
@@ -565,29 +567,145 @@ found_state_bytes(StateScan *ps)
 }
 
 /*
+ * How far apart, in the primary key of window_state, the windows a fold
+ * writes may be for a walk from one to the next along the index's leaves
+ * to cost less than a descent from the root for each, which compares
+ * their key on every level: about as much as stepping over some thirty
+ * entries.  A walk descends when the next window is further away than
+ * that, and it reads the rest of the leaf it lands on.
+ */
+#define WALK_STEPS 32
+
+/*
+ * The windows of a fold's batch, in the primary key's order, found in
+ * window_state: by a walk along the index's leaves ("walk") when the fold
+ * writes at least one window in WALK_STEPS of the pipeline's (most are
+ * then a few entries apart), else each through a descent for its whole
+ * key, which reads one entry of the leaf.
+ */
+typedef struct PkeyWalk
+{
+	StateScan	ps;				/* walk: pipeline_id = id and key >= a
+								 * window's; else the whole key */
+	bool		walk;
+	bool		started;
+	bool		on;				/* at an index entry, whose window is "at" */
+	StateRow	at;
+	MemoryContext entry;		/* "at"'s key, if it had to be detoasted */
+} PkeyWalk;
+
+static void
+walk_begin(PkeyWalk *w, int32 id, bool walk)
+{
+	w->walk = walk;
+	scan_begin(&w->ps, id, InvalidOid, walk ? 2 : 4, RowExclusiveLock);
+	/* the entries' keys, to compare with the windows' */
+	w->ps.scan->xs_want_itup = walk;
+	w->started = false;
+	w->on = false;
+	w->entry = AllocSetContextCreate(CurrentMemoryContext, "windowing state key",
+									 ALLOCSET_SMALL_SIZES);
+}
+
+static void
+walk_end(PkeyWalk *w)
+{
+	scan_end(&w->ps);
+	MemoryContextDelete(w->entry);
+}
+
+/* Steps to the next entry of the pipeline: false past its last. */
+static bool
+walk_next(PkeyWalk *w)
+{
+	IndexScanDesc scan = w->ps.scan;
+	MemoryContext old;
+	bool		isnull;
+
+	MemoryContextReset(w->entry);
+	w->on = index_getnext_tid(scan, ForwardScanDirection) != NULL;
+	if (!w->on)
+		return false;
+	old = MemoryContextSwitchTo(w->entry);
+	w->at.key = DatumGetByteaPP(index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull));
+	w->at.start = DatumGetInt64(index_getattr(scan->xs_itup, 3, scan->xs_itupdesc, &isnull));
+	w->at.end = DatumGetInt64(index_getattr(scan->xs_itup, 4, scan->xs_itupdesc, &isnull));
+	w->at.prefix = keys_bytes_prefix(VARDATA_ANY(w->at.key), VARSIZE_ANY_EXHDR(w->at.key));
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/* Descends to the first entry with "r"'s key or a greater one. */
+static void
+walk_descend(PkeyWalk *w, const StateRow *r)
+{
+	ScanKeyInit(&w->ps.keys[1], 2, BTGreaterEqualStrategyNumber, F_BYTEAGE,
+				PointerGetDatum(r->key));
+	index_rescan(w->ps.scan, w->ps.keys, 2, NULL, 0);
+	w->started = true;
+	walk_next(w);
+}
+
+/*
+ * Moves to window "r", after the windows the walk was given before: true,
+ * with its row in the scan's slot, if it has one.  An entry whose row is
+ * gone (deleted, not vacuumed yet) is stepped over.
+ */
+static bool
+walk_to(PkeyWalk *w, const StateRow *r)
+{
+	bool		descended = !w->started;
+	int			steps = 0;
+
+	if (!w->walk)
+	{
+		pkey_scan_key(&w->ps, r->key, &r->start, &r->end);
+		return index_getnext_slot(w->ps.scan, ForwardScanDirection, w->ps.slot);
+	}
+	if (descended)
+		walk_descend(w, r);
+	while (w->on && row_cmp(&w->at, r) < 0)
+	{
+		if (!descended && ++steps > WALK_STEPS)
+		{
+			walk_descend(w, r);
+			descended = true;
+		}
+		else
+			walk_next(w);
+	}
+	while (w->on && row_cmp(&w->at, r) == 0)
+	{
+		if (index_fetch_heap(w->ps.scan, w->ps.slot))
+			return true;
+		walk_next(w);
+	}
+	return false;
+}
+
+/*
  * Deletes n windows' rows (in the primary key's order) from window_state.
  * A window may be listed twice (a session that left, came back with the
  * same bounds and left again): its row goes once.
  */
 static void
-delete_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d)
+delete_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, HeapDelta *d)
 {
-	StateScan	ps;
+	PkeyWalk	w;
 
-	scan_begin(&ps, id, InvalidOid, 4, RowExclusiveLock);
+	walk_begin(&w, id, walk);
 	for (int i = 0; i < n; i++)
 	{
 		if (i > 0 && row_cmp(&rows[i - 1], &rows[i]) == 0)
 			continue;
-		pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
-		if (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
+		if (walk_to(&w, &rows[i]))
 		{
 			d->windows--;
-			d->bytes -= found_state_bytes(&ps);
-			simple_heap_delete(ps.rel, &ps.slot->tts_tid);
+			d->bytes -= found_state_bytes(&w.ps);
+			simple_heap_delete(w.ps.rel, &w.ps.slot->tts_tid);
 		}
 	}
-	scan_end(&ps);
+	walk_end(&w);
 }
 
 /*
@@ -650,25 +768,26 @@ indexes_close(StateIndexes *ix)
 /*
  * Upserts n windows (in the primary key's order, none twice) into
  * window_state, each with its key group: a window's row is found through
- * the primary key and updated (HOT, thanks to the table's fillfactor), or
- * inserted.  A window known to have no row (a new session's bounds, the
+ * a walk of the primary key and updated (HOT, thanks to the table's
+ * fillfactor), or inserted.  A window known to have no row (a new session's bounds, the
  * next period's window) is inserted without looking: the unique index
  * would refuse a second row.  Done here rather than by INSERT ... ON
  * CONFLICT, so that the state it replaces is known to state_size.
  */
 static void
-upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d)
+upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, HeapDelta *d)
 {
-	StateScan	ps;
+	PkeyWalk	w;
+	StateScan  *ps = &w.ps;
 	StateIndexes ix;
 	TupleDesc	desc;
 	Datum		values[7];
 	bool		nulls[7] = {false};
 	bool		replace[7] = {false, false, false, false, true, true, false};
 
-	scan_begin(&ps, id, InvalidOid, 4, RowExclusiveLock);
-	indexes_open(&ix, ps.rel);
-	desc = RelationGetDescr(ps.rel);
+	walk_begin(&w, id, walk);
+	indexes_open(&ix, ps->rel);
+	desc = RelationGetDescr(ps->rel);
 	for (int i = 0; i < n; i++)
 	{
 		MemoryContext old;
@@ -678,19 +797,14 @@ upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d
 		values[4] = Int32GetDatum(rows[i].fire_count);
 		values[5] = PointerGetDatum(rows[i].state);
 		d->bytes += VARSIZE_ANY_EXHDR(rows[i].state);
-		found = false;
-		if (rows[i].stored)
-		{
-			pkey_scan_key(&ps, rows[i].key, &rows[i].start, &rows[i].end);
-			found = index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot);
-		}
-		old = MemoryContextSwitchTo(ps.row);
+		found = rows[i].stored && walk_to(&w, &rows[i]);
+		old = MemoryContextSwitchTo(ps->row);
 		if (found)
 		{
-			d->bytes -= found_state_bytes(&ps);
-			tuple = heap_modify_tuple(ExecFetchSlotHeapTuple(ps.slot, false, NULL), desc,
+			d->bytes -= found_state_bytes(ps);
+			tuple = heap_modify_tuple(ExecFetchSlotHeapTuple(ps->slot, false, NULL), desc,
 									  values, nulls, replace);
-			simple_heap_update(ps.rel, &ps.slot->tts_tid, tuple);
+			simple_heap_update(ps->rel, &ps->slot->tts_tid, tuple);
 		}
 		else
 		{
@@ -702,25 +816,28 @@ upsert_batch(int32 id, const StateRow *rows, int n, int key_groups, HeapDelta *d
 			values[6] = Int16GetDatum(keys_group(rows[i].key, key_groups));
 			d->windows++;
 			tuple = heap_form_tuple(desc, values, nulls);
-			simple_heap_insert(ps.rel, tuple);
+			simple_heap_insert(ps->rel, tuple);
 		}
-		indexes_insert(&ix, ps.rel, tuple);
+		indexes_insert(&ix, ps->rel, tuple);
 		MemoryContextSwitchTo(old);
-		MemoryContextReset(ps.row);
+		MemoryContextReset(ps->row);
 	}
 	indexes_close(&ix);
-	scan_end(&ps);
+	walk_end(&w);
 }
 
 /*
- * Runs "write" over the rows in window_state's key order, so that its
- * probes walk the index's leaves rather than jump, STATE_BATCH at a time.
+ * Runs "write" over the rows in window_state's key order, so that it
+ * finds them along the index's leaves, STATE_BATCH at a time; by a walk
+ * (PkeyWalk) if they are at least one in WALK_STEPS of the pipeline's
+ * "windows" there.
  */
 static void
-write_rows(int32 id, StateRows *r, int key_groups, HeapDelta *d,
-		   void (*write) (int32 id, const StateRow *rows, int n, int key_groups,
-						  HeapDelta *d))
+write_rows(int32 id, StateRows *r, int64 windows, int key_groups, HeapDelta *d,
+		   void (*write) (int32 id, const StateRow *rows, int n, bool walk,
+						  int key_groups, HeapDelta *d))
 {
+	bool		walk = r->n * (int64) WALK_STEPS >= windows;
 	MemoryContext batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "window state rows",
 													ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(batch_cxt);
@@ -728,7 +845,7 @@ write_rows(int32 id, StateRows *r, int key_groups, HeapDelta *d,
 	qsort(r->rows, r->n, sizeof(StateRow), row_cmp);
 	for (int i = 0; i < r->n; i += STATE_BATCH)
 	{
-		write(id, r->rows + i, Min(STATE_BATCH, r->n - i), key_groups, d);
+		write(id, r->rows + i, Min(STATE_BATCH, r->n - i), walk, key_groups, d);
 		MemoryContextReset(batch_cxt);
 	}
 	MemoryContextSwitchTo(old);
@@ -765,11 +882,12 @@ static void
 write_heap(int32 id, int key_groups, StateRows *gone, StateRows *changed, StateLog log)
 {
 	HeapDelta	d = {0, 0};
+	int64		windows = gone->n + changed->n > 0 ? heap_count(id) : 0;
 
 	if (log.steps > 0)
 		delete_log(id, log.first);
-	write_rows(id, gone, key_groups, &d, delete_batch);
-	write_rows(id, changed, key_groups, &d, upsert_batch);
+	write_rows(id, gone, windows, key_groups, &d, delete_batch);
+	write_rows(id, changed, windows, key_groups, &d, upsert_batch);
 	size_add(id, &d);
 }
 
@@ -1434,7 +1552,7 @@ delete_rows(Operator *op, List *entries)
 		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, true, NULL);
 	}
 	qsort(rows.rows, rows.n, sizeof(StateRow), row_cmp);
-	delete_batch(ss->id, rows.rows, rows.n, ss->key_groups, &d);
+	delete_batch(ss->id, rows.rows, rows.n, false, ss->key_groups, &d);
 	size_add(ss->id, &d);
 	pfree(rows.rows);
 }
