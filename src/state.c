@@ -620,16 +620,19 @@ walk_next(PkeyWalk *w)
 {
 	IndexScanDesc scan = w->ps.scan;
 	MemoryContext old;
-	bool		isnull;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
 
 	MemoryContextReset(w->entry);
 	w->on = index_getnext_tid(scan, ForwardScanDirection) != NULL;
 	if (!w->on)
 		return false;
 	old = MemoryContextSwitchTo(w->entry);
-	w->at.key = DatumGetByteaPP(index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull));
-	w->at.start = DatumGetInt64(index_getattr(scan->xs_itup, 3, scan->xs_itupdesc, &isnull));
-	w->at.end = DatumGetInt64(index_getattr(scan->xs_itup, 4, scan->xs_itupdesc, &isnull));
+	/* pipeline_id, key, window_start, window_end: in one pass */
+	index_deform_tuple(scan->xs_itup, scan->xs_itupdesc, values, isnull);
+	w->at.key = DatumGetByteaPP(values[1]);
+	w->at.start = DatumGetInt64(values[2]);
+	w->at.end = DatumGetInt64(values[3]);
 	w->at.prefix = keys_bytes_prefix(VARDATA_ANY(w->at.key), VARSIZE_ANY_EXHDR(w->at.key));
 	MemoryContextSwitchTo(old);
 	return true;
