@@ -459,6 +459,13 @@ typedef struct StateScan
 	MemoryContext row;			/* a row's detoasted bytes, reset after it */
 } StateScan;
 
+/* Windowing's table "name", opened under "lock". */
+static Relation
+state_table_open(const char *name, LOCKMODE lock)
+{
+	return table_open(get_relname_relid(name, get_namespace_oid("windowing", false)), lock);
+}
+
 /*
  * A scan of a pipeline's rows of windowing's "table" through "index"
  * (InvalidOid: the primary key) with "nkeys" keys, the first its
@@ -469,8 +476,7 @@ scan_table_begin(StateScan *ps, const char *table, int32 id, Oid index, int nkey
 				 LOCKMODE lock)
 {
 	ps->lock = lock;
-	ps->rel = table_open(get_relname_relid(table, get_namespace_oid("windowing", false)),
-						 lock);
+	ps->rel = state_table_open(table, lock);
 	ps->index = index_open(OidIsValid(index) ? index : RelationGetPrimaryKeyIndex(ps->rel),
 						   lock);
 	ps->slot = table_slot_create(ps->rel, NULL);
@@ -1024,9 +1030,7 @@ fold_store(StepState *ss)
 static void
 insert_log(int32 id, int64 step, const char *changes, Size size)
 {
-	Relation	rel = table_open(get_relname_relid("state_log",
-												   get_namespace_oid("windowing", false)),
-								 RowExclusiveLock);
+	Relation	rel = state_table_open("state_log", RowExclusiveLock);
 	StateIndexes ix;
 	bytea	   *row = palloc(size + VARHDRSZ);
 	Datum		values[3];
