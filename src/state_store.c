@@ -531,10 +531,20 @@ forget_key(StateStore *st, StoreKeyEnt *k)
 }
 
 /*
- * The keys of a complete store that the step left without windows leave
- * its table, but for those in logged_keys, which the next fold drops.
- * Keys taken and put back stay in place: a step that takes a key's windows
- * out and puts them back costs no removal and no new entry.
+ * Whether a key leaves the store's table: a complete store keeps no key
+ * without windows, once the list of keys to fold no longer points at it.
+ */
+static bool
+droppable(const StateStore *st, const StoreKeyEnt *k)
+{
+	return st->complete && KEY_WINDOWS(k) == NULL && !KEY_IS_LOGGED(k);
+}
+
+/*
+ * The keys the step left without windows leave the table (droppable),
+ * but for those in logged_keys, which the next fold drops.  Keys taken
+ * and put back stay in place: a step that takes a key's windows out and
+ * puts them back costs no removal and no new entry.
  */
 static void
 drop_emptied(StateStore *st)
@@ -545,7 +555,7 @@ drop_emptied(StateStore *st)
 	{
 		StoreKeyEnt *k = lfirst(lc);
 
-		if (st->complete && KEY_WINDOWS(k) == NULL && !KEY_IS_LOGGED(k))
+		if (droppable(st, k))
 			forget_key(st, k);
 	}
 	list_free(st->emptied);
@@ -815,7 +825,7 @@ each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 			continue;
 		}
 		k->windows_flags &= ~(uintptr_t) KEY_LOGGED;
-		if (st->complete && KEY_WINDOWS(k) == NULL)
+		if (droppable(st, k))
 			forget_key(st, k);
 	}
 	if (fold)
