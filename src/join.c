@@ -239,7 +239,11 @@ join_condition(const JoinStep *j, const char *l, const char *r, int probed)
  * table's index on time; NULL, meeting nothing, when it is empty).  A row
  * that cannot skips its probe, which costs as much as one that finds
  * nothing: orders, say, probing for payments that are not there yet.
- * Bounds are taken inclusive: a superset of the rows that meet.
+ * Bounds are taken inclusive: a superset of the rows that meet.  The
+ * earliest is looked for from $13, the least time the table can hold
+ * (least_kept): below it the index holds the entries of the rows the
+ * last steps deleted, which a search from its start would step over
+ * entry by entry until vacuum removes them.
  */
 static char *
 may_meet_sql(const JoinStep *j, int i)
@@ -251,8 +255,9 @@ may_meet_sql(const JoinStep *j, int i)
 	const char *to = i == 0 ? "OPERATOR(pg_catalog.+) $9" : "OPERATOR(pg_catalog.-) $8";
 
 	return psprintf("n.ts %s OPERATOR(pg_catalog.<=) (SELECT pg_catalog.max(%s) FROM %s) "
-					"AND n.ts %s OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(%s) FROM %s)",
-					from, t, state, to, t, state);
+					"AND n.ts %s OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(%s) FROM %s "
+					"WHERE %s OPERATOR(pg_catalog.>=) $13)",
+					from, t, state, to, t, state, t);
 }
 
 /* Is input i's side kept whole by the join (its unmatched rows written)? */
@@ -600,6 +605,33 @@ rows_watermark(const JoinStep *j, int i)
 }
 
 /*
+ * Where join watermark "wm" leaves input i's rows: those before it, the
+ * watermark less the upper bound for the left, plus the lower for the
+ * right (expire).  At the end of input all of them.
+ */
+static int64
+expiry(const JoinStep *j, int i, int64 wm)
+{
+	if (wm == WMK_END)
+		return WMK_END;
+	return wmk_add(wm, i == 0 ? -j->upper : j->lower);
+}
+
+/*
+ * The least time input i's state table holds while a step reads, the
+ * join's watermark before the step being "before": its rows from earlier
+ * steps are at or after the last step's expiry, and those the step keeps
+ * are on time, at or after "before".
+ */
+static int64
+least_kept(const JoinStep *j, int i, int64 before)
+{
+	if (before == WMK_NONE)
+		return PG_INT64_MIN;
+	return Min(before, expiry(j, i, before));
+}
+
+/*
  * Reads input i's open tick, or its first max_rows rows (<= 0: all), into
  * its state table or the late table.
  */
@@ -609,10 +641,10 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	JoinInput  *in = &j->in[i];
 	const JoinInput *other = &j->in[1 - i];
 	Oid			tt = j->def->time_type;
-	Oid			types[12] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
-	j->span_type, j->span_type, INT8OID, tt};
-	Datum		args[12];
-	char		nulls[13] = "            ";
+	Oid			types[13] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
+	j->span_type, j->span_type, INT8OID, tt, tt};
+	Datum		args[13];
+	char		nulls[14] = "             ";
 	bool		isnull;
 	Datum		max_ts;
 	int64		late;
@@ -643,9 +675,10 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	args[10] = Int64GetDatum(max_rows);
 	nulls[10] = max_rows > 0 ? ' ' : 'n';
 	args[11] = watermark_arg(rows_watermark(j, 1 - i).value, &nulls[11]);
+	args[12] = Int64GetDatum(least_kept(j, 1 - i, join_wm));
 	if (plans_execute(j->sessions ? session_read_sql(j, i) :
 					  j->windowed ? window_read_sql(j, i) : read_sql(j, i),
-					  12, types, args, nulls, false, 0) != SPI_OK_SELECT ||
+					  13, types, args, nulls, false, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
 	in->cursor.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -1081,8 +1114,8 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 		clean(&j, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, 1 - j.lateness));
 	else if (!j.windowed && join_wm > before)
 	{
-		expire(&j, 0, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, -j.upper));
-		expire(&j, 1, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, j.lower));
+		expire(&j, 0, expiry(&j, 0, join_wm));
+		expire(&j, 1, expiry(&j, 1, join_wm));
 	}
 	/*
 	 * As for aggregate pipelines, a step that changed nothing writes
