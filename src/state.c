@@ -26,7 +26,6 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "common/hashfn.h"
 #include "catalog/pg_type.h"
@@ -44,6 +43,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "heap_rows.h"
 #include "keys.h"
 #include "operator.h"
 #include "owner.h"
@@ -459,13 +459,6 @@ typedef struct StateScan
 	MemoryContext row;			/* a row's detoasted bytes, reset after it */
 } StateScan;
 
-/* Windowing's table "name", opened under "lock". */
-static Relation
-state_table_open(const char *name, LOCKMODE lock)
-{
-	return table_open(get_relname_relid(name, get_namespace_oid("windowing", false)), lock);
-}
-
 /*
  * A scan of a pipeline's rows of windowing's "table" through "index"
  * (InvalidOid: the primary key) with "nkeys" keys, the first its
@@ -476,7 +469,7 @@ scan_table_begin(StateScan *ps, const char *table, int32 id, Oid index, int nkey
 				 LOCKMODE lock)
 {
 	ps->lock = lock;
-	ps->rel = state_table_open(table, lock);
+	ps->rel = windowing_table_open(table, lock);
 	ps->index = index_open(OidIsValid(index) ? index : RelationGetPrimaryKeyIndex(ps->rel),
 						   lock);
 	ps->slot = table_slot_create(ps->rel, NULL);
@@ -718,63 +711,6 @@ delete_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 }
 
 /*
- * window_state's indexes, to enter a row that heap_insert or a non-HOT
- * heap_update put in a new place, as the executor would.
- */
-typedef struct StateIndexes
-{
-	int			n;
-	Relation   *rels;
-	IndexInfo **infos;
-	TupleTableSlot *slot;
-} StateIndexes;
-
-static void
-indexes_open(StateIndexes *ix, Relation rel)
-{
-	List	   *oids = RelationGetIndexList(rel);
-	ListCell   *lc;
-
-	ix->n = 0;
-	ix->rels = palloc(sizeof(Relation) * list_length(oids));
-	ix->infos = palloc(sizeof(IndexInfo *) * list_length(oids));
-	foreach(lc, oids)
-	{
-		ix->rels[ix->n] = index_open(lfirst_oid(lc), RowExclusiveLock);
-		ix->infos[ix->n] = BuildIndexInfo(ix->rels[ix->n]);
-		ix->n++;
-	}
-	ix->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsHeapTuple);
-}
-
-static void
-indexes_insert(StateIndexes *ix, Relation rel, HeapTuple tuple)
-{
-	Datum		values[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
-
-	if (HeapTupleIsHeapOnly(tuple))
-		return;
-	ExecStoreHeapTuple(tuple, ix->slot, false);
-	for (int i = 0; i < ix->n; i++)
-	{
-		FormIndexDatum(ix->infos[i], ix->slot, NULL, values, isnull);
-		index_insert(ix->rels[i], values, isnull, &tuple->t_self, rel,
-					 ix->rels[i]->rd_index->indisunique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
-					 false, ix->infos[i]);
-	}
-	ExecClearTuple(ix->slot);
-}
-
-static void
-indexes_close(StateIndexes *ix)
-{
-	for (int i = 0; i < ix->n; i++)
-		index_close(ix->rels[i], RowExclusiveLock);
-	ExecDropSingleTupleTableSlot(ix->slot);
-}
-
-/*
  * Upserts n windows (in the primary key's order, none twice) into
  * window_state, each with its key group: a window's row is found through
  * a walk of the primary key and updated (HOT, thanks to the table's
@@ -788,14 +724,14 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 {
 	PkeyWalk	w;
 	StateScan  *ps = &w.ps;
-	StateIndexes ix;
+	RowIndexes ix;
 	TupleDesc	desc;
 	Datum		values[7];
 	bool		nulls[7] = {false};
 	bool		replace[7] = {false, false, false, false, true, true, false};
 
 	walk_begin(&w, id, walk);
-	indexes_open(&ix, ps->rel);
+	row_indexes_open(&ix, ps->rel);
 	desc = RelationGetDescr(ps->rel);
 	for (int i = 0; i < n; i++)
 	{
@@ -827,11 +763,11 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 			tuple = heap_form_tuple(desc, values, nulls);
 			simple_heap_insert(ps->rel, tuple);
 		}
-		indexes_insert(&ix, ps->rel, tuple);
+		row_indexes_insert(&ix, ps->rel, tuple);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(ps->row);
 	}
-	indexes_close(&ix);
+	row_indexes_close(&ix);
 	walk_end(&w);
 }
 
@@ -1030,8 +966,8 @@ fold_store(StepState *ss)
 static void
 insert_log(int32 id, int64 step, const char *changes, Size size)
 {
-	Relation	rel = state_table_open("state_log", RowExclusiveLock);
-	StateIndexes ix;
+	Relation	rel = windowing_table_open("state_log", RowExclusiveLock);
+	RowIndexes ix;
 	bytea	   *row = palloc(size + VARHDRSZ);
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
@@ -1045,9 +981,9 @@ insert_log(int32 id, int64 step, const char *changes, Size size)
 	tuple = heap_form_tuple(RelationGetDescr(rel), values, nulls);
 	/* a row of more than toast_tuple_target goes to its TOAST table here */
 	simple_heap_insert(rel, tuple);
-	indexes_open(&ix, rel);
-	indexes_insert(&ix, rel, tuple);
-	indexes_close(&ix);
+	row_indexes_open(&ix, rel);
+	row_indexes_insert(&ix, rel, tuple);
+	row_indexes_close(&ix);
 	table_close(rel, RowExclusiveLock);
 }
 
