@@ -67,7 +67,7 @@ REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_w
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 
-ISOLATION = pipeline_notify concurrent_sessions queue_order reowned_step state_held join_order
+ISOLATION = pipeline_notify concurrent_sessions queue_order reowned_step state_held join_order progress_row
 ISOLATION_OPTS = --inputdir=test --temp-instance=tmp_check_iso \
 	--temp-config=$(srcdir)/test/windowing.conf --load-extension=windowing
 
