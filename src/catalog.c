@@ -30,6 +30,8 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -155,7 +157,96 @@ typedef struct PipelineRow
 {
 	Relation	rel;
 	HeapTuple	tup;			/* a copy; NULL: no such pipeline */
+	Datum	   *values;			/* its columns (row_set) */
+	bool	   *isnull;
 } PipelineRow;
+
+/*
+ * windowing.pipeline's columns by name, from its tuple descriptor: the
+ * catalog cache's lookup of each of the sixty columns a step reads and
+ * writes cost a tenth of a one-row step.  Forgotten when the table's
+ * relcache entry goes (an upgrade that adds columns, a new extension).
+ */
+typedef struct ColumnNumber
+{
+	char		name[NAMEDATALEN];
+	AttrNumber	attnum;
+} ColumnNumber;
+
+static HTAB *pipeline_columns = NULL;
+static Oid	pipeline_columns_of = InvalidOid;
+
+static void
+forget_columns(Datum arg, Oid relid)
+{
+	if (pipeline_columns != NULL && (relid == InvalidOid || relid == pipeline_columns_of))
+	{
+		hash_destroy(pipeline_columns);
+		pipeline_columns = NULL;
+	}
+}
+
+static void
+learn_columns(Relation rel)
+{
+	static bool registered = false;
+	TupleDesc	desc = RelationGetDescr(rel);
+	HASHCTL		ctl;
+
+	if (!registered)
+		CacheRegisterRelcacheCallback(forget_columns, (Datum) 0);
+	registered = true;
+	forget_columns((Datum) 0, InvalidOid);
+	ctl.keysize = NAMEDATALEN;
+	ctl.entrysize = sizeof(ColumnNumber);
+	ctl.hcxt = CacheMemoryContext;
+	pipeline_columns = hash_create("windowing pipeline columns", desc->natts, &ctl,
+								   HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	pipeline_columns_of = RelationGetRelid(rel);
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		if (!att->attisdropped)
+			((ColumnNumber *) hash_search(pipeline_columns, NameStr(att->attname), HASH_ENTER,
+										  NULL))->attnum = att->attnum;
+	}
+}
+
+/* The number of column "column" of windowing.pipeline, open as "rel". */
+static AttrNumber
+column_number(Relation rel, const char *column)
+{
+	ColumnNumber *c;
+
+	if (pipeline_columns == NULL || pipeline_columns_of != RelationGetRelid(rel))
+		learn_columns(rel);
+	c = hash_search(pipeline_columns, column, HASH_FIND, NULL);
+	if (c == NULL)
+		elog(ERROR, "no column \"%s\" in windowing.pipeline", column);
+	return c->attnum;
+}
+
+/*
+ * The row is "tup" (NULL: none), its columns taken apart at once: a step
+ * reads most of them, each of which heap_getattr would find from the
+ * start of the row.  The arrays of an earlier row of r are reused.
+ */
+static void
+row_set(PipelineRow *r, HeapTuple tup)
+{
+	TupleDesc	desc = RelationGetDescr(r->rel);
+
+	r->tup = tup;
+	if (tup == NULL)
+		return;
+	if (r->values == NULL)
+	{
+		r->values = palloc(sizeof(Datum) * desc->natts);
+		r->isnull = palloc(sizeof(bool) * desc->natts);
+	}
+	heap_deform_tuple(tup, desc, r->values, r->isnull);
+}
 
 /*
  * The row of part "part" of pipeline "name" as of the current statement
@@ -180,22 +271,23 @@ row_read(PipelineRow *r, const char *name, int part, bool latest)
 	HeapTuple	tup;
 
 	r->rel = open_pipelines();
+	r->values = NULL;
 	if (latest)
 		CommandCounterIncrement();
 	snapshot = RegisterSnapshot(latest ? GetLatestSnapshot() :
 								ActiveSnapshotSet() ? GetActiveSnapshot() :
 								GetTransactionSnapshot());
-	ScanKeyEntryInitialize(&key[0], 0, get_attnum(RelationGetRelid(r->rel), "name"),
+	ScanKeyEntryInitialize(&key[0], 0, column_number(r->rel, "name"),
 						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
 						   F_TEXTEQ, CStringGetTextDatum(name));
-	ScanKeyEntryInitialize(&key[1], 0, get_attnum(RelationGetRelid(r->rel), "part"),
+	ScanKeyEntryInitialize(&key[1], 0, column_number(r->rel, "part"),
 						   BTEqualStrategyNumber, InvalidOid, InvalidOid,
 						   F_INT4EQ, Int32GetDatum(part));
 	scan = systable_beginscan(r->rel, get_relname_relid("pipeline_name_key",
 														RelationGetNamespace(r->rel)),
 							  true, snapshot, 2, key);
 	tup = systable_getnext(scan);
-	r->tup = HeapTupleIsValid(tup) ? heap_copytuple(tup) : NULL;
+	row_set(r, HeapTupleIsValid(tup) ? heap_copytuple(tup) : NULL);
 	systable_endscan(scan);
 	UnregisterSnapshot(snapshot);
 }
@@ -210,13 +302,12 @@ row_close(PipelineRow *r)
 static Datum
 row_datum(const PipelineRow *r, const char *column, bool *isnull, Form_pg_attribute *att)
 {
-	AttrNumber	attnum = get_attnum(RelationGetRelid(r->rel), column);
+	AttrNumber	attnum = column_number(r->rel, column);
 
-	if (attnum == InvalidAttrNumber)
-		elog(ERROR, "no column \"%s\" in windowing.pipeline", column);
 	if (att)
 		*att = TupleDescAttr(RelationGetDescr(r->rel), attnum - 1);
-	return heap_getattr(r->tup, attnum, RelationGetDescr(r->rel), isnull);
+	*isnull = r->isnull[attnum - 1];
+	return r->values[attnum - 1];
 }
 
 /* A column as its type's output function writes it (as ::text does), or NULL. */
@@ -621,10 +712,8 @@ progress_tuple(const PipelineRow *r, const PipelineProgress *progress)
 
 	for (int i = 0; i < lengthof(v); i++)
 	{
-		AttrNumber	attnum = get_attnum(RelationGetRelid(r->rel), v[i].column);
+		AttrNumber	attnum = column_number(r->rel, v[i].column);
 
-		if (attnum == InvalidAttrNumber)
-			elog(ERROR, "no column \"%s\" in windowing.pipeline", v[i].column);
 		values[attnum - 1] = v[i].value;
 		nulls[attnum - 1] = v[i].isnull;
 		replace[attnum - 1] = true;
@@ -935,10 +1024,15 @@ catalog_running_pipelines(MemoryContext cxt, int part, int *parts)
 
 	*parts = 0;
 	r.rel = open_pipelines();
+	r.values = NULL;
 	scan = systable_beginscan(r.rel, InvalidOid, false, snapshot, 0, NULL);
-	while ((r.tup = systable_getnext(scan)) != NULL)
+	for (;;)
 	{
 		Running    *p;
+
+		row_set(&r, systable_getnext(scan));
+		if (r.tup == NULL)
+			break;
 
 		if (!row_running(&r))
 			continue;
