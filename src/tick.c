@@ -31,6 +31,8 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -249,6 +251,69 @@ tick_force(char *until, int64 watermark)
 	forced_watermark = watermark;
 }
 
+/* A queue's identity sequence, as queue_sequence found it. */
+typedef struct QueueSequence
+{
+	Oid			source;
+	Oid			seq;			/* InvalidOid: none */
+} QueueSequence;
+
+static HTAB *queue_sequences = NULL;
+
+/* A queue's relcache entry went: its sequence may have gone with it. */
+static void
+forget_sequence(Datum arg, Oid relid)
+{
+	if (queue_sequences == NULL)
+		return;
+	if (relid == InvalidOid)
+	{
+		hash_destroy(queue_sequences);
+		queue_sequences = NULL;
+	}
+	else
+		(void) hash_search(queue_sequences, &relid, HASH_REMOVE, NULL);
+}
+
+/*
+ * The identity sequence of the queue's arrival numbers, looked up in
+ * pg_depend once per queue rather than at every step, where it was a
+ * twentieth of a one-row step.
+ */
+static HTAB *
+sequences_table(void)
+{
+	static bool registered = false;
+	HASHCTL		ctl;
+
+	if (queue_sequences != NULL)
+		return queue_sequences;
+	if (!registered)
+		CacheRegisterRelcacheCallback(forget_sequence, (Datum) 0);
+	registered = true;
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(QueueSequence);
+	ctl.hcxt = CacheMemoryContext;
+	queue_sequences = hash_create("windowing queue sequences", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	return queue_sequences;
+}
+
+static Oid
+queue_sequence(Oid source)
+{
+	QueueSequence *qs = hash_search(sequences_table(), &source, HASH_FIND, NULL);
+	Oid			seq;
+
+	if (qs != NULL)
+		return qs->seq;
+	seq = getIdentitySequence(source, get_attnum(source, "windowing_seq"), true);
+	/* the lookup may have taken invalidations, which empty the table */
+	qs = hash_search(sequences_table(), &source, HASH_ENTER, NULL);
+	qs->seq = seq;
+	return seq;
+}
+
 /*
  * The last arrival number the queue's identity sequence gave, or for the
  * shard of a distributed queue, which has none, the node's sequence that
@@ -261,7 +326,7 @@ static int64
 queue_numbered(Oid source)
 {
 	LOCAL_FCINFO(fcinfo, 1);
-	Oid			seq = getIdentitySequence(source, get_attnum(source, "windowing_seq"), true);
+	Oid			seq = queue_sequence(source);
 	Oid			save_user;
 	int			save_sec;
 	Datum		last;
