@@ -22,7 +22,6 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -258,8 +257,7 @@ row_set(PipelineRow *r, HeapTuple tup)
 static Relation
 open_pipelines(void)
 {
-	return table_open(get_relname_relid("pipeline", get_namespace_oid("windowing", false)),
-					  AccessShareLock);
+	return windowing_table_open("pipeline", AccessShareLock);
 }
 
 static void

@@ -275,11 +275,7 @@ forget_sequence(Datum arg, Oid relid)
 		(void) hash_search(queue_sequences, &relid, HASH_REMOVE, NULL);
 }
 
-/*
- * The identity sequence of the queue's arrival numbers, looked up in
- * pg_depend once per queue rather than at every step, where it was a
- * twentieth of a one-row step.
- */
+/* The table of queue_sequence's findings, made on first use. */
 static HTAB *
 sequences_table(void)
 {
@@ -299,6 +295,11 @@ sequences_table(void)
 	return queue_sequences;
 }
 
+/*
+ * The identity sequence of the queue's arrival numbers, looked up in
+ * pg_depend once per queue rather than at every step, where it was a
+ * twentieth of a one-row step.
+ */
 static Oid
 queue_sequence(Oid source)
 {
