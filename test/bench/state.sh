@@ -32,6 +32,11 @@
 #   SIZES="1000 100000 1000000" test/bench/state.sh
 #   KIND=session SIZES="1000 1000000" test/bench/state.sh
 #   SIZES="1000 10000000" MEMORY=2GB SPILLED=150MB RUNS=1 test/bench/state.sh   # 10% of 10M windows
+#   SETTINGS="min_dynamic_shared_memory = 1GB" test/bench/state.sh
+#
+# SETTINGS are more lines for the cluster's postgresql.conf.  The script
+# says whether the server's shared memory is in huge pages (huge_pages is
+# "try" by default: the kernel must have them, vm.nr_hugepages).
 set -euo pipefail
 
 # shellcheck source=test/lib.sh
@@ -44,6 +49,7 @@ KIND=${KIND:-tumbling}
 MEMORY=${MEMORY:-1GB}
 SPILLED=${SPILLED:-1MB}
 CHECK_UP_TO=${CHECK_UP_TO:-1000000}
+SETTINGS=${SETTINGS:-}
 case "$KIND" in
 tumbling) ASSIGNER="windowing.tumbling('1 day')" ;;
 session) ASSIGNER="windowing.session('10 minutes')" ;;
@@ -54,8 +60,15 @@ setup_cluster() {
 	start_temp_cluster
 	restart_with "windowing.max_workers = 0
 shared_buffers = 512MB
-timezone = 'UTC'"
+timezone = 'UTC'
+$SETTINGS"
 	sql -c "CREATE EXTENSION windowing"
+	if grep -q 'KernelPageSize: *[0-9]\{4,\} kB' \
+		"/proc/$(head -n 1 "$DIR/data/postmaster.pid")/smaps" 2>/dev/null; then
+		echo "shared memory in huge pages"
+	else
+		echo "shared memory not in huge pages"
+	fi
 }
 
 # windowing.state_memory for the next runs, through a reload.
