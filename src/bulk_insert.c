@@ -31,7 +31,12 @@
 
 #include "bulk_insert.h"
 
-#define BATCH_ROWS 1000
+/*
+ * Rows per table_multi_insert.  COPY buffers up to a thousand, in slots it
+ * makes once; a step makes its slots anew, and making a thousand cost a
+ * step that fires a thousand windows more than the batches save.
+ */
+#define BATCH_ROWS 100
 
 /*
  * Where each given column is in the table (attno - 1), or false if the
