@@ -22,7 +22,8 @@
 # latencies counted from the first commit of a producer after the
 # window's end (pgbench logs when each transaction ended), which is the
 # earliest the closing row can have committed, so that these are the
-# most the worker's part can have taken.  Beside them: the p99 and maximum
+# most the worker's part can have taken, and the p99 of that commit's
+# wait after the window's end.  Beside them: the p99 and maximum
 # of the producers' own transactions (pgbench's latency of each, from its
 # scheduled start), the share of a core the worker used and the share of
 # the machine left idle, over the producers' run.  Every row inserted
@@ -188,14 +189,16 @@ visible AS (
 		(SELECT to_timestamp(min(c.at)) FROM commits c WHERE c.at > extract(epoch FROM e)) AS closing
 	FROM ends),
 lat AS (
-	SELECT extract(epoch FROM at - e) * 1000 AS ms, extract(epoch FROM at - closing) * 1000 AS after
+	SELECT extract(epoch FROM at - e) * 1000 AS ms, extract(epoch FROM at - closing) * 1000 AS after,
+		extract(epoch FROM closing - e) * 1000 AS wait
 	FROM visible)
 SELECT count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
 	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1),
 	round(max(ms)::numeric, 1),
 	round(percentile_cont(0.5) WITHIN GROUP (ORDER BY after)::numeric, 1) || '/' ||
 	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY after)::numeric, 1) || '/' ||
-	round(max(after)::numeric, 1)
+	round(max(after)::numeric, 1),
+	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY wait)::numeric, 1)
 FROM lat;
 SQL
 	echo "$(producer_latency "$DIR/txn.$1") $(cpu_share "$before" "$after")"
@@ -259,17 +262,17 @@ main() {
 	setup_cluster
 	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; $KEYS keys; tumbling $WINDOW, count + sum"
 	printf '%-36s %8s %10s %10s %10s  %-22s  %s\n' "worker woken by" windows "median ms" "p99 ms" "max ms" \
-		"after the first commit" "producers' transactions p99/max ms, worker's CPU, machine idle"
+		"after the first commit" "the first commit's wait p99 ms; producers' transactions p99/max ms, worker's CPU, machine idle"
 	for how in wake poll; do
 		{
-			read -r n med p99 max after
+			read -r n med p99 max after wait
 			read -r txn_p99 txn_max worker idle
 		} <<<"$(run "$how")"
 		[[ "$n" =~ ^[0-9]+$ ]] || exit 1
 		label="commits into the queue"
 		[ "$how" = wake ] || label="polling only (windowing.poll_interval)"
 		printf '%-36s %8s %10s %10s %10s  %-22s  %s\n' "$label" "$n" "$med" "$p99" "$max" "$after" \
-			"$txn_p99/$txn_max, $worker% of a core, $idle% idle"
+			"$wait; $txn_p99/$txn_max, $worker% of a core, $idle% idle"
 	done
 	if ((QUEUE_ROWS > 0)); then
 		echo
