@@ -170,6 +170,7 @@ op_load(Operator *op, bytea *key, int64 start, int64 end, int fire_count,
 	e->saved = DatumGetByteaPCopy(PointerGetDatum(state));
 	agg_deserialize(op->agg, load_trigger_state(op, e, e->saved), e->states);
 	op->kind->load(op, e);
+	op_keep_cleanup_timer(op, e);
 	MemoryContextSwitchTo(old);
 	return e;
 }

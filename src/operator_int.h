@@ -86,6 +86,7 @@ extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);
 extern bool op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end);
 extern void op_add_fire_timer(Operator *op, WindowEntry *e);
+extern void op_keep_cleanup_timer(Operator *op, WindowEntry *e);
 extern void op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time);
 extern void op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args,
 					   bool *argnulls);

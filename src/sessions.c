@@ -85,13 +85,15 @@ regrow(Operator *op, WindowEntry *x, const WmWindow *w)
 	if (x->fire_count > 0 || x->stored || x->logged ||
 		(x->k.start == w->start && x->k.end == w->end))
 		return false;
-	Assert(x->in_fire_heap && x->in_cleanup_heap);
+	Assert(x->in_fire_heap);
 	pairingheap_remove(op->fire_timers, &x->fire_node);
-	pairingheap_remove(op->cleanup_timers, &x->cleanup_node);
+	if (x->in_cleanup_heap)
+		pairingheap_remove(op->cleanup_timers, &x->cleanup_node);
 	if (op_rekey(op, x, w->start, w->end))
 		x->ref->k = x->k;
 	pairingheap_add(op->fire_timers, &x->fire_node);
-	pairingheap_add(op->cleanup_timers, &x->cleanup_node);
+	if (x->in_cleanup_heap)
+		pairingheap_add(op->cleanup_timers, &x->cleanup_node);
 	return x->k.start == w->start && x->k.end == w->end;
 }
 

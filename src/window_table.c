@@ -156,6 +156,31 @@ cleanup_time(const Operator *op, const WindowEntry *e)
 	return Max(wmk_cleanup_time(e->k.end - 1, op->lateness), fire_time(op, e));
 }
 
+/*
+ * Whether a window is cleaned up as soon as its timer fires it: without
+ * allowed lateness, fire spread or a trigger of its own, its cleanup time
+ * is its firing's.  Such a window waits in the cleanup heap only when it
+ * has no fire timer (a window the watermark passed before it was loaded);
+ * else a second heap of the same timers in the same order would cost each
+ * firing about as much again.
+ */
+static bool
+cleans_at_fire(const Operator *op)
+{
+	return op->lateness == 0 && op->spread == 0 && op->trigger == &trigger_event_time;
+}
+
+/* A timed window without a fire timer waits for its cleanup. */
+void
+op_keep_cleanup_timer(Operator *op, WindowEntry *e)
+{
+	if (op->kind->timed && !e->in_fire_heap && !e->in_cleanup_heap)
+	{
+		pairingheap_add(op->cleanup_timers, &e->cleanup_node);
+		e->in_cleanup_heap = true;
+	}
+}
+
 static int
 cleanup_heap_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 {
@@ -325,7 +350,7 @@ op_entry(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 		e->trigger_rows = 0;
 		e->trigger_primed = false;
 		e->changed = false;
-		e->in_cleanup_heap = op->kind->timed;
+		e->in_cleanup_heap = op->kind->timed && !cleans_at_fire(op);
 		if (e->in_cleanup_heap)
 			pairingheap_add(op->cleanup_timers, &e->cleanup_node);
 	}
@@ -538,6 +563,8 @@ op_run_timers(Operator *op)
 		e->in_fire_heap &= early;
 		if (!e->gone && op->trigger->on_event_time(op, e, &win, time) == TRIGGER_FIRE)
 			op_fire(op, e, early ? PANE_EARLY : PANE_ON_TIME);
+		if (!early && !e->gone && op->kind->timed && !e->in_cleanup_heap)
+			finalize(op, e);
 	}
 	while (!pairingheap_is_empty(op->cleanup_timers))
 	{
@@ -683,6 +710,7 @@ op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args, bool *argnulls)
 	{
 		pairingheap_remove(op->fire_timers, &e->fire_node);
 		e->in_fire_heap = false;
+		op_keep_cleanup_timer(op, e);
 		op_fire(op, e, PANE_ON_TIME);
 	}
 	agg_advance(op->agg, e->states, args, argnulls);
@@ -698,6 +726,7 @@ op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args, bool *argnulls)
 	if (e->in_fire_heap)
 		pairingheap_remove(op->fire_timers, &e->fire_node);
 	e->in_fire_heap = false;
+	op_keep_cleanup_timer(op, e);
 	op_fire(op, e, PANE_LATE);
 }
 
