@@ -748,13 +748,7 @@ catalog_save_progress(const PipelineDef *def, const PipelineProgress *progress)
 		result = heap_update(rel, &r.tup->t_self, tuple, GetCurrentCommandId(true), InvalidSnapshot,
 							 true, &failure, &mode);
 		if (result == TM_Ok)
-		{
-			RowIndexes	ix;
-
-			row_indexes_open(&ix, rel);
-			row_indexes_insert(&ix, rel, tuple);
-			row_indexes_close(&ix);
-		}
+			row_indexes_enter(rel, tuple);
 		else if (result != TM_Updated && result != TM_Deleted)
 			elog(ERROR, "could not save the progress of pipeline \"%s\"", def->name);
 	} while (result != TM_Ok);
@@ -1031,7 +1025,6 @@ catalog_running_pipelines(MemoryContext cxt, int part, int *parts)
 		row_set(&r, systable_getnext(scan));
 		if (r.tup == NULL)
 			break;
-
 		if (!row_running(&r))
 			continue;
 		*parts = Max(*parts, (int) row_int8(&r, "parallelism", 1));

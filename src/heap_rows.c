@@ -79,3 +79,20 @@ row_indexes_close(RowIndexes *ix)
 		index_close(ix->rels[i], RowExclusiveLock);
 	ExecDropSingleTupleTableSlot(ix->slot);
 }
+
+/*
+ * Enters one row, just written to rel's heap, into its indexes: those of
+ * a heap-only tuple are not even opened, as a step's progress is most
+ * often written.
+ */
+void
+row_indexes_enter(Relation rel, HeapTuple tuple)
+{
+	RowIndexes	ix;
+
+	if (HeapTupleIsHeapOnly(tuple))
+		return;
+	row_indexes_open(&ix, rel);
+	row_indexes_insert(&ix, rel, tuple);
+	row_indexes_close(&ix);
+}

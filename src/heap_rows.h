@@ -28,5 +28,6 @@ extern Relation windowing_table_open(const char *name, LOCKMODE lock);
 extern void row_indexes_open(RowIndexes *ix, Relation rel);
 extern void row_indexes_insert(RowIndexes *ix, Relation rel, HeapTuple tuple);
 extern void row_indexes_close(RowIndexes *ix);
+extern void row_indexes_enter(Relation rel, HeapTuple tuple);
 
 #endif							/* WINDOWING_HEAP_ROWS_H */

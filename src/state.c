@@ -967,7 +967,6 @@ static void
 insert_log(int32 id, int64 step, const char *changes, Size size)
 {
 	Relation	rel = windowing_table_open("state_log", RowExclusiveLock);
-	RowIndexes ix;
 	bytea	   *row = palloc(size + VARHDRSZ);
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
@@ -981,9 +980,7 @@ insert_log(int32 id, int64 step, const char *changes, Size size)
 	tuple = heap_form_tuple(RelationGetDescr(rel), values, nulls);
 	/* a row of more than toast_tuple_target goes to its TOAST table here */
 	simple_heap_insert(rel, tuple);
-	row_indexes_open(&ix, rel);
-	row_indexes_insert(&ix, rel, tuple);
-	row_indexes_close(&ix);
+	row_indexes_enter(rel, tuple);
 	table_close(rel, RowExclusiveLock);
 }
 
