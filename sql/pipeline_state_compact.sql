@@ -58,3 +58,23 @@ SELECT pg_temp.state_size_wrong() AS wrong_sizes;
 DROP TABLE churn, churn_back;
 
 SELECT count(windowing.drop_pipeline(name, true)) FROM windowing.pipelines WHERE name LIKE 'churn%';
+
+-- A fold or a rewrite deletes the log rows it replaces; the next steps'
+-- rows go onto their pages once pruned (heap_rows.c), rather than each
+-- step extending state_log by a page until vacuum comes by.  Rows of about
+-- 6kB, one a page: the log is emptied at 1MB, every 170 steps or so, and
+-- 400 steps would add about 400 pages without that.
+ALTER TABLE windowing.state_log SET (autovacuum_enabled = false);
+VACUUM FULL windowing.state_log;
+CREATE TABLE reuse (k int, ts bigint, v text);
+INSERT INTO reuse SELECT i % 2, i * 10, (SELECT string_agg(md5(i || '.' || j), '') FROM generate_series(1, 180) j)
+FROM generate_series(1, 400) i;
+SELECT count(windowing.create_pipeline('reuse', 'reuse', 'ts', '{k}', windowing.tumbling('40 milliseconds'),
+    'count(*) AS n, max(v) AS v', start => false, retention => 'consume'));
+SELECT pg_relation_size('windowing.state_log') / 8192 AS pages_before \gset
+CALL pg_temp.drain('reuse', 1, 0, 400, false);
+SELECT pg_relation_size('windowing.state_log') / 8192 - :pages_before < 300 AS pages_reused;
+SELECT count(*) AS results FROM reuse_results;
+ALTER TABLE windowing.state_log RESET (autovacuum_enabled);
+DROP TABLE reuse;
+SELECT count(windowing.drop_pipeline(name, true)) FROM windowing.pipelines WHERE name = 'reuse';

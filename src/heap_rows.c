@@ -13,13 +13,17 @@
 #include "compat.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/table.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "utils/lsyscache.h"
+#include "storage/bufmgr.h"
+#include "pgstat.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "heap_rows.h"
 
@@ -95,4 +99,101 @@ row_indexes_enter(Relation rel, HeapTuple tuple)
 	row_indexes_open(&ix, rel);
 	row_indexes_insert(&ix, rel, tuple);
 	row_indexes_close(&ix);
+}
+
+/*
+ * Pages of a table from which this process deleted rows, to put its next
+ * rows on once pruned.  state_log takes a row a step, most of a page each,
+ * and a fold deletes them all: an insert never prunes the page it looks
+ * at, so until vacuum came by every step would extend the table by a page,
+ * a system call and a new buffer.  A page is only a hint: the insert
+ * checks its room, and goes elsewhere if another took it.
+ */
+#define FREED_PAGES 256
+
+static struct
+{
+	RelFileNode node;			/* the table's file: a rewrite forgets them */
+	int			n;
+	int			next;			/* the oldest, once the ring is full */
+	BlockNumber pages[FREED_PAGES];
+}			freed;
+
+/* Forgets the oldest page deleted from. */
+static void
+freed_pop(void)
+{
+	freed.next = (freed.next + 1) % FREED_PAGES;
+	freed.n--;
+}
+
+/* Row "tid" of rel was deleted: its page will have room once pruned. */
+void
+heap_rows_deleted(Relation rel, ItemPointer tid)
+{
+	BlockNumber blk = ItemPointerGetBlockNumber(tid);
+
+	if (!RelFileNodeEquals(freed.node, rel->rd_node))
+	{
+		freed.node = rel->rd_node;
+		freed.n = freed.next = 0;
+	}
+	if (freed.n > 0 && freed.pages[(freed.next + freed.n - 1) % FREED_PAGES] == blk)
+		return;
+	/* a full ring gives up its oldest */
+	if (freed.n == FREED_PAGES)
+		freed_pop();
+	freed.pages[(freed.next + freed.n++) % FREED_PAGES] = blk;
+}
+
+/*
+ * Prunes the oldest page deleted from, once no snapshot can see its dead
+ * rows, and points rel's next insert there if it has room for "len"
+ * bytes.  A page whose rows may still be seen stays for a later call; one
+ * that is pruned, or was, and still has no room is forgotten.
+ */
+void
+heap_rows_reuse(Relation rel, Size len)
+{
+	BlockNumber blk;
+	Buffer		buf;
+	Page		page;
+	TransactionId prune_xid;
+	Size		room;
+
+	if (freed.n == 0 || !RelFileNodeEquals(freed.node, rel->rd_node))
+		return;
+	blk = freed.pages[freed.next];
+	if (blk >= RelationGetNumberOfBlocks(rel))
+	{
+		/* vacuum truncated it */
+		freed_pop();
+		return;
+	}
+	buf = ReadBuffer(rel, blk);
+	page = BufferGetPage(buf);
+	prune_xid = ((PageHeader) page)->pd_prune_xid;
+	if (TransactionIdIsValid(prune_xid))
+	{
+		GlobalVisState *vistest = GlobalVisTestFor(rel);
+		int			ndeleted;
+		int			nnewlpdead;
+
+		if (!GlobalVisTestIsRemovableXid(vistest, prune_xid) ||
+			!ConditionalLockBufferForCleanup(buf))
+		{
+			ReleaseBuffer(buf);
+			return;
+		}
+		ndeleted = heap_page_prune(rel, buf, InvalidTransactionId, vistest,
+								   InvalidTransactionId, 0, &nnewlpdead, NULL);
+		pgstat_update_heap_dead_tuples(rel, ndeleted - nnewlpdead);
+	}
+	else
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	room = PageGetHeapFreeSpace(page);
+	UnlockReleaseBuffer(buf);
+	if (room >= MAXALIGN(len))
+		RelationSetTargetBlock(rel, blk);
+	freed_pop();
 }

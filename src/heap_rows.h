@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "access/htup.h"
+#include "storage/itemptr.h"
 #include "nodes/execnodes.h"
 #include "utils/relcache.h"
 
@@ -29,5 +30,7 @@ extern void row_indexes_open(RowIndexes *ix, Relation rel);
 extern void row_indexes_insert(RowIndexes *ix, Relation rel, HeapTuple tuple);
 extern void row_indexes_close(RowIndexes *ix);
 extern void row_indexes_enter(Relation rel, HeapTuple tuple);
+extern void heap_rows_deleted(Relation rel, ItemPointer tid);
+extern void heap_rows_reuse(Relation rel, Size len);
 
 #endif							/* WINDOWING_HEAP_ROWS_H */

@@ -22,6 +22,7 @@
 #include "access/detoast.h"
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "access/heaptoast.h"
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -813,7 +814,10 @@ delete_log(int32 id, int64 from)
 	ScanKeyInit(&ps.keys[1], 2, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(from));
 	index_rescan(ps.scan, ps.keys, 2, NULL, 0);
 	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
+	{
 		simple_heap_delete(ps.rel, &ps.slot->tts_tid);
+		heap_rows_deleted(ps.rel, &ps.slot->tts_tid);
+	}
 	scan_end(&ps);
 }
 
@@ -979,6 +983,7 @@ insert_log(int32 id, int64 step, const char *changes, Size size)
 	values[2] = PointerGetDatum(row);
 	tuple = heap_form_tuple(RelationGetDescr(rel), values, nulls);
 	/* a row of more than toast_tuple_target goes to its TOAST table here */
+	heap_rows_reuse(rel, Min(tuple->t_len, RelationGetToastTupleTarget(rel, TOAST_TUPLE_TARGET)));
 	simple_heap_insert(rel, tuple);
 	row_indexes_enter(rel, tuple);
 	table_close(rel, RowExclusiveLock);
