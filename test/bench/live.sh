@@ -19,10 +19,12 @@
 # closes only once a row past its end commits, and the producers start
 # their transactions at random (pgbench's Poisson schedule), so the wait
 # for that commit is part of each latency: the script also prints the
-# latencies counted from the first commit of a producer after the
-# window's end (pgbench logs when each transaction ended), which is the
-# earliest the closing row can have committed, so that these are the
-# most the worker's part can have taken, and the p99 of that commit's
+# latencies counted from the commit that closed the window, the first
+# commit of a producer transaction holding a row past its end (each
+# producer transaction records the latest time of its rows and its
+# transaction id, and the server its commit time,
+# track_commit_timestamp), which is the worker's part: waking, stepping
+# and committing the results; and the p99 of that commit's
 # wait after the window's end.  Beside them: the p99 and maximum
 # of the producers' own transactions (pgbench's latency of each, from its
 # scheduled start), the share of a core the worker used and the share of
@@ -65,12 +67,16 @@ setup_cluster() {
 	sql >/dev/null <<SQL
 CREATE EXTENSION windowing;
 CREATE TABLE events (key int, ts timestamptz, value int);
-CREATE TABLE truth (key int, ts timestamptz, value int);
 SQL
+	restart_with "track_commit_timestamp = on"
+	sql -c "CREATE TABLE closing (latest timestamptz, xid xid)" >/dev/null
 	cat >"$DIR/producer.sql" <<SQL
-INSERT INTO events (key, ts, value)
-SELECT 1 + floor(random() * $KEYS)::int, clock_timestamp(), floor(random() * 1000)::int
-FROM generate_series(1, $BATCH);
+WITH rows AS (
+	INSERT INTO events (key, ts, value)
+	SELECT 1 + floor(random() * $KEYS)::int, clock_timestamp(), floor(random() * 1000)::int
+	FROM generate_series(1, $BATCH)
+	RETURNING ts)
+INSERT INTO closing SELECT max(ts), pg_current_xact_id()::text::xid FROM rows;
 SQL
 	chmod a+r "$DIR/producer.sql"
 }
@@ -82,6 +88,7 @@ SELECT windowing.drop_pipeline(name, true) FROM windowing.pipelines;
 TRUNCATE events;
 CREATE TABLE IF NOT EXISTS seen (watermark bigint, at timestamptz);
 TRUNCATE seen;
+TRUNCATE closing;
 SELECT windowing.create_pipeline('lat', 'events', 'ts', '{key}',
 	windowing.tumbling('$WINDOW'), 'count(*) AS n, sum(value) AS total',
 	max_out_of_orderness => '0', retention => 'consume', "trigger" => NULLIF('$TRIGGER', ''));
@@ -142,12 +149,15 @@ cpu_share() {
 		-v cores="$(nproc)" 'BEGIN { printf "%.0f %.0f", w / 1e9 / (t / hz / cores) * 100, i / t * 100 }'
 }
 
-# When each producer transaction ended (pgbench's log of each, files
-# $1.*), in seconds since the epoch, into table "commits".
-commits() {
-	sql -c "CREATE TABLE IF NOT EXISTS commits (at float8)" -c "TRUNCATE commits" >/dev/null
-	cat "$1".* | awk '{ printf "%d.%06d\n", $5, $6 }' | sql -c "\copy commits FROM pstdin"
-	sql -c "CREATE INDEX IF NOT EXISTS commits_at ON commits (at)" -c "ANALYZE commits" >/dev/null
+# The producer transactions' latest row times and commit times, into
+# table "closed", by latest time.
+closed() {
+	sql >/dev/null <<SQL
+DROP TABLE IF EXISTS closed;
+CREATE TABLE closed AS SELECT latest, pg_xact_commit_timestamp(xid) AS committed FROM closing;
+CREATE INDEX ON closed (latest);
+ANALYZE closed;
+SQL
 }
 
 # The producers' own transactions, from pgbench's log of each (files
@@ -172,7 +182,7 @@ run() {
 		>"$DIR/pgbench.$1.log" 2>&1 || { cat "$DIR/pgbench.$1.log"; exit 1; }
 	after=$(cpu_sample)
 	wait "$pid"
-	commits "$DIR/txn.$1"
+	closed
 	# the ends of the windows after the first and before the last full one
 	sql -F ' ' <<SQL
 WITH bounds AS (
@@ -186,7 +196,8 @@ visible AS (
 	SELECT e, (SELECT min(at) FROM seen
 		WHERE watermark >= (extract(epoch FROM e) * 1e6)::bigint
 			- (extract(epoch FROM timestamptz '2000-01-01 00:00:00+00') * 1e6)::bigint - 1) AS at,
-		(SELECT to_timestamp(min(c.at)) FROM commits c WHERE c.at > extract(epoch FROM e)) AS closing
+		(SELECT min(c.committed) FROM closed c
+			WHERE c.latest >= e AND c.latest < e + interval '1 second') AS closing
 	FROM ends),
 lat AS (
 	SELECT extract(epoch FROM at - e) * 1000 AS ms, extract(epoch FROM at - closing) * 1000 AS after,
@@ -262,7 +273,7 @@ main() {
 	setup_cluster
 	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; $KEYS keys; tumbling $WINDOW, count + sum"
 	printf '%-36s %8s %10s %10s %10s  %-22s  %s\n' "worker woken by" windows "median ms" "p99 ms" "max ms" \
-		"after the first commit" "the first commit's wait p99 ms; producers' transactions p99/max ms, worker's CPU, machine idle"
+		"after the closing commit" "the closing commit's wait p99 ms; producers' transactions p99/max ms, worker's CPU, machine idle"
 	for how in wake poll; do
 		{
 			read -r n med p99 max after wait
