@@ -8,7 +8,8 @@
  * and end, which is most of a small step; here they go into the heap
  * (heap_insert, heap_update), then into the table's indexes, as the
  * executor would enter them.  None of these tables has a trigger or a
- * constraint that such a write would pass by.
+ * constraint that such a write would pass by.  The pages a process
+ * deleted rows from take its next rows once pruned (heap_rows_reuse).
  */
 #include "compat.h"
 
@@ -19,9 +20,9 @@
 #include "catalog/namespace.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
-#include "utils/lsyscache.h"
-#include "storage/bufmgr.h"
 #include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
