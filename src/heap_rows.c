@@ -151,7 +151,9 @@ heap_rows_deleted(Relation rel, ItemPointer tid)
  * Prunes the oldest page deleted from, once no snapshot can see its dead
  * rows, and points rel's next insert there if it has room for "len"
  * bytes.  A page whose rows may still be seen stays for a later call; one
- * that is pruned, or was, and still has no room is forgotten.
+ * that is pruned, or was, and still has no room is forgotten.  Not
+ * heap_page_prune_opt: it prunes only a page nearly full, and a page that
+ * held one log row is not.
  */
 void
 heap_rows_reuse(Relation rel, Size len)
