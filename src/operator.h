@@ -62,6 +62,7 @@ typedef struct WindowEntry
 	};
 	WindowRef  *ref;
 	bytea	   *saved;			/* states as last stored, if not dirty */
+	const void *stored_at;		/* where the state store held it, if there */
 	pairingheap_node fire_node;
 	pairingheap_node cleanup_node;
 	pairingheap_node trigger_node;

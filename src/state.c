@@ -221,6 +221,7 @@ load_stored(const bytea *key, const StoredWindow *w, void *arg)
 
 	e->stored = w->stored;
 	e->logged = w->logged;
+	e->stored_at = w->place;
 }
 
 /* A live window into the store, as the step leaves it. */
@@ -237,6 +238,7 @@ put_stored(StateStore *st, Operator *op, WindowEntry *e)
 	w.stored = e->stored;
 	w.logged = e->logged;
 	w.state = e->saved;
+	w.place = e->stored_at;
 	state_store_put(st, e->k.key, &w);
 }
 

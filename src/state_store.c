@@ -10,7 +10,10 @@
  * step costs what it touches, not all the open state: a step takes out the
  * windows of the keys its rows name and of the windows whose timers its
  * watermark reaches (a heap by due time), and puts back what they became.
- * The windows it does not touch stay where they are.
+ * The windows it does not touch stay where they are.  Those it takes stay
+ * too, in their places in memory and among the timers, until the step
+ * puts them back: a window put back as it was, or with new states of the
+ * same size, costs neither memory nor a move among a million timers.
  *
  * A store changed by a transaction is that transaction's until it ends:
  * at commit it becomes the pipeline's state as of the step it was left
@@ -98,7 +101,7 @@ stored_window(const StoreWin *sw)
 {
 	StoredWindow w = {sw->start, sw->end, sw->due, sw->fire_count, FLAG(sw, WIN_STORED),
 	FLAG(sw, WIN_LOGGED),
-	STATES(sw)};
+	STATES(sw), NULL};
 
 	return w;
 }
@@ -114,7 +117,7 @@ typedef struct StoreDeparted
 /*
  * A key and its windows.  A partial store keeps keys whose windows all
  * left, with none, so that their next rows do not look for them on the
- * heap; a complete one drops them as the step ends (drop_emptied), or at
+ * heap; a complete one drops them as the step ends (settle), or at
  * the next fold if the store's list of keys to fold holds them.
  */
 typedef struct StoreKeyEnt
@@ -124,13 +127,16 @@ typedef struct StoreKeyEnt
 } StoreKeyEnt;
 
 #define KEY_LOGGED 1			/* in the store's logged_keys */
-#define KEY_WINDOWS(k) ((StoreWin *) ((k)->windows_flags & ~(uintptr_t) KEY_LOGGED))
+#define KEY_OUT 2				/* its windows are the step's (out_keys) */
+#define KEY_FLAGS (KEY_LOGGED | KEY_OUT)
+#define KEY_WINDOWS(k) ((StoreWin *) ((k)->windows_flags & ~(uintptr_t) KEY_FLAGS))
 #define KEY_IS_LOGGED(k) (((k)->windows_flags & KEY_LOGGED) != 0)
+#define KEY_IS_OUT(k) (((k)->windows_flags & KEY_OUT) != 0)
 
 static void
 set_key_windows(StoreKeyEnt *k, StoreWin *w)
 {
-	k->windows_flags = (uintptr_t) w | (k->windows_flags & KEY_LOGGED);
+	k->windows_flags = (uintptr_t) w | (k->windows_flags & KEY_FLAGS);
 }
 
 /* What a key's entry takes in the keys' table (dynahash's element). */
@@ -186,8 +192,9 @@ struct StateStore
 								 * the keys put back with a window whose
 								 * newest state is in state_log only, since
 								 * the last fold */
-	List	   *emptied;		/* StoreKeyEnt *, in cxt: keys of a complete
-								 * store whose windows the step took */
+	List	   *out_keys;		/* StoreKeyEnt *, in cxt, each KEY_OUT: the
+								 * keys whose windows the step took, which
+								 * stay in place until it puts them back */
 	int64		logged_windows; /* those windows */
 	int64		logged_bytes;	/* and the bytes of their keys and states */
 	int64		departed_bytes; /* the keys' bytes of "departed" */
@@ -314,7 +321,7 @@ init_contents(StateStore *st)
 	memset(&st->pieces, 0, sizeof(Pieces));
 	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
 	st->logged_keys = NIL;
-	st->emptied = NIL;
+	st->out_keys = NIL;
 	st->logged_windows = 0;
 	st->logged_bytes = 0;
 	st->due = pairingheap_allocate(due_cmp, NULL);
@@ -540,54 +547,88 @@ droppable(const StateStore *st, const StoreKeyEnt *k)
 	return st->complete && KEY_WINDOWS(k) == NULL && !KEY_IS_LOGGED(k);
 }
 
+/* Whether a window is among the store's timers. */
+static bool
+timed(const StateStore *st, StoreWin *w)
+{
+	return w->node.prev_or_parent != NULL || st->due->ph_root == &w->node;
+}
+
+/* A window leaves the store's timers, for "timed" to see. */
+static void
+untime(StateStore *st, StoreWin *w)
+{
+	pairingheap_remove(st->due, &w->node);
+	w->node.prev_or_parent = NULL;
+}
+
 /*
- * The keys the step left without windows leave the table (droppable),
- * but for those in logged_keys, which the next fold drops.  Keys taken
- * and put back stay in place: a step that takes a key's windows out and
- * puts them back costs no removal and no new entry.
+ * The step put back what it took: the windows of the keys it took that it
+ * did not put back leave, and so do the keys it left without windows
+ * (droppable).  Keys taken and put back stay in place: a step that takes a
+ * key's windows out and puts them back costs no removal and no new entry.
  */
 static void
-drop_emptied(StateStore *st)
+settle(StateStore *st)
 {
 	ListCell   *lc;
 
-	foreach(lc, st->emptied)
+	foreach(lc, st->out_keys)
 	{
 		StoreKeyEnt *k = lfirst(lc);
+		StoreWin   *kept = NULL;
+		StoreWin  **tail = &kept;
+		StoreWin   *next;
 
+		for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = next)
+		{
+			next = w->next;
+			if (FLAG(w, WIN_TOUCHED))
+			{
+				*tail = w;
+				tail = &w->next;
+				continue;
+			}
+			if (timed(st, w))
+				untime(st, w);
+			piece_free(st, w, piece_size(VARSIZE_ANY_EXHDR(STATES(w))));
+		}
+		*tail = NULL;
+		set_key_windows(k, kept);
+		k->windows_flags &= ~(uintptr_t) KEY_OUT;
 		if (droppable(st, k))
 			forget_key(st, k);
 	}
-	list_free(st->emptied);
-	st->emptied = NIL;
+	list_free(st->out_keys);
+	st->out_keys = NIL;
 }
 
-/* Takes a key's windows out, each given to fn first. */
+/*
+ * Takes a key's windows out, each given to fn first, with its place.  They
+ * keep their places, marked as not put back (WIN_TOUCHED), until the step
+ * puts them back (state_store_put) or is done with them (settle).
+ */
 static void
 take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 {
 	bytea	   *key = k->key;
-	StoreWin   *w = KEY_WINDOWS(k);
 
-	while (w != NULL)
+	for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 	{
-		StoreWin   *next = w->next;
 		StoredWindow sw = stored_window(w);
 
+		sw.place = w;
 		fn(key, &sw, arg);
 		if (sw.logged)
 		{
 			st->logged_windows--;
 			st->logged_bytes -= logged_bytes(key, w);
 		}
-		pairingheap_remove(st->due, &w->node);
-		piece_free(st, w, piece_size(VARSIZE_ANY_EXHDR(STATES(w))));
+		w->owner_flags &= ~(uintptr_t) WIN_TOUCHED;
 		st->windows--;
-		w = next;
 	}
-	set_key_windows(k, NULL);
-	if (st->complete)
-		st->emptied = key_list_append(st, st->emptied, k);
+	k->windows_flags |= KEY_OUT;
+	st->out_keys = key_list_append(st, st->out_keys, k);
 }
 
 /*
@@ -601,7 +642,8 @@ state_store_take_key(StateStore *st, const bytea *key, StoredWindowFn fn, void *
 
 	if (k == NULL)
 		return false;
-	if (KEY_WINDOWS(k) != NULL)
+	/* a key taken out already is the step's */
+	if (KEY_WINDOWS(k) != NULL && !KEY_IS_OUT(k))
 	{
 		changing(st);
 		st->taken = true;
@@ -708,6 +750,12 @@ state_store_take_due(StateStore *st, int64 upto, int64 max, StoredWindowFn fn, v
 
 		if (w->due > upto)
 			return false;
+		if (KEY_IS_OUT(OWNER(w)))
+		{
+			/* the step has it: its timer comes back as it is put back */
+			untime(st, w);
+			continue;
+		}
 		if (st->windows <= left)
 			return true;
 		changing(st);
@@ -752,15 +800,44 @@ state_store_clear(StateStore *st)
 	init_contents(st);
 }
 
-/* Puts a window of a key into the store: a copy of it. */
+/*
+ * Whether a window the step took out can go back into its place: once,
+ * with its bounds, and states that fit the piece.
+ */
+static bool
+fits_place(const StoreWin *sw, const StoredWindow *w, Size len)
+{
+	return !FLAG(sw, WIN_TOUCHED) && sw->start == w->start && sw->end == w->end &&
+		MAXALIGN(piece_size(VARSIZE_ANY_EXHDR(STATES(sw)))) == MAXALIGN(piece_size(len));
+}
+
+/*
+ * Puts a window of a key into the store: a copy of it, in the place it was
+ * taken from (w->place) where it fits, and among the timers where it was
+ * if its due time is the same.
+ */
 void
 state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 {
 	Size		len = VARSIZE_ANY_EXHDR(w->state);
-	StoreKeyEnt *k = key_entry(st, key);
-	StoreWin   *sw = piece_alloc(st, piece_size(len));
+	StoreWin   *sw = (StoreWin *) w->place;
+	StoreKeyEnt *k = sw != NULL ? OWNER(sw) : key_entry(st, key);
+	bool		in_place = false;
 
+	Assert(sw == NULL || (KEY_IS_OUT(k) && keys_equal(k->key, key)));
 	changing(st);
+	if (sw != NULL && fits_place(sw, w, len))
+	{
+		in_place = timed(st, sw) && sw->due == w->due;
+		if (timed(st, sw) && !in_place)
+			untime(st, sw);
+	}
+	else
+	{
+		sw = piece_alloc(st, piece_size(len));
+		sw->next = KEY_WINDOWS(k);
+		set_key_windows(k, sw);
+	}
 	sw->start = w->start;
 	sw->end = w->end;
 	sw->due = w->due;
@@ -772,9 +849,8 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	else
 		SET_VARSIZE(sw->states, len + VARHDRSZ);
 	memcpy(sw->states + states_header(len), VARDATA_ANY(w->state), len);
-	sw->next = KEY_WINDOWS(k);
-	set_key_windows(k, sw);
-	pairingheap_add(st->due, &sw->node);
+	if (!in_place)
+		pairingheap_add(st->due, &sw->node);
 	st->windows++;
 	if (w->logged)
 	{
@@ -801,7 +877,7 @@ each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 	ListCell   *lc;
 
 	changing(st);
-	drop_emptied(st);
+	settle(st);
 	foreach(lc, st->logged_keys)
 	{
 		StoreKeyEnt *k = lfirst(lc);
@@ -1062,7 +1138,7 @@ state_store_evict(StateStore *st)
 	int64		first_due = WMK_END;
 
 	changing(st);
-	drop_emptied(st);
+	settle(st);
 	for (int pass = 0; pass < 2 && over > 0; pass++)
 	{
 		HASH_SEQ_STATUS seq;
@@ -1113,7 +1189,7 @@ void
 state_store_done(StateStore *st, int64 version, StateLog log)
 {
 	changing(st);
-	drop_emptied(st);
+	settle(st);
 	st->version = version;
 	st->log = log;
 	st->taken = false;

@@ -22,6 +22,12 @@ typedef struct StoredWindow
 	bool		stored;			/* a row exists in window_state */
 	bool		logged;			/* newer states in state_log than that row */
 	const bytea *state;			/* its trigger's and aggregates' states */
+	/*
+	 * Where the store held a window it took out (state_store_take_key,
+	 * state_store_take_due), for the step to give back when it puts the
+	 * window back; else NULL.
+	 */
+	const void *place;
 } StoredWindow;
 
 /*
@@ -59,6 +65,7 @@ extern bool state_store_taken(const StateStore *st);
 extern void state_store_each(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_clear(StateStore *st);
 extern void state_store_put(StateStore *st, const bytea *key, const StoredWindow *w);
+extern void state_store_put_done(StateStore *st);
 extern void state_store_logged(const StateStore *st, int64 *windows, int64 *bytes);
 extern void state_store_departed(const StateStore *st, int64 *windows, int64 *bytes);
 extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);

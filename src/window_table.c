@@ -344,6 +344,7 @@ op_entry(Operator *op, bytea *key, int64 start, int64 end, bool *created)
 		e->dirty = false;
 		e->gone = false;
 		e->saved = NULL;
+		e->stored_at = NULL;
 		e->in_fire_heap = false;
 		e->in_trigger_heap = false;
 		e->trigger_time = WMK_NONE;
