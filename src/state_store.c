@@ -802,12 +802,13 @@ state_store_clear(StateStore *st)
 
 /*
  * Whether a window the step took out can go back into its place: once,
- * with its bounds, and states that fit the piece.
+ * with states that fit the piece.  Its bounds may have changed (a session
+ * that grew): the place is the window's, whose entry the step kept.
  */
 static bool
-fits_place(const StoreWin *sw, const StoredWindow *w, Size len)
+fits_place(const StoreWin *sw, Size len)
 {
-	return !FLAG(sw, WIN_TOUCHED) && sw->start == w->start && sw->end == w->end &&
+	return !FLAG(sw, WIN_TOUCHED) &&
 		MAXALIGN(piece_size(VARSIZE_ANY_EXHDR(STATES(sw)))) == MAXALIGN(piece_size(len));
 }
 
@@ -826,7 +827,7 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 
 	Assert(sw == NULL || (KEY_IS_OUT(k) && keys_equal(k->key, key)));
 	changing(st);
-	if (sw != NULL && fits_place(sw, w, len))
+	if (sw != NULL && fits_place(sw, len))
 	{
 		in_place = timed(st, sw) && sw->due == w->due;
 		if (timed(st, sw) && !in_place)
