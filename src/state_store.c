@@ -829,9 +829,12 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	changing(st);
 	if (sw != NULL && fits_place(sw, len))
 	{
-		in_place = timed(st, sw) && sw->due == w->due;
-		if (timed(st, sw) && !in_place)
+		in_place = timed(st, sw);
+		if (in_place && sw->due != w->due)
+		{
 			untime(st, sw);
+			in_place = false;
+		}
 	}
 	else
 	{

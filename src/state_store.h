@@ -65,7 +65,6 @@ extern bool state_store_taken(const StateStore *st);
 extern void state_store_each(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_clear(StateStore *st);
 extern void state_store_put(StateStore *st, const bytea *key, const StoredWindow *w);
-extern void state_store_put_done(StateStore *st);
 extern void state_store_logged(const StateStore *st, int64 *windows, int64 *bytes);
 extern void state_store_departed(const StateStore *st, int64 *windows, int64 *bytes);
 extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
