@@ -13,6 +13,7 @@ OBJS = \
 	src/evictor.o \
 	src/heap_rows.o \
 	src/join.o \
+	src/join_store.o \
 	src/keys.o \
 	src/launcher.o \
 	src/max_by.o \
@@ -63,7 +64,8 @@ REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_w
 	pipeline_evictor pipeline_fire_spread \
 	doc_tour doc_functions doc_pipelines doc_operations pipeline_join pipeline_window_join \
 	pipeline_null_keys pipeline_many_leave pipeline_parallel pipeline_state_idle \
-	pipeline_join_shuffled pipeline_state_compact pipeline_state_places
+	pipeline_join_shuffled pipeline_state_compact pipeline_state_places \
+	pipeline_join_memory
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 

@@ -29,9 +29,9 @@ WHERE p.name = 'j_paid' ORDER BY side;
 SELECT watermark_time, max_event_time, rows_consumed, windows_fired, late_routed, backlog_rows
 FROM windowing.pipeline_stats WHERE name = 'j_paid';
 -- the rows kept: orders until the watermark passes their time plus 15
--- minutes, payments until it passes their own time (lower is 0)
-SELECT id, ts FROM j_paid_left_state ORDER BY id;
-SELECT id, ts FROM j_paid_right_state ORDER BY id;
+-- minutes, payments until it passes their own time (lower is 0), each
+-- shown by open_windows() from its time to the time it leaves after
+SELECT * FROM windowing.open_windows('j_paid');
 
 -- a payment before the join's watermark (12:00:59.999999) is late, on its
 -- side.  Within a step, a row is judged by its own side's watermark after
@@ -43,12 +43,13 @@ INSERT INTO j_orders VALUES (5, '2026-01-01 12:40', 50), (6, '2026-01-01 12:03',
 SELECT windowing.process('j_paid');
 SELECT * FROM j_paid_results ORDER BY id, method;
 SELECT side, event_time, watermark, reason, row_data FROM j_paid_late ORDER BY event_time;
-SELECT id, ts FROM j_paid_left_state ORDER BY id;
-SELECT id, ts FROM j_paid_right_state ORDER BY id;
+SELECT * FROM windowing.open_windows('j_paid');
 -- the end of input: nothing is left to join
 SELECT windowing.flush('j_paid');
-SELECT count(*) FROM j_paid_left_state;
-SELECT count(*) FROM j_paid_right_state;
+SELECT count(*) FROM windowing.open_windows('j_paid');
+-- and nothing is left in the log of the rows it kept
+SELECT count(*) FROM windowing.state_log l JOIN windowing.pipeline p ON p.id = l.pipeline_id
+WHERE p.name = 'j_paid';
 SELECT watermark, rows_consumed, windows_fired, late_routed, late_dropped
 FROM windowing.pipeline_stats WHERE name = 'j_paid';
 
@@ -289,6 +290,7 @@ SELECT max_out_of_orderness, allowed_lateness FROM windowing.pipelines WHERE nam
 SELECT windowing.alter_pipeline('j_tx', aggregates => 'j_left.v');
 -- what aggregate pipelines have and joins do not, refused clearly
 SELECT windowing.rebuild('j_tx');
+-- (open_windows() shows the rows an interval join keeps)
 SELECT * FROM windowing.open_windows('j_tx');
 
 -- definitions refused

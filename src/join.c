@@ -62,6 +62,7 @@
 #include "commands/async.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -71,6 +72,7 @@
 
 #include "emit.h"
 #include "join.h"
+#include "join_store.h"
 #include "pipeline.h"
 #include "plans.h"
 #include "spec.h"
@@ -104,7 +106,19 @@ typedef struct JoinStep
 	int64		written;		/* result rows */
 	bool		partial[2];		/* an input's tick was read in part */
 	bool		opened[2];		/* an input's tick was opened by this step */
+	/* an interval join: its kept rows, and the pairs not written yet */
+	JoinStore  *store;
+	JoinLayout	layout;
+	char	   *as_state[2];	/* a queue row (n.r) as its state table's row */
+	Oid			row_type[2];	/* the state table's row type */
+	Oid			array_type[2];
+	int			npairs;
+	Datum	   *pairs[2];		/* PAIR_BATCH of each side; 0: none */
+	bool	   *unpaired[2];
 } JoinStep;
+
+/* Pairs written by one statement. */
+#define PAIR_BATCH 10000
 
 /* The columns a state table adds to its queue's. */
 static const char *const state_columns[] = {
@@ -142,18 +156,49 @@ load_state(JoinStep *j, int i)
 {
 	Relation	rel = table_open(j->in[i].state_table, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData row;
 
 	j->state[i] = catalog_relation_name(j->in[i].state_table, "state table");
 	j->columns[i] = NIL;
+	initStringInfo(&row);
 	for (int a = 0; a < desc->natts; a++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, a);
+		const char *name = quote_identifier(NameStr(att->attname));
 
-		if (!att->attisdropped && !is_state_column(NameStr(att->attname)))
-			j->columns[i] = lappend(j->columns[i], pstrdup(quote_identifier(NameStr(att->attname))));
+		if (att->attisdropped)
+			continue;
+		if (!is_state_column(NameStr(att->attname)))
+			j->columns[i] = lappend(j->columns[i], pstrdup(name));
+		appendStringInfo(&row, "%s%s", row.len > 0 ? ", " : "",
+						 is_state_column(NameStr(att->attname)) ? "NULL" : psprintf("(n.r).%s", name));
 	}
+	j->as_state[i] = psprintf("ROW(%s)::%s", row.data, j->state[i]);
 	j->kept[i] = rel->rd_rel->reltuples;
+	j->row_type[i] = rel->rd_rel->reltype;
+	j->array_type[i] = get_array_type(j->row_type[i]);
+	j->layout.desc[i] = CreateTupleDescCopy(desc);
 	table_close(rel, AccessShareLock);
+}
+
+/*
+ * An interval join's rows as its store keeps them: of the state tables'
+ * row types, with their key and time columns.
+ */
+static void
+load_layout(JoinStep *j)
+{
+	JoinLayout *l = &j->layout;
+
+	l->nkeys = j->in[0].nkeys;
+	for (int i = 0; i < 2; i++)
+	{
+		l->keys[i] = palloc(sizeof(AttrNumber) * l->nkeys);
+		for (int k = 0; k < l->nkeys; k++)
+			l->keys[i][k] = get_attnum(j->in[i].state_table, j->in[i].keys[k]);
+		l->time[i] = get_attnum(j->in[i].state_table, j->in[i].time_column);
+	}
+	join_layout_keys(l);
 }
 
 /* Input i's queue columns, joined by commas, each after "prefix". */
@@ -197,67 +242,6 @@ keys_match(const JoinStep *j, int ia, const char *a, int ib, const char *b)
 		appendStringInfo(&out, "%s%s.%s = %s.%s", k > 0 ? " AND " : "", a,
 						 quote_identifier(j->in[ia].keys[k]), b, quote_identifier(j->in[ib].keys[k]));
 	return out.data;
-}
-
-/*
- * The join condition between a left row under alias "l" and a right row
- * under "r": equal keys, the right time within the bounds ($8, $9) of the
- * left one.  It is written with the kept rows' columns alone on one side
- * of each comparison, so that the index of their state table (input
- * "probed") on key and time finds them.
- */
-static char *
-join_condition(const JoinStep *j, const char *l, const char *r, int probed)
-{
-	StringInfoData out;
-	const JoinInput *li = &j->in[0];
-	const JoinInput *ri = &j->in[1];
-	const char *lt = quote_identifier(li->time_column);
-	const char *rt = quote_identifier(ri->time_column);
-	bool		lower_excl = j->def->join_lower_exclusive;
-	bool		upper_excl = j->def->join_upper_exclusive;
-
-	initStringInfo(&out);
-	appendStringInfo(&out, "%s AND ", keys_match(j, 0, l, 1, r));
-	if (probed == 1)
-		appendStringInfo(&out, "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $8) AND "
-						 "%s.%s %s (%s.%s OPERATOR(pg_catalog.+) $9)",
-						 r, rt, lower_excl ? "OPERATOR(pg_catalog.>)" : "OPERATOR(pg_catalog.>=)", l, lt,
-						 r, rt, upper_excl ? "OPERATOR(pg_catalog.<)" : "OPERATOR(pg_catalog.<=)", l, lt);
-	else
-		appendStringInfo(&out, "%s.%s %s (%s.%s OPERATOR(pg_catalog.-) $8) AND "
-						 "%s.%s %s (%s.%s OPERATOR(pg_catalog.-) $9)",
-						 l, lt, lower_excl ? "OPERATOR(pg_catalog.<)" : "OPERATOR(pg_catalog.<=)", r, rt,
-						 l, lt, upper_excl ? "OPERATOR(pg_catalog.>)" : "OPERATOR(pg_catalog.>=)", r, rt);
-	return out.data;
-}
-
-/*
- * Whether input i's new row (n) can meet any row kept in the other
- * input's state table: whether its bounds overlap the times of those rows,
- * from the earliest to the latest (each found once a statement through the
- * table's index on time; NULL, meeting nothing, when it is empty).  A row
- * that cannot skips its probe, which costs as much as one that finds
- * nothing: orders, say, probing for payments that are not there yet.
- * Bounds are taken inclusive: a superset of the rows that meet.  The
- * earliest is looked for from $13, the least time the table can hold
- * (least_kept): below it the index holds the entries of the rows the
- * last steps deleted, which a search from its start would step over
- * entry by entry until vacuum removes them.
- */
-static char *
-may_meet_sql(const JoinStep *j, int i)
-{
-	const char *t = quote_identifier(j->in[1 - i].time_column);
-	const char *state = j->state[1 - i];
-	/* the other's times met: [ts + $8, ts + $9] on the left, [ts - $9, ts - $8] on the right */
-	const char *from = i == 0 ? "OPERATOR(pg_catalog.+) $8" : "OPERATOR(pg_catalog.-) $9";
-	const char *to = i == 0 ? "OPERATOR(pg_catalog.+) $9" : "OPERATOR(pg_catalog.-) $8";
-
-	return psprintf("n.ts %s OPERATOR(pg_catalog.<=) (SELECT pg_catalog.max(%s) FROM %s) "
-					"AND n.ts %s OPERATOR(pg_catalog.>=) (SELECT pg_catalog.min(%s) FROM %s "
-					"WHERE %s OPERATOR(pg_catalog.>=) $13)",
-					from, t, state, to, t, state, t);
 }
 
 /* Is input i's side kept whole by the join (its unmatched rows written)? */
@@ -316,15 +300,13 @@ rows_sql(StringInfo sql, const JoinStep *j, int i)
 }
 
 /*
- * The end of that statement: the rows of n that "late" picks into the late
- * table (if any) with the reason "reason" gives and, where the table has
- * the column, the windows "missed" gives, and the step's counts: of n's
- * rows those "first" picks (one for each row read), and the pairs "pairs"
- * counts.
+ * The rows of n that "late" picks, into the late table (if any) with the
+ * reason "reason" gives and, where the table has the column, the windows
+ * "missed" gives.
  */
 static void
-late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
-		 const char *missed, const char *first, const char *pairs)
+late_cte(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
+		 const char *missed)
 {
 	bool		with_missed = j->late_missed && missed != NULL;
 
@@ -336,83 +318,47 @@ late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char 
 						 "FROM n WHERE %s RETURNING 1)",
 						 j->late_table, with_missed ? "missed_windows, " : "", j->in[i].side, reason,
 						 with_missed ? missed : "", with_missed ? ", " : "", late);
-	appendStringInfo(sql,
-					 " SELECT pg_catalog.count(*) FILTER (WHERE %s) AS n, pg_catalog.max(n.ts) AS max_ts, "
-					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, %s AS pairs, "
-					 "pg_catalog.max((n.r).windowing_seq) AS last_seq FROM n", first, late, pairs);
 }
 
 /*
- * In the right input's statement (the step's last to read rows): the
- * least the join's watermark will be once the step moves it, from this
- * input's rows (its watermark after the tick's last row) and the left
- * input's ($12, rows_watermark), plus the lower bound.  Its rows before
- * that would leave the state table at the step's end (expire), and no
- * later statement of the step reads it, so they are not kept at all
- * (unless the right side is outer: its rows that met nothing are written
- * as they leave).
+ * The end of that statement: its late rows (late_cte), and the step's
+ * counts: of n's rows those "first" picks (one for each row read).
  */
-static char *
-expiring_sql(void)
+static void
+late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
+		 const char *missed, const char *first)
 {
-	return psprintf("expiring AS (SELECT %s OPERATOR(pg_catalog.+) $8 AS until "
-					"FROM (SELECT %s AS own FROM t) o), ",
-					join_watermark_sql("o.own", "$12"), own_watermark_sql("pg_catalog.max(t.ts)"));
+	late_cte(sql, j, i, late, reason, missed);
+	appendStringInfo(sql,
+					 " SELECT pg_catalog.count(*) FILTER (WHERE %s) AS n, pg_catalog.max(n.ts) AS max_ts, "
+					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, "
+					 "pg_catalog.max((n.r).windowing_seq) AS last_seq FROM n", first, late);
 }
 
 /*
  * The statement of input i's tick in an interval join: its rows judged
- * late or not; the pairs of the rows on time with the other input's kept
- * rows, into the results; the rows on time into the input's state table,
- * and the late ones into the late table; on an outer side, which rows met
- * one.  Then its counts.  Each row looks up the rows it meets through the
- * other state table's index on key and time (a lateral subquery, which the
- * planner cannot turn into a hash join on the keys alone: with a few keys,
- * that compares every row of a key with every row of the other side's).
- * The left input's statement runs first, so its new rows meet the right
- * input's older ones, and the right input's new rows meet all the left
- * ones: each pair once.
+ * late or not, the late ones into the late table; then the step's counts
+ * (k = 0), and each row on time (k = 1) as its state table's row type,
+ * for the store to meet and keep (meet_rows).
  */
 static char *
 read_sql(const JoinStep *j, int i)
 {
-	const JoinInput *in = &j->in[i];
-	const JoinInput *other = &j->in[1 - i];
 	StringInfoData sql;
 
 	initStringInfo(&sql);
 	rows_sql(&sql, j, i);
+	appendStringInfoString(&sql,
+						   ", n AS (SELECT w.r, w.ts, w.wm, w.ts IS NULL "
+						   "OR (w.wm IS NOT NULL AND w.ts OPERATOR(pg_catalog.<) w.wm) AS late FROM w)");
+	late_cte(&sql, j, i, "n.late",
+			 "CASE WHEN n.ts IS NULL THEN 'event time is null' ELSE 'late' END", NULL);
 	appendStringInfo(&sql,
-					 ", n AS (SELECT w.r, w.ts, w.wm, w.ts IS NULL "
-					 "OR (w.wm IS NOT NULL AND w.ts OPERATOR(pg_catalog.<) w.wm) AS late FROM w), "
-					 "%s"
-					 "pm AS (SELECT n.r AS xr, m.yr, m.yc FROM n, LATERAL (SELECT s AS yr, s.ctid AS yc "
-					 "FROM %s AS s WHERE %s OFFSET 0) m WHERE NOT n.late AND %s), "
-					 "res AS (INSERT INTO %s SELECT %s FROM pm, LATERAL (SELECT %s) AS %s, "
-					 "LATERAL (SELECT %s) AS %s RETURNING 1), "
-					 "kept AS (INSERT INTO %s (%s, windowing_matched) SELECT %s, %s FROM n "
-					 "WHERE NOT n.late%s RETURNING 1)",
-					 i == 1 ? expiring_sql() : "",
-					 j->state[1 - i],
-					 i == 0 ? join_condition(j, "(n.r)", "s", 1) : join_condition(j, "s", "(n.r)", 0),
-					 may_meet_sql(j, i),
-					 j->result_table, j->def->aggregates,
-					 column_list(j, i, "(pm.xr)."), quote_identifier(in->alias),
-					 column_list(j, 1 - i, "(pm.yr)."), quote_identifier(other->alias),
-					 j->state[i], column_list(j, i, ""), column_list(j, i, "(n.r)."),
-					 outer_side(j, i) ? "(n.r).windowing_seq OPERATOR(pg_catalog.=) ANY "
-					 "(SELECT (pm.xr).windowing_seq FROM pm)" : "false",
-					 i == 1 && !outer_side(j, i) ? " AND NOT COALESCE(n.ts "
-					 "OPERATOR(pg_catalog.<) (SELECT until FROM expiring), false)" : "");
-	if (outer_side(j, 1 - i))
-		appendStringInfo(&sql,
-						 ", met AS (UPDATE %s AS u SET windowing_matched = true "
-						 "FROM (SELECT DISTINCT pm.yc FROM pm) m "
-						 "WHERE u.ctid OPERATOR(pg_catalog.=) m.yc AND NOT u.windowing_matched RETURNING 1)",
-						 j->state[1 - i]);
-	late_sql(&sql, j, i, "n.late",
-			 "CASE WHEN n.ts IS NULL THEN 'event time is null' ELSE 'late' END", NULL,
-			 "true", "(SELECT pg_catalog.count(*) FROM res)");
+					 " SELECT 0 AS k, pg_catalog.count(*) AS n, pg_catalog.max(n.ts) AS max_ts, "
+					 "pg_catalog.count(*) FILTER (WHERE n.late) AS late, "
+					 "pg_catalog.max((n.r).windowing_seq) AS last_seq, NULL::%s AS s FROM n "
+					 "UNION ALL SELECT 1, NULL, n.ts, NULL, (n.r).windowing_seq, %s FROM n WHERE NOT n.late",
+					 j->state[i], j->as_state[i]);
 	return sql.data;
 }
 
@@ -464,7 +410,7 @@ window_read_sql(const JoinStep *j, int i)
 			 "WHEN NOT windowing._in_range($9, n.ts) THEN 'event time out of range' "
 			 "WHEN n.missed IS NULL THEN 'between windows' "
 			 "ELSE 'late' END", "n.missed",
-			 "n.i IS NULL OR n.i OPERATOR(pg_catalog.=) 1", "0::pg_catalog.int8");
+			 "n.i IS NULL OR n.i OPERATOR(pg_catalog.=) 1");
 	return sql.data;
 }
 
@@ -555,7 +501,7 @@ session_read_sql(const JoinStep *j, int i)
 			 "WHEN n.s IS NULL THEN 'event time out of range' ELSE 'late' END",
 			 psprintf("CASE WHEN n.s IS NOT NULL THEN ARRAY[%s] END",
 					  emit_window_sql(j->def->time_type, "n.s", "n.e")),
-			 "true", "0::pg_catalog.int8");
+			 "true");
 	return sql.data;
 }
 
@@ -617,23 +563,109 @@ expiry(const JoinStep *j, int i, int64 wm)
 	return wmk_add(wm, i == 0 ? -j->upper : j->lower);
 }
 
-/*
- * The least time input i's state table holds while a step reads, the
- * join's watermark before the step being "before": its rows from earlier
- * steps are at or after the last step's expiry, and those the step keeps
- * are on time, at or after "before".
- */
-static int64
-least_kept(const JoinStep *j, int i, int64 before)
+/* Writes the pairs gathered so far. */
+static void
+write_pairs(JoinStep *j)
 {
-	if (before == WMK_NONE)
-		return PG_INT64_MIN;
-	return Min(before, expiry(j, i, before));
+	Datum		args[2];
+	int			lb = 1;
+
+	if (j->npairs == 0)
+		return;
+	for (int i = 0; i < 2; i++)
+		args[i] = PointerGetDatum(construct_md_array(j->pairs[i], j->unpaired[i], 1, &j->npairs, &lb,
+													 j->row_type[i], -1, false, TYPALIGN_DOUBLE));
+	/*
+	 * A kept plan is known by its text, and its parameters' types are the
+	 * state tables' row types: a table made again under the same name must
+	 * not meet the plan of the one dropped.
+	 */
+	if (plans_execute(psprintf("/* %u %u */ INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
+							   "pg_catalog.unnest($2) AS yr) AS pm, "
+							   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
+							   j->row_type[0], j->row_type[1], j->result_table, j->def->aggregates,
+							   column_list(j, 0, "(pm.xr)."), quote_identifier(j->in[0].alias),
+							   column_list(j, 1, "(pm.yr)."), quote_identifier(j->in[1].alias)),
+					  2, j->array_type, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not write the pairs of join pipeline \"%s\"", j->def->name);
+	j->written += SPI_processed;
+	for (int i = 0; i < 2; i++)
+		pfree(DatumGetPointer(args[i]));
+	j->npairs = 0;
+}
+
+/* A pair for the results (JoinPairFn): a row of each side, or one alone. */
+static void
+add_pair(Datum left, Datum right, void *arg)
+{
+	JoinStep   *j = arg;
+	Datum		row[2] = {left, right};
+
+	for (int i = 0; i < 2; i++)
+	{
+		if (j->pairs[i] == NULL)
+		{
+			j->pairs[i] = palloc(sizeof(Datum) * PAIR_BATCH);
+			j->unpaired[i] = palloc(sizeof(bool) * PAIR_BATCH);
+		}
+		j->pairs[i][j->npairs] = row[i];
+		j->unpaired[i][j->npairs] = row[i] == (Datum) 0;
+	}
+	if (++j->npairs == PAIR_BATCH)
+		write_pairs(j);
+}
+
+/*
+ * The times of the other input's rows that input i's row at "ts" meets:
+ * [ts + lower, ts + upper] for a left row, [ts - upper, ts - lower] for a
+ * right one, an exclusive bound a unit in.
+ */
+static void
+meeting_times(const JoinStep *j, int i, int64 ts, int64 *from, int64 *to)
+{
+	bool		lower_excl = j->def->join_lower_exclusive;
+	bool		upper_excl = j->def->join_upper_exclusive;
+
+	if (i == 0)
+	{
+		*from = wmk_add(wmk_add(ts, j->lower), lower_excl ? 1 : 0);
+		*to = wmk_add(wmk_add(ts, j->upper), upper_excl ? -1 : 0);
+	}
+	else
+	{
+		*from = wmk_add(wmk_add(ts, -j->upper), upper_excl ? 1 : 0);
+		*to = wmk_add(wmk_add(ts, -j->lower), lower_excl ? -1 : 0);
+	}
+}
+
+/*
+ * Input i's rows on time, the k = 1 rows of its statement (read_sql), meet
+ * the other input's kept rows and are kept.
+ */
+static void
+meet_rows(JoinStep *j, int i, SPITupleTable *rows, uint64 n)
+{
+	for (uint64 r = 0; r < n; r++)
+	{
+		HeapTuple	t = rows->vals[r];
+		bool		isnull;
+		int64		ts;
+		int64		from;
+		int64		to;
+
+		if (DatumGetInt32(SPI_getbinval(t, rows->tupdesc, 1, &isnull)) != 1)
+			continue;
+		ts = DatumGetInt64(SPI_getbinval(t, rows->tupdesc, 3, &isnull));
+		meeting_times(j, i, ts, &from, &to);
+		join_store_meet(j->store, i, SPI_getbinval(t, rows->tupdesc, 6, &isnull), ts,
+						DatumGetInt64(SPI_getbinval(t, rows->tupdesc, 5, &isnull)), from, to,
+						add_pair, j);
+	}
 }
 
 /*
  * Reads input i's open tick, or its first max_rows rows (<= 0: all), into
- * its state table or the late table.
+ * its state (the store, or its state table) or the late table.
  */
 static void
 read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
@@ -641,10 +673,14 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	JoinInput  *in = &j->in[i];
 	const JoinInput *other = &j->in[1 - i];
 	Oid			tt = j->def->time_type;
-	Oid			types[13] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
-	j->span_type, j->span_type, INT8OID, tt, tt};
-	Datum		args[13];
-	char		nulls[14] = "             ";
+	Oid			types[12] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
+	j->span_type, j->span_type, INT8OID, tt};
+	Datum		args[12];
+	char		nulls[13] = "            ";
+	SPITupleTable *rows;
+	uint64		n;
+	int			c = j->windowed ? 1 : 2;	/* the counts' first column */
+	uint64		at = 0;
 	bool		isnull;
 	Datum		max_ts;
 	int64		late;
@@ -668,37 +704,43 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	}
 	else
 	{
-		args[7] = span_datum(j, j->lower);
-		args[8] = span_datum(j, j->upper);
-		nulls[9] = 'n';
+		nulls[7] = nulls[8] = nulls[9] = 'n';
+		args[7] = args[8] = args[9] = (Datum) 0;
 	}
 	args[10] = Int64GetDatum(max_rows);
 	nulls[10] = max_rows > 0 ? ' ' : 'n';
 	args[11] = watermark_arg(rows_watermark(j, 1 - i).value, &nulls[11]);
-	args[12] = Int64GetDatum(least_kept(j, 1 - i, join_wm));
 	if (plans_execute(j->sessions ? session_read_sql(j, i) :
 					  j->windowed ? window_read_sql(j, i) : read_sql(j, i),
-					  13, types, args, nulls, false, 0) != SPI_OK_SELECT ||
-		SPI_processed != 1)
+					  12, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
-	in->cursor.rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	max_ts = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	rows = SPI_tuptable;
+	n = SPI_processed;
+	while (!j->windowed && at < n &&
+		   DatumGetInt32(SPI_getbinval(rows->vals[at], rows->tupdesc, 1, &isnull)) != 0)
+		at++;
+	if (at >= n)
+		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
+	in->cursor.rows = DatumGetInt64(SPI_getbinval(rows->vals[at], rows->tupdesc, c, &isnull));
+	max_ts = SPI_getbinval(rows->vals[at], rows->tupdesc, c + 1, &isnull);
 	if (!isnull && DatumGetInt64(max_ts) > in->max_seen)
 		in->max_seen = DatumGetInt64(max_ts);
-	late = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
-	j->written += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4,
-											  &isnull));
+	late = DatumGetInt64(SPI_getbinval(rows->vals[at], rows->tupdesc, c + 2, &isnull));
 	/* a tick read up to max_rows may hold more: the next step goes on */
 	j->partial[i] = max_rows > 0 && in->cursor.rows >= max_rows;
 	if (j->partial[i])
-		in->cursor.last_seq = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-														  SPI_tuptable->tupdesc, 5, &isnull));
+		in->cursor.last_seq = DatumGetInt64(SPI_getbinval(rows->vals[at], rows->tupdesc, c + 3,
+														  &isnull));
 	if (j->late_table)
 		j->progress->late_routed += late;
 	else
 		j->progress->late_dropped += late;
 	j->progress->rows += in->cursor.rows;
-	refresh_statistics(j, i);
+	if (j->windowed)
+		refresh_statistics(j, i);
+	else
+		meet_rows(j, i, rows, n);
+	SPI_freetuptable(rows);
 }
 
 static uint64
@@ -710,31 +752,52 @@ run(const char *sql, int nargs, Datum *args, Oid *types, int expect)
 }
 
 /*
- * Input i's rows that nothing on time can meet any more: before "until"
- * (the watermark less the upper bound for the left, plus the lower for the
- * right).  An outer join on that side writes those that met nothing.
+ * Input i's rows that nothing on time can meet any more leave the store:
+ * those before "until" (the watermark less the upper bound for the left,
+ * plus the lower for the right).  An outer join on that side writes those
+ * that met nothing.
  */
 static void
 expire(JoinStep *j, int i, int64 until)
 {
-	const JoinInput *in = &j->in[i];
-	char	   *gone = psprintf("%s OPERATOR(pg_catalog.<) $1", quote_identifier(in->time_column));
-	Oid			type = j->def->time_type;
-	Datum		arg = Int64GetDatum(until);
+	join_store_expire(j->store, i, until, outer_side(j, i), add_pair, j);
+}
 
-	if (outer_side(j, i))
+/*
+ * The store of an interval join's kept rows as the last committed step
+ * left them: this process's, or read from the log (and the state tables
+ * of an earlier release).  The step's transaction has it from now on.
+ */
+static void
+open_store(JoinStep *j, bool keep)
+{
+	int64		wm = j->progress->watermark;
+	int64		until[2];
+	Oid			legacy[2] = {j->in[0].state_table, j->in[1].state_table};
+
+	load_layout(j);
+	j->store = keep ? join_store_find(j->def->id, j->progress->steps, &j->layout) : NULL;
+	if (j->store == NULL)
 	{
-		char	   *alone = psprintf("%s AND NOT windowing_matched", gone);
-
-		j->written += run(psprintf("INSERT INTO %s SELECT %s FROM %s %s JOIN %s ON true",
-								   j->result_table, j->def->aggregates,
-								   side_rows(j, 0, i == 0 ? alone : "false"),
-								   i == 0 ? "LEFT" : "RIGHT",
-								   side_rows(j, 1, i == 1 ? alone : "false")),
-						  1, &arg, &type, SPI_OK_INSERT);
+		for (int i = 0; i < 2; i++)
+			until[i] = wm == WMK_NONE ? PG_INT64_MIN : expiry(j, i, wm);
+		j->store = join_store_read(j->def->id, &j->layout, until, legacy, keep);
 	}
-	run(psprintf("DELETE FROM %s WHERE %s", j->state[i], gone),
-		1, &arg, &type, SPI_OK_DELETE);
+	if (keep)
+		join_store_changing(j->store);
+}
+
+/*
+ * The step's changes to the kept rows into the log, as step "step"'s; rows
+ * read from the state tables leave them once logged.
+ */
+static void
+log_store(JoinStep *j, int64 step)
+{
+	if (!join_store_log(j->store, step))
+		return;
+	for (int i = 0; i < 2; i++)
+		run(psprintf("DELETE FROM %s", j->state[i]), 0, NULL, NULL, SPI_OK_DELETE);
 }
 
 /*
@@ -1076,6 +1139,8 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	 */
 	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
 							 false);
+	if (!j.windowed)
+		open_store(&j, true);
 	if (consume_rows)
 	{
 		/*
@@ -1112,10 +1177,12 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	}
 	if (j.windowed && join_wm > before)
 		clean(&j, join_wm == WMK_END ? WMK_END : wmk_add(join_wm, 1 - j.lateness));
-	else if (!j.windowed && join_wm > before)
+	else if (!j.windowed && join_wm != WMK_NONE)
 	{
+		/* every step, so that none leaves a row the watermark passed */
 		expire(&j, 0, expiry(&j, 0, join_wm));
 		expire(&j, 1, expiry(&j, 1, join_wm));
+		write_pairs(&j);
 	}
 	/*
 	 * As for aggregate pipelines, a step that changed nothing writes
@@ -1123,7 +1190,16 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	 */
 	if (progress->rows == 0 && join_wm == before && j.written == 0 &&
 		progress->late_routed + progress->late_dropped == 0 && !resumed)
+	{
+		if (j.store)
+			join_store_done(j.store, progress->steps);
 		return false;
+	}
+	if (j.store)
+	{
+		log_store(&j, progress->steps + 1);
+		join_store_done(j.store, progress->steps + 1);
+	}
 	progress->watermark = join_wm;
 	progress->max_seen = Max(j.in[0].max_seen, j.in[1].max_seen);
 	progress->windows_fired = j.written;
@@ -1141,12 +1217,106 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	return j.partial[0] || j.partial[1];
 }
 
+/* The rows of each side kept, as open_windows() shows them. */
+typedef struct KeptRows
+{
+	int			n[2];
+	Datum	   *rows[2];
+	Datum	   *matched[2];
+} KeptRows;
+
+static void
+add_kept(int side, Datum row, int64 ts, bool matched, void *arg)
+{
+	KeptRows   *k = arg;
+
+	k->rows[side] = repalloc(k->rows[side], sizeof(Datum) * (k->n[side] + 1));
+	k->matched[side] = repalloc(k->matched[side], sizeof(Datum) * (k->n[side] + 1));
+	k->rows[side][k->n[side]] = row;
+	k->matched[side][k->n[side]++] = BoolGetDatum(matched);
+}
+
+/*
+ * Input i's kept rows (parameter "first") and whether each met one (the
+ * next) as open_windows() shows them: the key as the left input names it,
+ * the row's time, the time it leaves after (its time less the third), and
+ * the row; then, to sort by, that time and its own.
+ */
+static char *
+kept_sql(const JoinStep *j, int i, int first)
+{
+	const char *t = quote_identifier(j->in[i].time_column);
+	StringInfoData key;
+
+	initStringInfo(&key);
+	for (int k = 0; k < j->in[0].nkeys; k++)
+		appendStringInfo(&key, "%s%s, (x.r).%s", k > 0 ? ", " : "", quote_literal_cstr(j->in[0].keys[k]),
+						 quote_identifier(j->in[i].keys[k]));
+	return psprintf("SELECT pg_catalog.jsonb_build_object(%s), (x.r).%s::pg_catalog.text, "
+					"((x.r).%s OPERATOR(pg_catalog.-) $%d)::pg_catalog.text, "
+					"pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object('side', '%s', "
+					"'matched', x.m, 'row', pg_catalog.to_jsonb(x.r) OPERATOR(pg_catalog.-) "
+					"'{windowing_xid,windowing_seq,windowing_matched}'::pg_catalog.text[])), "
+					"(x.r).%s OPERATOR(pg_catalog.-) $%d, (x.r).%s "
+					"FROM (SELECT pg_catalog.unnest($%d) AS r, pg_catalog.unnest($%d) AS m) AS x",
+					key.data, t, t, first + 2, j->in[i].side, t, first + 2, t, first, first + 1);
+}
+
+/*
+ * The rows an interval join keeps, each as an open window of open_windows()
+ * from its time to when it leaves, by that time and side.
+ */
+static void
+interval_open_windows(JoinStep *j, ReturnSetInfo *rsi)
+{
+	KeptRows	k;
+	Datum		args[6];
+	Oid			types[6];
+	int			lb = 1;
+
+	open_store(j, false);
+	for (int i = 0; i < 2; i++)
+	{
+		k.n[i] = 0;
+		k.rows[i] = palloc(sizeof(Datum));
+		k.matched[i] = palloc(sizeof(Datum));
+	}
+	join_store_each(j->store, add_kept, &k);
+	for (int i = 0; i < 2; i++)
+	{
+		args[i * 3] = PointerGetDatum(construct_md_array(k.rows[i], NULL, 1, &k.n[i], &lb, j->row_type[i],
+														 -1, false, TYPALIGN_DOUBLE));
+		args[i * 3 + 1] = PointerGetDatum(construct_array(k.matched[i], k.n[i], BOOLOID, 1, true,
+														  TYPALIGN_CHAR));
+		/* a row leaves once the watermark passes its time plus upper, less lower */
+		args[i * 3 + 2] = span_datum(j, i == 0 ? -j->upper : j->lower);
+		types[i * 3] = j->array_type[i];
+		types[i * 3 + 1] = BOOLARRAYOID;
+		types[i * 3 + 2] = j->span_type;
+	}
+	/* as in write_pairs, the row types in the text */
+	run(psprintf("/* %u %u */ %s UNION ALL %s ORDER BY 5, 6, 1, 4", j->row_type[0], j->row_type[1],
+				 kept_sql(j, 0, 1), kept_sql(j, 1, 4)),
+		6, args, types, SPI_OK_SELECT);
+	join_store_free(j->store);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		Datum		values[4];
+		bool		nulls[4];
+
+		for (int c = 0; c < 4; c++)
+			values[c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+	}
+}
+
 /*
  * The windows of window join "def" that have not fired, each with its key
  * (named by the left input's key columns), bounds and what it would write
  * if it fired now (a JSON array of the select list's rows: its pairs, or
  * an aggregating join's one row), into "rsi"'s tuplestore, as
- * open_windows() shows an aggregate pipeline's.
+ * open_windows() shows an aggregate pipeline's; or an interval join's kept
+ * rows (interval_open_windows).
  */
 void
 join_open_windows(const PipelineDef *def, PipelineProgress *progress, ReturnSetInfo *rsi)
@@ -1157,6 +1327,11 @@ join_open_windows(const PipelineDef *def, PipelineProgress *progress, ReturnSetI
 	Datum		arg;
 
 	load(&j, def, progress);
+	if (!j.windowed)
+	{
+		interval_open_windows(&j, rsi);
+		return;
+	}
 	arg = Int64GetDatum(progress->watermark == WMK_NONE ? PG_INT64_MIN : wmk_add(progress->watermark, 1));
 	initStringInfo(&json);
 	for (int k = 0; k < j.in[0].nkeys; k++)

@@ -26,8 +26,8 @@ extern bool join_step(const PipelineDef *def, PipelineProgress *progress, int64 
 					  int64 idle_timeout);
 
 /*
- * The windows of window join "def" that have not fired, as open_windows()
- * shows them, into rsi's tuplestore.  Needs SPI connected, as the
+ * The windows of window join "def" that have not fired, or the rows an
+ * interval join keeps, as open_windows() shows them, into rsi's tuplestore.  Needs SPI connected, as the
  * pipeline's owner.
  */
 extern void join_open_windows(const PipelineDef *def, PipelineProgress *progress,

@@ -1406,7 +1406,7 @@ open_windows_of(const char *name, int part, ReturnSetInfo *rsi, MemoryContext cx
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, part, false);
 	load_step(&s, name, part);
-	if (s.def.join_type && s.def.assigner)
+	if (s.def.join_type)
 		join_open_windows(&s.def, &s.progress, rsi);
 	else
 	{

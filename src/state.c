@@ -801,19 +801,19 @@ write_rows(int32 id, StateRows *r, int64 windows, int key_groups, HeapDelta *d,
 }
 
 /*
- * Deletes the pipeline's state_log rows of step "from" on, through the
- * primary key.  A statement would be planned as a scan of the whole
- * table: a busy pipeline folds every second or so, the rows it deletes
- * take nearly a page each until vacuum, and each fold would read all of
- * them again.
+ * Deletes the pipeline's state_log rows whose step compares with "step"
+ * as "strategy" says, through the primary key.  A statement would be
+ * planned as a scan of the whole table: a busy pipeline folds every second
+ * or so, the rows it deletes take nearly a page each until vacuum, and
+ * each fold would read all of them again.
  */
 static void
-delete_log(int32 id, int64 from)
+delete_log_rows(int32 id, int64 step, StrategyNumber strategy, RegProcedure proc)
 {
 	StateScan	ps;
 
 	scan_table_begin(&ps, "state_log", id, InvalidOid, 2, RowExclusiveLock);
-	ScanKeyInit(&ps.keys[1], 2, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(from));
+	ScanKeyInit(&ps.keys[1], 2, strategy, proc, Int64GetDatum(step));
 	index_rescan(ps.scan, ps.keys, 2, NULL, 0);
 	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
 	{
@@ -821,6 +821,19 @@ delete_log(int32 id, int64 from)
 		heap_rows_deleted(ps.rel, &ps.slot->tts_tid);
 	}
 	scan_end(&ps);
+}
+
+/* Deletes the pipeline's state_log rows of step "from" on. */
+static void
+delete_log(int32 id, int64 from)
+{
+	delete_log_rows(id, from, BTGreaterEqualStrategyNumber, F_INT8GE);
+}
+
+void
+state_log_delete(int32 id, int64 step)
+{
+	delete_log_rows(id, step, BTEqualStrategyNumber, F_INT8EQ);
 }
 
 /*
@@ -969,8 +982,8 @@ fold_store(StepState *ss)
  * heap and its index directly, as a fold writes window_state: an INSERT's
  * executor cost about as much as the rest of a step of one row.
  */
-static void
-insert_log(int32 id, int64 step, const char *changes, Size size)
+void
+state_log_insert(int32 id, int64 step, const char *changes, Size size)
 {
 	Relation	rel = windowing_table_open("state_log", RowExclusiveLock);
 	bytea	   *row = palloc(size + VARHDRSZ);
@@ -1000,7 +1013,7 @@ log_changes(int32 id, int64 step, Operator *op)
 
 	if (changes == NULL)
 		return;
-	insert_log(id, step, changes, size);
+	state_log_insert(id, step, changes, size);
 	if (op->log.steps++ == 0)
 		op->log.first = step;
 	op->log.bytes += size;
@@ -1067,7 +1080,7 @@ compact_log(StepState *ss, int64 step)
 	state_store_compact(ss->store, put_logged, &row);
 	Assert(row.len == size);
 	delete_log(ss->id, ss->op->log.first);
-	insert_log(ss->id, step, row.data, row.len);
+	state_log_insert(ss->id, step, row.data, row.len);
 	ss->op->log = (StateLog) {1, row.len, step};
 	return true;
 }

@@ -23,4 +23,11 @@ extern void state_repartition(const int32 *from, int nfrom, const int32 *to, int
 extern bool state_taken(const StepState *ss);
 extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
 
+/*
+ * A pipeline's state_log rows for a state of another form (join_store.c):
+ * writes step "step"'s row, or deletes it.
+ */
+extern void state_log_insert(int32 id, int64 step, const char *changes, Size size);
+extern void state_log_delete(int32 id, int64 step);
+
 #endif							/* WINDOWING_STATE_H */

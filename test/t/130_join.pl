@@ -205,14 +205,15 @@ is($node->safe_psql('postgres',
 # the end of input leaves nothing to meet
 is($node->safe_psql('postgres', q{
 SELECT sum(n) FROM (
-  SELECT count(*) AS n FROM inner_join_left_state UNION ALL SELECT count(*) FROM inner_join_right_state
-  UNION ALL SELECT count(*) FROM left_join_left_state UNION ALL SELECT count(*) FROM left_join_right_state
-  UNION ALL SELECT count(*) FROM full_join_left_state UNION ALL SELECT count(*) FROM full_join_right_state
+  SELECT count(*) AS n FROM windowing.open_windows('inner_join')
+  UNION ALL SELECT count(*) FROM windowing.open_windows('left_join')
+  UNION ALL SELECT count(*) FROM windowing.open_windows('full_join')
+  UNION ALL SELECT count(*) FROM windowing.state_log
   UNION ALL SELECT count(*) FROM tumble_join_left_state UNION ALL SELECT count(*) FROM tumble_join_right_state
   UNION ALL SELECT count(*) FROM hop_join_left_state UNION ALL SELECT count(*) FROM hop_join_right_state
   UNION ALL SELECT count(*) FROM agg_join_left_state UNION ALL SELECT count(*) FROM agg_join_right_state
   UNION ALL SELECT count(*) FROM session_join_left_state UNION ALL SELECT count(*) FROM session_join_right_state) s}),
-	'0', 'flush emptied the state tables');
+	'0', 'flush left no rows kept and no log of them');
 
 # Consumed queue storage was reclaimed in bulk while the pipelines ran, and
 # once they caught up no queue stays past windowing.queue_truncate_size.

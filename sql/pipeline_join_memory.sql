@@ -1,0 +1,138 @@
+-- An interval join keeps its rows in the memory of the process that steps
+-- it, logged in state_log.  Whatever the transaction around a step, and
+-- whichever process steps it next (which reads the log), each pair and
+-- each unmatched row is written once.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+SELECT windowing.create_queue('jm_orders', 'id int, ts timestamptz, amount int');
+SELECT windowing.create_queue('jm_payments', 'id int, ts timestamptz, method text');
+SELECT windowing.create_join_pipeline('jm', 'jm_orders', 'ts', '{id}', 'jm_payments', 'ts', '{id}',
+    'jm_orders.id AS order_id, jm_orders.ts AS ordered, jm_payments.id AS payment_id, '
+    'jm_payments.ts AS paid, jm_payments.method',
+    lower => '0', upper => '10 minutes', join_type => 'full') > 0 AS created;
+
+-- every row the pipeline meets, and the pairs and unmatched rows a full
+-- join of them gives (none is late here)
+CREATE TABLE jm_all_orders (id int, ts timestamptz, amount int);
+CREATE TABLE jm_all_payments (id int, ts timestamptz, method text);
+CREATE VIEW jm_expected AS
+SELECT o.id AS order_id, o.ts AS ordered, p.id AS payment_id, p.ts AS paid, p.method
+FROM jm_all_orders o FULL JOIN jm_all_payments p
+  ON p.id = o.id AND p.ts BETWEEN o.ts AND o.ts + interval '10 minutes';
+CREATE FUNCTION jm_add(o int[], p int[], at text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO jm_all_orders SELECT i, at::timestamptz + i * interval '1 minute', i FROM unnest(o) i;
+    INSERT INTO jm_all_payments
+    SELECT i, at::timestamptz + i * interval '1 minute' + interval '2 minutes', 'card' FROM unnest(p) i;
+    INSERT INTO jm_orders SELECT * FROM jm_all_orders WHERE id = ANY (o);
+    INSERT INTO jm_payments SELECT * FROM jm_all_payments WHERE id = ANY (p);
+END $$;
+
+-- 1. a step rolled back leaves nothing, its memory with it: the next step
+-- reads the log and writes the pairs once
+SELECT jm_add('{1,2,3}', '{1}', '2026-01-01 12:00');
+BEGIN;
+SELECT windowing.process('jm');
+SELECT count(*) AS pairs_seen_inside FROM jm_results;
+ROLLBACK;
+SELECT count(*) AS after_rollback FROM jm_results;
+SELECT windowing.process('jm');
+SELECT order_id, payment_id FROM jm_results ORDER BY 1, 2;
+
+-- 2. a savepoint rolled back, then the same step again, committed
+SELECT jm_add('{4}', '{2,3}', '2026-01-01 12:00');
+BEGIN;
+SAVEPOINT s;
+SELECT windowing.process('jm');
+ROLLBACK TO SAVEPOINT s;
+SELECT windowing.process('jm');
+COMMIT;
+SELECT order_id, payment_id FROM jm_results ORDER BY 1, 2;
+
+-- 3. an exception block that catches the step's transaction's error
+SELECT jm_add('{5}', '{4}', '2026-01-01 12:00');
+DO $$
+BEGIN
+    PERFORM windowing.process('jm');
+    RAISE EXCEPTION 'undo it';
+EXCEPTION WHEN raise_exception THEN
+    NULL;
+END $$;
+SELECT windowing.process('jm');
+SELECT order_id, payment_id FROM jm_results ORDER BY 1, 2;
+
+-- 4. a new session reads the rows back from the log: order 5 met payment
+-- 5 in an earlier step, which the log says, so when the watermark passes
+-- it, it is not written alone
+SELECT jm_add('{}', '{5}', '2026-01-01 12:00');
+SELECT windowing.process('jm');
+\c
+SET client_min_messages = warning;
+SELECT key, window_start, window_end, results->0->>'side' AS side, results->0->'matched' AS matched
+FROM windowing.open_windows('jm');
+-- order 57 and payment 58 meet nothing: each is written alone once the
+-- watermark passes it
+SELECT jm_add('{51,57}', '{51,58}', '2026-01-01 12:09');
+SELECT windowing.process('jm');
+SELECT order_id, payment_id FROM jm_results ORDER BY 1, 2;
+
+-- 5. rows kept in the state table by a join of an earlier release are read
+-- too, and the first step logs them and empties the table
+INSERT INTO jm_left_state VALUES (60, '2026-01-01 13:11', 60, pg_current_xact_id(), 100000, false);
+INSERT INTO jm_all_orders VALUES (60, '2026-01-01 13:11', 60);
+\c
+SET client_min_messages = warning;
+SELECT jm_add('{}', '{60}', '2026-01-01 12:12');
+SELECT windowing.process('jm');
+SELECT count(*) AS left_in_state_table FROM jm_left_state;
+SELECT key, results->0->>'side' AS side, results->0->'matched' AS matched
+FROM windowing.open_windows('jm');
+\c
+SET client_min_messages = warning;
+SELECT key, results->0->>'side' AS side, results->0->'matched' AS matched
+FROM windowing.open_windows('jm');
+
+-- the end of input: every row left, each unmatched one written once, and
+-- the pipeline's log is empty
+SELECT windowing.flush('jm');
+SELECT order_id, payment_id FROM jm_results ORDER BY 1, 2;
+SELECT count(*) AS late FROM jm_late;
+(SELECT order_id, ordered, payment_id, paid, method FROM jm_results EXCEPT ALL SELECT * FROM jm_expected)
+UNION ALL
+(SELECT * FROM jm_expected EXCEPT ALL SELECT order_id, ordered, payment_id, paid, method FROM jm_results);
+SELECT count(*) AS log_rows FROM windowing.state_log l JOIN windowing.pipeline p ON p.id = l.pipeline_id
+WHERE p.name = 'jm';
+SELECT windowing.drop_pipeline('jm', drop_tables => true);
+
+-- a join whose rows do not fit windowing.state_memory does not keep them
+-- after its step: the next reads them back from the log, to the same
+-- results
+ALTER SYSTEM SET windowing.state_memory = '1kB';
+SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+TRUNCATE jm_all_orders, jm_all_payments, jm_orders, jm_payments;
+SELECT windowing.create_join_pipeline('jm', 'jm_orders', 'ts', '{id}', 'jm_payments', 'ts', '{id}',
+    'jm_orders.id AS order_id, jm_orders.ts AS ordered, jm_payments.id AS payment_id, '
+    'jm_payments.ts AS paid, jm_payments.method',
+    lower => '0', upper => '10 minutes', join_type => 'full') > 0 AS created;
+SELECT jm_add('{1,2,3,4}', '{1,2}', '2026-01-02 12:00');
+SELECT windowing.process('jm');
+SELECT memory_windows, state_memory_bytes FROM windowing.pipeline_stats WHERE name = 'jm';
+SELECT jm_add('{5,6}', '{3,4,6}', '2026-01-02 12:00');
+SELECT windowing.process('jm');
+-- order 8 and payment 9 meet nothing
+SELECT jm_add('{7,8}', '{5,7,9}', '2026-01-02 12:00');
+SELECT windowing.process('jm');
+SELECT windowing.flush('jm');
+SELECT count(*) AS late FROM jm_late;
+(SELECT order_id, ordered, payment_id, paid, method FROM jm_results EXCEPT ALL SELECT * FROM jm_expected)
+UNION ALL
+(SELECT * FROM jm_expected EXCEPT ALL SELECT order_id, ordered, payment_id, paid, method FROM jm_results);
+SELECT count(*) AS pairs, count(order_id) AS orders, count(payment_id) AS payments FROM jm_results;
+SELECT windowing.drop_pipeline('jm', drop_tables => true);
+ALTER SYSTEM RESET windowing.state_memory;
+SELECT pg_reload_conf();
+DROP VIEW jm_expected;
+DROP TABLE jm_all_orders, jm_all_payments;
+DROP FUNCTION jm_add;

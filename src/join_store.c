@@ -1,0 +1,830 @@
+/*
+ * join_store.c
+ *		The rows an interval join keeps for matching, by key, in the memory
+ *		of the process that steps it.
+ *
+ * Each side of an interval join keeps its rows until the watermark shows
+ * that nothing on time can meet them (join.c).  Here they are held by the
+ * hash of their key, each side's also in a heap by time, so that a new row
+ * finds the rows it meets with one lookup and the watermark finds the rows
+ * that leave without a scan: a step costs the rows it reads and the rows
+ * that leave, not all the rows kept (Flink's heap state backend).
+ *
+ * The durable copy is in state_log, a row per step that keeps rows: the
+ * rows it kept that were still kept at its end (whether each met a row
+ * yet), and the rows of earlier steps that met their first row in it,
+ * which an outer join must not write as unmatched.  A log row goes once
+ * every row it holds or marks has left.  Reading the state back (after a
+ * restart, or when another process stepped the pipeline) is reading those
+ * log rows in step order and dropping the rows the watermark passed: a
+ * step leaves no row the watermark passed.  Joins made by earlier
+ * releases kept their rows in their state tables: those rows are read
+ * too, and the next step logs them and empties the tables.
+ *
+ * Transactions as for a pipeline's windows (state_store.c): a store
+ * changed by a transaction is the pipeline's state once that commits, and
+ * its slot (state_slots.c) says so to every backend; at abort, at PREPARE,
+ * or when a subtransaction that changed it rolls back, it is thrown away
+ * and the next step reads the log.
+ */
+#include "compat.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "lib/ilist.h"
+#include "lib/pairingheap.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/typcache.h"
+
+#include "join_store.h"
+#include "plans.h"
+#include "state.h"
+#include "state_slots.h"
+#include "state_store.h"
+
+/* A kept row, its key's values (pointing into it) and the row after it. */
+typedef struct JoinRow
+{
+	pairingheap_node by_time;	/* in its side's heap, earliest first */
+	dlist_node	by_key;			/* in its key's list of its side's rows */
+	int64		ts;
+	int64		seq;			/* arrival number in its queue */
+	int64		step;			/* the state_log row that holds it; 0: none
+								 * yet */
+	int64		mark_step;		/* the one that says it met a row; 0: none */
+	uint32		hash;
+	uint8		side;
+	bool		matched;		/* it met a row */
+	bool		keyed;			/* no key column is NULL: it may meet rows */
+	bool		gone;			/* it left: freed once the step is logged */
+	Datum	   *keys;
+	Datum		row;			/* a composite of its side's row type */
+} JoinRow;
+
+/* The rows of both sides whose keys hash to one value. */
+typedef struct KeyRows
+{
+	uint32		hash;			/* hash key */
+	dlist_head	rows[2];
+} KeyRows;
+
+/* A state_log row, and how many kept rows it holds or marks. */
+typedef struct LogStep
+{
+	int64		step;			/* hash key */
+	int64		live;
+} LogStep;
+
+struct JoinStore
+{
+	SlotKey		slot;
+	int64		version;		/* steps committed when it held their state */
+	bool		changing;		/* by the current transaction */
+	SubTransactionId subxid;	/* the innermost subtransaction that did */
+	const JoinLayout *layout;	/* the current step's */
+	MemoryContext cxt;
+	HTAB	   *keys;			/* KeyRows by hash */
+	HTAB	   *steps;			/* LogStep by step */
+	pairingheap *by_time[2];
+	dlist_head	unkeyed[2];		/* rows with a NULL key column, which meet none */
+	int64		rows;
+	Size		bytes;
+	List	   *fresh;			/* JoinRow *, kept since the last log row */
+	List	   *marked;			/* JoinRow *, logged, met a row since */
+	List	   *left;			/* JoinRow *, gone since */
+	List	   *done_steps;		/* int64 *, log rows whose rows all left */
+	bool		legacy;			/* rows read from the state tables */
+	bool		fits;			/* within windowing.state_memory: kept after
+								 * the step */
+};
+
+static List *states = NIL;		/* JoinStore *, in TopMemoryContext */
+static bool callbacks_registered = false;
+
+/* Earlier rows first: pairingheap keeps the greatest on top. */
+static int
+earlier_first(const pairingheap_node *a, const pairingheap_node *b, void *arg)
+{
+	int64		ta = pairingheap_const_container(JoinRow, by_time, a)->ts;
+	int64		tb = pairingheap_const_container(JoinRow, by_time, b)->ts;
+
+	return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+/*
+ * The hash and equality of the key columns' types, which the join compares
+ * with "=", as a batch join would.
+ */
+void
+join_layout_keys(JoinLayout *layout)
+{
+	int			n = layout->nkeys;
+
+	layout->hash = palloc0(sizeof(FmgrInfo) * n);
+	layout->eq = palloc0(sizeof(FmgrInfo) * n);
+	layout->collations = palloc(sizeof(Oid) * n);
+	for (int k = 0; k < n; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(layout->desc[0], layout->keys[0][k] - 1);
+		TypeCacheEntry *tc = lookup_type_cache(att->atttypid,
+											   TYPECACHE_HASH_PROC_FINFO | TYPECACHE_EQ_OPR_FINFO);
+
+		if (!OidIsValid(tc->hash_proc_finfo.fn_oid) || !OidIsValid(tc->eq_opr_finfo.fn_oid))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("join key column \"%s\" has type %s, which has no hash function",
+							NameStr(att->attname), format_type_be(att->atttypid)),
+					 errhint("Join on columns of types with a hash operator class.")));
+		fmgr_info_copy(&layout->hash[k], &tc->hash_proc_finfo, CurrentMemoryContext);
+		fmgr_info_copy(&layout->eq[k], &tc->eq_opr_finfo, CurrentMemoryContext);
+		layout->collations[k] = att->attcollation;
+	}
+}
+
+static JoinStore *
+lookup(int32 pipeline_id)
+{
+	ListCell   *lc;
+
+	foreach(lc, states)
+	{
+		JoinStore  *st = lfirst(lc);
+
+		if (st->slot.pipeline_id == pipeline_id)
+			return st;
+	}
+	return NULL;
+}
+
+void
+join_store_free(JoinStore *st)
+{
+	states = list_delete_ptr(states, st);
+	MemoryContextDelete(st->cxt);
+	pfree(st);
+}
+
+/* The store ends with the transaction that changed it, kept or thrown away. */
+static void
+xact_callback(XactEvent event, void *arg)
+{
+	ListCell   *lc;
+
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_ABORT && event != XACT_EVENT_PREPARE)
+		return;
+	foreach(lc, states)
+	{
+		JoinStore  *st = lfirst(lc);
+
+		if (!st->changing)
+			continue;
+		st->changing = false;
+		if (event == XACT_EVENT_COMMIT && st->fits)
+		{
+			state_slots_publish(&st->slot, st->version, st->rows, st->rows, st->bytes);
+			continue;
+		}
+		states = foreach_delete_current(states, lc);
+		MemoryContextDelete(st->cxt);
+		pfree(st);
+	}
+}
+
+static void
+subxact_callback(SubXactEvent event, SubTransactionId subxid, SubTransactionId parent, void *arg)
+{
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	foreach(lc, states)
+	{
+		JoinStore  *st = lfirst(lc);
+
+		if (!st->changing || st->subxid != subxid)
+			continue;
+		if (event == SUBXACT_EVENT_COMMIT_SUB)
+		{
+			st->subxid = parent;
+			continue;
+		}
+		states = foreach_delete_current(states, lc);
+		MemoryContextDelete(st->cxt);
+		pfree(st);
+	}
+}
+
+/* The store is the current transaction's until it ends. */
+void
+join_store_changing(JoinStore *st)
+{
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(xact_callback, NULL);
+		RegisterSubXactCallback(subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	st->changing = true;
+	st->subxid = GetCurrentSubTransactionId();
+}
+
+/*
+ * Throws away the stores whose slot no longer names this process (their
+ * pipeline stepped elsewhere, or dropped), while no transaction has them.
+ */
+static void
+sweep(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, states)
+	{
+		JoinStore  *st = lfirst(lc);
+
+		if (st->changing || state_slots_held_here(&st->slot, st->version))
+			continue;
+		states = foreach_delete_current(states, lc);
+		MemoryContextDelete(st->cxt);
+		pfree(st);
+	}
+}
+
+/*
+ * The pipeline's store if it holds the state of step "version", the
+ * committed one (or one of this transaction's earlier steps); else NULL,
+ * and any other store of the pipeline is thrown away.
+ */
+JoinStore *
+join_store_find(int32 pipeline_id, int64 version, const JoinLayout *layout)
+{
+	JoinStore  *st = lookup(pipeline_id);
+
+	if (st == NULL)
+		return NULL;
+	if (st->slot.extoid == state_slots_key(pipeline_id).extoid && st->version == version &&
+		(st->changing || state_slots_held_here(&st->slot, version)))
+	{
+		st->layout = layout;
+		return st;
+	}
+	if (!st->changing)
+		join_store_free(st);
+	return NULL;
+}
+
+static JoinStore *
+create(int32 pipeline_id, const JoinLayout *layout)
+{
+	JoinStore  *st = MemoryContextAllocZero(TopMemoryContext, sizeof(JoinStore));
+	HASHCTL		ctl;
+	MemoryContext old;
+
+	st->slot = state_slots_key(pipeline_id);
+	st->version = -1;
+	st->layout = layout;
+	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing join state",
+									ALLOCSET_DEFAULT_SIZES);
+	ctl.keysize = sizeof(uint32);
+	ctl.entrysize = sizeof(KeyRows);
+	ctl.hcxt = st->cxt;
+	st->keys = hash_create("windowing join keys", 1024, &ctl,
+						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(LogStep);
+	st->steps = hash_create("windowing join log", 64, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	old = MemoryContextSwitchTo(st->cxt);
+	for (int i = 0; i < 2; i++)
+	{
+		st->by_time[i] = pairingheap_allocate(earlier_first, NULL);
+		dlist_init(&st->unkeyed[i]);
+	}
+	MemoryContextSwitchTo(old);
+	return st;
+}
+
+/* Whether rows a and b of different sides have equal keys. */
+static bool
+keys_equal(const JoinStore *st, const JoinRow *a, const JoinRow *b)
+{
+	const JoinLayout *l = st->layout;
+
+	if (a->hash != b->hash)
+		return false;
+	for (int k = 0; k < l->nkeys; k++)
+		if (!DatumGetBool(FunctionCall2Coll(&l->eq[k], l->collations[k], a->keys[k], b->keys[k])))
+			return false;
+	return true;
+}
+
+/* A copy of composite "row" of "side" as a kept row, its key read. */
+static JoinRow *
+new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
+{
+	const JoinLayout *l = st->layout;
+	struct varlena *v = pg_detoast_datum((struct varlena *) DatumGetPointer(row));
+	Size		head = MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * l->nkeys);
+	Size		size = head + VARSIZE(v);
+	JoinRow    *r = MemoryContextAllocZero(st->cxt, size);
+	HeapTupleData tuple;
+
+	r->ts = ts;
+	r->seq = seq;
+	r->side = side;
+	r->keys = (Datum *) ((char *) r + MAXALIGN(sizeof(JoinRow)));
+	memcpy((char *) r + head, v, VARSIZE(v));
+	r->row = PointerGetDatum((char *) r + head);
+	tuple.t_data = (HeapTupleHeader) DatumGetPointer(r->row);
+	tuple.t_len = HeapTupleHeaderGetDatumLength(tuple.t_data);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	r->keyed = true;
+	for (int k = 0; k < l->nkeys; k++)
+	{
+		bool		isnull;
+
+		r->keys[k] = heap_getattr(&tuple, l->keys[side][k], l->desc[side], &isnull);
+		if (isnull)
+			r->keyed = false;
+		else
+			r->hash = hash_combine(r->hash,
+								   DatumGetUInt32(FunctionCall1Coll(&l->hash[k], l->collations[k],
+																	r->keys[k])));
+	}
+	st->rows++;
+	st->bytes += GetMemoryChunkSpace(r);
+	return r;
+}
+
+/* Row r joins its side's rows: by key (if it has one: else unkeyed) and by time. */
+static KeyRows *
+keep(JoinStore *st, JoinRow *r)
+{
+	KeyRows    *kr = NULL;
+
+	if (r->keyed)
+	{
+		bool		found;
+
+		kr = hash_search(st->keys, &r->hash, HASH_ENTER, &found);
+		if (!found)
+		{
+			dlist_init(&kr->rows[0]);
+			dlist_init(&kr->rows[1]);
+		}
+		dlist_push_tail(&kr->rows[r->side], &r->by_key);
+	}
+	else
+		dlist_push_tail(&st->unkeyed[r->side], &r->by_key);
+	pairingheap_add(st->by_time[r->side], &r->by_time);
+	return kr;
+}
+
+/* Row r met one: an outer join will not write it alone. */
+static void
+mark(JoinStore *st, JoinRow *r)
+{
+	if (r->matched)
+		return;
+	r->matched = true;
+	if (r->step != 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+		st->marked = lappend(st->marked, r);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * A new row of "side": each kept row of the other side with equal keys
+ * whose time is within [from, to] meets it (fn gets the pair, left first),
+ * then it is kept.
+ */
+void
+join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 seq, int64 from, int64 to,
+				JoinPairFn fn, void *arg)
+{
+	JoinRow    *r = new_row(st, side, row, ts, seq);
+	KeyRows    *kr = keep(st, r);
+	MemoryContext old;
+
+	if (kr != NULL && from <= to)
+	{
+		dlist_iter	it;
+
+		dlist_foreach(it, &kr->rows[1 - side])
+		{
+			JoinRow    *o = dlist_container(JoinRow, by_key, it.cur);
+
+			if (o->ts < from || o->ts > to || !keys_equal(st, r, o))
+				continue;
+			fn(side == 0 ? r->row : o->row, side == 0 ? o->row : r->row, arg);
+			mark(st, o);
+			mark(st, r);
+		}
+	}
+	old = MemoryContextSwitchTo(st->cxt);
+	st->fresh = lappend(st->fresh, r);
+	MemoryContextSwitchTo(old);
+}
+
+/* A log row holds or marks one row fewer; none left, it can go. */
+static void
+release(JoinStore *st, int64 step)
+{
+	LogStep    *ls;
+
+	if (step == 0)
+		return;
+	ls = hash_search(st->steps, &step, HASH_FIND, NULL);
+	Assert(ls != NULL);
+	if (--ls->live == 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->cxt);
+		int64	   *done = palloc(sizeof(int64));
+
+		*done = step;
+		st->done_steps = lappend(st->done_steps, done);
+		hash_search(st->steps, &step, HASH_REMOVE, NULL);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* Row r leaves: out of its lists now, out of memory once the step is logged. */
+static void
+leave(JoinStore *st, JoinRow *r)
+{
+	MemoryContext old;
+
+	dlist_delete(&r->by_key);
+	if (r->keyed)
+	{
+		KeyRows    *kr = hash_search(st->keys, &r->hash, HASH_FIND, NULL);
+
+		if (dlist_is_empty(&kr->rows[0]) && dlist_is_empty(&kr->rows[1]))
+			hash_search(st->keys, &r->hash, HASH_REMOVE, NULL);
+	}
+	release(st, r->step);
+	release(st, r->mark_step);
+	r->gone = true;
+	st->rows--;
+	old = MemoryContextSwitchTo(st->cxt);
+	st->left = lappend(st->left, r);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The rows of "side" before "until" leave; if the side is outer, fn gets
+ * each of them that met nothing, alone.
+ */
+void
+join_store_expire(JoinStore *st, int side, int64 until, bool outer, JoinPairFn fn, void *arg)
+{
+	pairingheap *h = st->by_time[side];
+
+	while (!pairingheap_is_empty(h))
+	{
+		JoinRow    *r = pairingheap_container(JoinRow, by_time, pairingheap_first(h));
+
+		if (r->ts >= until)
+			break;
+		(void) pairingheap_remove_first(h);
+		if (outer && !r->matched)
+			fn(side == 0 ? r->row : (Datum) 0, side == 0 ? (Datum) 0 : r->row, arg);
+		leave(st, r);
+	}
+}
+
+/* Whether the store holds rows no log row has: the step must log them. */
+bool
+join_store_unlogged(const JoinStore *st)
+{
+	return st->legacy || st->fresh != NIL || st->marked != NIL || st->done_steps != NIL;
+}
+
+/*
+ * A log row: its rows (side, whether it met one, time, arrival number and
+ * the row's bytes), then its marks (side and arrival number of a row of an
+ * earlier log row that met one).
+ */
+typedef struct LogHeader
+{
+	int32		rows;
+	int32		marks;
+} LogHeader;
+
+static void
+put_row(StringInfo buf, const JoinRow *r)
+{
+	uint8		flags[2] = {r->side, r->matched};
+
+	appendBinaryStringInfo(buf, (const char *) flags, sizeof(flags));
+	appendBinaryStringInfo(buf, (const char *) &r->ts, sizeof(int64));
+	appendBinaryStringInfo(buf, (const char *) &r->seq, sizeof(int64));
+	appendBinaryStringInfo(buf, DatumGetPointer(r->row), VARSIZE(DatumGetPointer(r->row)));
+}
+
+static void
+put_mark(StringInfo buf, const JoinRow *r)
+{
+	appendBinaryStringInfoNT(buf, (const char *) &r->side, sizeof(uint8));
+	appendBinaryStringInfo(buf, (const char *) &r->seq, sizeof(int64));
+}
+
+/*
+ * Step "step" writes its log row (if it kept rows, or marked logged ones)
+ * and deletes those whose rows all left; the rows that left are freed.
+ * True if the rows it logged include rows of the state tables, which the
+ * step must then empty.
+ */
+bool
+join_store_log(JoinStore *st, int64 step)
+{
+	StringInfoData buf;
+	LogHeader	h = {0, 0};
+	ListCell   *lc;
+	bool		legacy = st->legacy;
+
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (const char *) &h, sizeof(h));
+	foreach(lc, st->fresh)
+	{
+		JoinRow    *r = lfirst(lc);
+
+		if (r->gone)
+			continue;
+		put_row(&buf, r);
+		r->step = step;
+		h.rows++;
+	}
+	foreach(lc, st->marked)
+	{
+		JoinRow    *r = lfirst(lc);
+
+		if (r->gone || r->mark_step != 0)
+			continue;
+		put_mark(&buf, r);
+		r->mark_step = step;
+		h.marks++;
+	}
+	if (h.rows + h.marks > 0)
+	{
+		LogStep    *ls = hash_search(st->steps, &step, HASH_ENTER, NULL);
+
+		ls->live = h.rows + h.marks;
+		memcpy(buf.data, &h, sizeof(h));
+		state_log_insert(st->slot.pipeline_id, step, buf.data, buf.len);
+	}
+	pfree(buf.data);
+	foreach(lc, st->done_steps)
+		state_log_delete(st->slot.pipeline_id, *(int64 *) lfirst(lc));
+	foreach(lc, st->left)
+	{
+		st->bytes -= GetMemoryChunkSpace(lfirst(lc));
+		pfree(lfirst(lc));
+	}
+	list_free_deep(st->done_steps);
+	list_free(st->fresh);
+	list_free(st->marked);
+	list_free(st->left);
+	st->done_steps = st->fresh = st->marked = st->left = NIL;
+	st->legacy = false;
+	return legacy;
+}
+
+/*
+ * The store holds the state of step "version" once the transaction
+ * commits; its slot is reserved now, so that the commit has nothing to
+ * allocate.  A store larger than windowing.state_memory is thrown away at
+ * commit instead, and the next step reads the log again, as a pipeline
+ * whose windows must all be in memory reads them from the heap at every
+ * step.
+ */
+void
+join_store_done(JoinStore *st, int64 version)
+{
+	st->version = version;
+	st->fits = st->bytes <= (Size) state_store_memory * 1024;
+	if (st->fits)
+		(void) state_slots_reserve(&st->slot);
+}
+
+/* A row read back, by side and arrival number, for the marks that name it. */
+typedef struct SeqEntry
+{
+	int64		id[2];			/* hash key: side, arrival number */
+	JoinRow    *row;
+} SeqEntry;
+
+/* The rows of a log row "data" of "size" bytes, of step "step", kept. */
+static void
+read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_seq)
+{
+	const char *p = data + sizeof(LogHeader);
+	LogHeader	h;
+	LogStep    *ls = hash_search(st->steps, &step, HASH_ENTER, NULL);
+
+	memcpy(&h, data, sizeof(h));
+	ls->live = h.rows + h.marks;
+	for (int i = 0; i < h.rows; i++)
+	{
+		uint8		flags[2];
+		int64		ts;
+		int64		seq;
+		struct varlena *v;
+		JoinRow    *r;
+		SeqEntry   *e;
+		int64		id[2];
+
+		memcpy(flags, p, sizeof(flags));
+		memcpy(&ts, p + 2, sizeof(int64));
+		memcpy(&seq, p + 10, sizeof(int64));
+		p += 18;
+		v = palloc(VARSIZE(p));
+		memcpy(v, p, VARSIZE(p));
+		p += VARSIZE(v);
+		r = new_row(st, flags[0], PointerGetDatum(v), ts, seq);
+		pfree(v);
+		r->matched = flags[1];
+		r->step = step;
+		(void) keep(st, r);
+		id[0] = r->side;
+		id[1] = seq;
+		e = hash_search(by_seq, id, HASH_ENTER, NULL);
+		e->row = r;
+	}
+	for (int i = 0; i < h.marks; i++)
+	{
+		int64		id[2] = {(uint8) *p, 0};
+		SeqEntry   *e;
+
+		memcpy(&id[1], p + 1, sizeof(int64));
+		p += 9;
+		e = hash_search(by_seq, id, HASH_FIND, NULL);
+		/* a row it marks that left: its log row was deleted first */
+		if (e != NULL && !e->row->matched)
+		{
+			e->row->matched = true;
+			e->row->mark_step = step;
+		}
+		else
+			release(st, step);
+	}
+	Assert(p == data + size);
+}
+
+/* The pipeline's log rows, in step order. */
+static void
+read_log(JoinStore *st, int32 pipeline_id)
+{
+	Oid			argtype = INT4OID;
+	Datum		arg = Int32GetDatum(pipeline_id);
+	HASHCTL		ctl;
+	HTAB	   *by_seq;
+
+	ctl.keysize = sizeof(int64) * 2;
+	ctl.entrysize = sizeof(SeqEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	by_seq = hash_create("windowing join rows by arrival", 1024, &ctl,
+						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	if (plans_execute("SELECT step, changes FROM windowing.state_log "
+					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
+					  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the state of join pipeline %d", pipeline_id);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		int64		step = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+													   SPI_tuptable->tupdesc, 1, &isnull));
+		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
+															SPI_tuptable->tupdesc, 2, &isnull));
+
+		read_log_row(st, step, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), by_seq);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	hash_destroy(by_seq);
+}
+
+/* The rows of an earlier release's state table of "side", fresh. */
+static void
+read_legacy(JoinStore *st, int side, Oid table)
+{
+	MemoryContext old;
+
+	if (plans_execute(psprintf("SELECT s, s.windowing_matched, s.%s, s.windowing_seq FROM %s AS s",
+							   quote_identifier(NameStr(TupleDescAttr(st->layout->desc[side],
+																	  st->layout->time[side] - 1)->attname)),
+							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(table)),
+														  get_rel_name(table))),
+					  0, NULL, NULL, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the state table of join pipeline %d", st->slot.pipeline_id);
+	old = MemoryContextSwitchTo(st->cxt);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		bool		isnull;
+		bool		ts_null;
+		Datum		ts = SPI_getbinval(t, d, 3, &ts_null);
+		JoinRow    *r;
+
+		if (ts_null)
+			continue;
+		r = new_row(st, side, SPI_getbinval(t, d, 1, &isnull), DatumGetInt64(ts),
+					DatumGetInt64(SPI_getbinval(t, d, 4, &isnull)));
+		r->matched = DatumGetBool(SPI_getbinval(t, d, 2, &isnull));
+		(void) keep(st, r);
+		st->fresh = lappend(st->fresh, r);
+		st->legacy = true;
+	}
+	MemoryContextSwitchTo(old);
+	SPI_freetuptable(SPI_tuptable);
+}
+
+/*
+ * The committed state of a join pipeline, read from its log (and the
+ * state tables "legacy" of an earlier release, if valid), each side's rows
+ * before until[side] dropped: those a step left, which no step keeps past
+ * its end.  Kept as the pipeline's store if "keep" (a step reads it, and
+ * tells it the version it holds with join_store_done); else the caller
+ * frees it.  Needs SPI connected.
+ */
+JoinStore *
+join_store_read(int32 pipeline_id, const JoinLayout *layout, const int64 *until, Oid *legacy,
+				bool keep_it)
+{
+	JoinStore  *st;
+	JoinStore  *old_st = lookup(pipeline_id);
+
+	if (old_st != NULL && !old_st->changing)
+		join_store_free(old_st);
+	sweep();
+	st = create(pipeline_id, layout);
+	read_log(st, pipeline_id);
+	for (int i = 0; i < 2; i++)
+		join_store_expire(st, i, until[i], false, NULL, NULL);
+	for (int i = 0; i < 2 && legacy != NULL; i++)
+		if (OidIsValid(legacy[i]))
+			read_legacy(st, i, legacy[i]);
+	if (keep_it)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		states = lappend(states, st);
+		MemoryContextSwitchTo(old);
+	}
+	return st;
+}
+
+static void
+each_in(dlist_head *rows, JoinRowFn fn, void *arg)
+{
+	dlist_iter	it;
+
+	dlist_foreach(it, rows)
+	{
+		JoinRow    *r = dlist_container(JoinRow, by_key, it.cur);
+
+		fn(r->side, r->row, r->ts, r->matched, arg);
+	}
+}
+
+/* Gives fn each kept row, in no order. */
+void
+join_store_each(JoinStore *st, JoinRowFn fn, void *arg)
+{
+	HASH_SEQ_STATUS seq;
+	KeyRows    *kr;
+
+	hash_seq_init(&seq, st->keys);
+	while ((kr = hash_seq_search(&seq)) != NULL)
+		for (int i = 0; i < 2; i++)
+			each_in(&kr->rows[i], fn, arg);
+	for (int i = 0; i < 2; i++)
+		each_in(&st->unkeyed[i], fn, arg);
+}
+
+/* The memory the rows take. */
+Size
+join_store_bytes(const JoinStore *st)
+{
+	return st->bytes;
+}
+
+/* Forgets a pipeline's rows here (it was dropped, or its state evicted). */
+void
+join_store_forget(int32 pipeline_id)
+{
+	JoinStore  *st = lookup(pipeline_id);
+
+	if (st != NULL && !st->changing)
+		join_store_free(st);
+}
