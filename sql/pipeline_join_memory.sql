@@ -107,7 +107,7 @@ SELECT windowing.drop_pipeline('jm', drop_tables => true);
 -- a join whose rows do not fit windowing.state_memory does not keep them
 -- after its step: the next reads them back from the log, to the same
 -- results
-ALTER SYSTEM SET windowing.state_memory = '1kB';
+ALTER SYSTEM SET windowing.state_memory = 0;
 SELECT pg_reload_conf();
 \c
 SET client_min_messages = warning;

@@ -64,8 +64,10 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
@@ -109,7 +111,8 @@ typedef struct JoinStep
 	/* an interval join: its kept rows, and the pairs not written yet */
 	JoinStore  *store;
 	JoinLayout	layout;
-	char	   *as_state[2];	/* a queue row (n.r) as its state table's row */
+	AttrNumber *read_columns[2];	/* the queue's column for each of the
+									 * state table's, 0 for none */
 	Oid			row_type[2];	/* the state table's row type */
 	Oid			array_type[2];
 	int			npairs;
@@ -156,24 +159,19 @@ load_state(JoinStep *j, int i)
 {
 	Relation	rel = table_open(j->in[i].state_table, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
-	StringInfoData row;
 
 	j->state[i] = catalog_relation_name(j->in[i].state_table, "state table");
 	j->columns[i] = NIL;
-	initStringInfo(&row);
+	j->read_columns[i] = palloc0(sizeof(AttrNumber) * Max(desc->natts, 1));
 	for (int a = 0; a < desc->natts; a++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, a);
-		const char *name = quote_identifier(NameStr(att->attname));
 
-		if (att->attisdropped)
+		if (att->attisdropped || is_state_column(NameStr(att->attname)))
 			continue;
-		if (!is_state_column(NameStr(att->attname)))
-			j->columns[i] = lappend(j->columns[i], pstrdup(name));
-		appendStringInfo(&row, "%s%s", row.len > 0 ? ", " : "",
-						 is_state_column(NameStr(att->attname)) ? "NULL" : psprintf("(n.r).%s", name));
+		j->columns[i] = lappend(j->columns[i], pstrdup(quote_identifier(NameStr(att->attname))));
+		j->read_columns[i][a] = get_attnum(j->in[i].source, NameStr(att->attname));
 	}
-	j->as_state[i] = psprintf("ROW(%s)::%s", row.data, j->state[i]);
 	j->kept[i] = rel->rd_rel->reltuples;
 	j->row_type[i] = rel->rd_rel->reltype;
 	j->array_type[i] = get_array_type(j->row_type[i]);
@@ -300,13 +298,14 @@ rows_sql(StringInfo sql, const JoinStep *j, int i)
 }
 
 /*
- * The rows of n that "late" picks, into the late table (if any) with the
- * reason "reason" gives and, where the table has the column, the windows
- * "missed" gives.
+ * The end of that statement: the rows of n that "late" picks into the late
+ * table (if any) with the reason "reason" gives and, where the table has
+ * the column, the windows "missed" gives, and the step's counts: of n's
+ * rows those "first" picks (one for each row read).
  */
 static void
-late_cte(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
-		 const char *missed)
+late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
+		 const char *missed, const char *first)
 {
 	bool		with_missed = j->late_missed && missed != NULL;
 
@@ -318,48 +317,10 @@ late_cte(StringInfo sql, const JoinStep *j, int i, const char *late, const char 
 						 "FROM n WHERE %s RETURNING 1)",
 						 j->late_table, with_missed ? "missed_windows, " : "", j->in[i].side, reason,
 						 with_missed ? missed : "", with_missed ? ", " : "", late);
-}
-
-/*
- * The end of that statement: its late rows (late_cte), and the step's
- * counts: of n's rows those "first" picks (one for each row read).
- */
-static void
-late_sql(StringInfo sql, const JoinStep *j, int i, const char *late, const char *reason,
-		 const char *missed, const char *first)
-{
-	late_cte(sql, j, i, late, reason, missed);
 	appendStringInfo(sql,
 					 " SELECT pg_catalog.count(*) FILTER (WHERE %s) AS n, pg_catalog.max(n.ts) AS max_ts, "
 					 "pg_catalog.count(*) FILTER (WHERE %s) AS late, "
 					 "pg_catalog.max((n.r).windowing_seq) AS last_seq FROM n", first, late);
-}
-
-/*
- * The statement of input i's tick in an interval join: its rows judged
- * late or not, the late ones into the late table; then the step's counts
- * (k = 0), and each row on time (k = 1) as its state table's row type,
- * for the store to meet and keep (meet_rows).
- */
-static char *
-read_sql(const JoinStep *j, int i)
-{
-	StringInfoData sql;
-
-	initStringInfo(&sql);
-	rows_sql(&sql, j, i);
-	appendStringInfoString(&sql,
-						   ", n AS (SELECT w.r, w.ts, w.wm, w.ts IS NULL "
-						   "OR (w.wm IS NOT NULL AND w.ts OPERATOR(pg_catalog.<) w.wm) AS late FROM w)");
-	late_cte(&sql, j, i, "n.late",
-			 "CASE WHEN n.ts IS NULL THEN 'event time is null' ELSE 'late' END", NULL);
-	appendStringInfo(&sql,
-					 " SELECT 0 AS k, pg_catalog.count(*) AS n, pg_catalog.max(n.ts) AS max_ts, "
-					 "pg_catalog.count(*) FILTER (WHERE n.late) AS late, "
-					 "pg_catalog.max((n.r).windowing_seq) AS last_seq, NULL::%s AS s FROM n "
-					 "UNION ALL SELECT 1, NULL, n.ts, NULL, (n.r).windowing_seq, %s FROM n WHERE NOT n.late",
-					 j->state[i], j->as_state[i]);
-	return sql.data;
 }
 
 /*
@@ -563,6 +524,14 @@ expiry(const JoinStep *j, int i, int64 wm)
 	return wmk_add(wm, i == 0 ? -j->upper : j->lower);
 }
 
+static uint64
+run(const char *sql, int nargs, Datum *args, Oid *types, int expect)
+{
+	if (plans_execute(sql, nargs, types, args, NULL, false, 0) != expect)
+		elog(ERROR, "could not run: %s", sql);
+	return SPI_processed;
+}
+
 /* Writes the pairs gathered so far. */
 static void
 write_pairs(JoinStep *j)
@@ -638,34 +607,202 @@ meeting_times(const JoinStep *j, int i, int64 ts, int64 *from, int64 *to)
 	}
 }
 
-/*
- * Input i's rows on time, the k = 1 rows of its statement (read_sql), meet
- * the other input's kept rows and are kept.
- */
-static void
-meet_rows(JoinStep *j, int i, SPITupleTable *rows, uint64 n)
+/* An interval join's read of input i's tick (read_rows). */
+typedef struct RowsRead
 {
-	for (uint64 r = 0; r < n; r++)
+	JoinStep   *j;
+	int			i;
+	int64		join_wm;		/* the join's watermark before the step */
+	int64		other_wm;		/* the other input's, as the step began */
+	int64		max_seen;		/* the newest time so far; WMK_NONE: none */
+	int64		rows;
+	int64		last_seq;
+	int			time;			/* where the row's time and arrival number are */
+	int			seq;
+	TupleDesc	desc;			/* the state table's */
+	Datum	   *values;
+	bool	   *nulls;
+	MemoryContext row_cxt;		/* a row as a composite, reset after it */
+	List	   *late;			/* LateJoinRow *, for the late table */
+	int64		nlate;
+} RowsRead;
+
+typedef struct LateJoinRow
+{
+	Datum		row;
+	bool		ts_null;
+	int64		ts;
+	int64		wm;				/* WMK_NONE: none */
+} LateJoinRow;
+
+/*
+ * The join's watermark as it stands at a row of input i: the larger of the
+ * join's before the step and the smaller of the input's own watermark
+ * after the rows before it (its watermark before them, or their newest
+ * time less the delay and a unit) and the other input's as the step began
+ * (Flink's isLate, against the minimum of the inputs' watermarks).
+ */
+static int64
+watermark_at_row(const RowsRead *rr)
+{
+	const JoinStep *j = rr->j;
+	int64		own = j->in[rr->i].watermark;
+
+	if (j->delay >= 0 && rr->max_seen != WMK_NONE)
+		own = Max(own, wmk_add(rr->max_seen, -(j->delay + 1)));
+	if (own == WMK_NONE || rr->other_wm == WMK_NONE)
+		return rr->join_wm;
+	return Max(rr->join_wm, Min(own, rr->other_wm));
+}
+
+/*
+ * One row of input i's tick (TickRowFn), in arrival order, as its state
+ * table's row: late, or meeting the other input's kept rows and kept.
+ */
+static bool
+read_row(Datum *vals, bool *nulls, void *arg)
+{
+	RowsRead   *rr = arg;
+	JoinStep   *j = rr->j;
+	int64		wm = watermark_at_row(rr);
+	bool		ts_null = nulls[rr->time];
+	int64		ts = ts_null ? 0 : DatumGetInt64(vals[rr->time]);
+	int			c = 0;
+	MemoryContext old = MemoryContextSwitchTo(rr->row_cxt);
+	Datum		row;
+
+	for (int a = 0; a < rr->desc->natts; a++)
 	{
-		HeapTuple	t = rows->vals[r];
-		bool		isnull;
-		int64		ts;
+		bool		read = j->read_columns[rr->i][a] != 0;
+
+		rr->values[a] = read ? vals[c] : (Datum) 0;
+		rr->nulls[a] = read ? nulls[c++] : true;
+	}
+	row = heap_copy_tuple_as_datum(heap_form_tuple(rr->desc, rr->values, rr->nulls), rr->desc);
+	MemoryContextSwitchTo(old);
+	rr->rows++;
+	rr->last_seq = DatumGetInt64(vals[rr->seq]);
+	if (ts_null || (wm != WMK_NONE && ts < wm))
+	{
+		LateJoinRow *l = palloc(sizeof(LateJoinRow));
+
+		*l = (LateJoinRow) {datumCopy(row, false, -1), ts_null, ts, wm};
+		rr->late = lappend(rr->late, l);
+	}
+	else
+	{
 		int64		from;
 		int64		to;
 
-		if (DatumGetInt32(SPI_getbinval(t, rows->tupdesc, 1, &isnull)) != 1)
-			continue;
-		ts = DatumGetInt64(SPI_getbinval(t, rows->tupdesc, 3, &isnull));
-		meeting_times(j, i, ts, &from, &to);
-		join_store_meet(j->store, i, SPI_getbinval(t, rows->tupdesc, 6, &isnull), ts,
-						DatumGetInt64(SPI_getbinval(t, rows->tupdesc, 5, &isnull)), from, to,
-						add_pair, j);
+		meeting_times(j, rr->i, ts, &from, &to);
+		join_store_meet(j->store, rr->i, row, ts, rr->last_seq, from, to, add_pair, j);
 	}
+	MemoryContextReset(rr->row_cxt);
+	if (!ts_null)
+		rr->max_seen = rr->max_seen == WMK_NONE ? ts : Max(rr->max_seen, ts);
+	return true;
+}
+
+/* Input i's late rows into the late table, as window joins' go there. */
+static void
+write_late(RowsRead *rr)
+{
+	const JoinStep *j = rr->j;
+	int			n = list_length(rr->late);
+	Datum	   *rows = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *times = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *time_nulls = palloc(sizeof(bool) * Max(n, 1));
+	Datum	   *wms = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *wm_nulls = palloc(sizeof(bool) * Max(n, 1));
+	Oid			tt = j->def->time_type;
+	Oid			types[3] = {j->array_type[rr->i], get_array_type(tt), get_array_type(tt)};
+	Datum		args[3];
+	int			lb = 1;
+	ListCell   *lc;
+	int			k = 0;
+
+	foreach(lc, rr->late)
+	{
+		LateJoinRow *l = lfirst(lc);
+
+		rows[k] = l->row;
+		times[k] = Int64GetDatum(l->ts);
+		time_nulls[k] = l->ts_null;
+		wms[k] = Int64GetDatum(l->wm);
+		wm_nulls[k++] = l->wm == WMK_NONE;
+	}
+	args[0] = PointerGetDatum(construct_md_array(rows, NULL, 1, &n, &lb, j->row_type[rr->i], -1, false,
+												 TYPALIGN_DOUBLE));
+	args[1] = PointerGetDatum(construct_md_array(times, time_nulls, 1, &n, &lb, tt, 8, true,
+												 TYPALIGN_DOUBLE));
+	args[2] = PointerGetDatum(construct_md_array(wms, wm_nulls, 1, &n, &lb, tt, 8, true,
+												 TYPALIGN_DOUBLE));
+	/* the row types in the text, as in write_pairs */
+	run(psprintf("/* %u */ INSERT INTO %s (side, event_time, watermark, reason, row_data) "
+				 "SELECT '%s', x.ts, x.wm, CASE WHEN x.ts IS NULL THEN 'event time is null' ELSE 'late' END, "
+				 "pg_catalog.to_jsonb(x.r) OPERATOR(pg_catalog.-) "
+				 "'{windowing_xid,windowing_seq,windowing_matched}'::pg_catalog.text[] "
+				 "FROM (SELECT pg_catalog.unnest($1) AS r, pg_catalog.unnest($2) AS ts, "
+				 "pg_catalog.unnest($3) AS wm) AS x",
+				 j->row_type[rr->i], j->late_table, j->in[rr->i].side),
+		3, args, types, SPI_OK_INSERT);
+}
+
+/*
+ * Reads input i's open tick past its cursor, its first max_rows rows
+ * (<= 0: all), through the queue's reader (tick.c) rather than a
+ * statement: each row judged late or not against the join's watermark as
+ * it stood at that row, a late one into the late table, one on time met
+ * with the other input's kept rows, then kept (join_store_meet).
+ */
+static void
+read_rows(JoinStep *j, int i, int64 join_wm, int64 max_rows)
+{
+	JoinInput  *in = &j->in[i];
+	RowsRead	rr = {j, i, join_wm, j->in[1 - i].watermark, WMK_NONE, 0, in->cursor.last_seq};
+	TupleDesc	desc = j->layout.desc[i];
+	AttrNumber *columns = palloc(sizeof(AttrNumber) * Max(desc->natts, 1));
+	TickColumns c = {in->source, columns, 0, NIL, NIL};
+	TickReader *r;
+
+	for (int a = 0; a < desc->natts; a++)
+	{
+		if (j->read_columns[i][a] == 0)
+			continue;
+		if (a + 1 == j->layout.time[i])
+			rr.time = c.ncolumns;
+		if (strcmp(NameStr(TupleDescAttr(desc, a)->attname), "windowing_seq") == 0)
+			rr.seq = c.ncolumns;
+		columns[c.ncolumns++] = j->read_columns[i][a];
+	}
+	rr.desc = desc;
+	rr.values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	rr.nulls = palloc(sizeof(bool) * Max(desc->natts, 1));
+	rr.row_cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing join row",
+									   ALLOCSET_SMALL_SIZES);
+	r = tick_reader_begin(&c, &in->cursor, NIL, max_rows);
+	(void) tick_read(r, in->cursor.last_seq, max_rows > 0 ? max_rows : PG_INT64_MAX, read_row, &rr);
+	tick_reader_end(r);
+	MemoryContextDelete(rr.row_cxt);
+	in->cursor.rows = rr.rows;
+	if (rr.max_seen != WMK_NONE && rr.max_seen > in->max_seen)
+		in->max_seen = rr.max_seen;
+	j->partial[i] = max_rows > 0 && rr.rows >= max_rows;
+	if (j->partial[i])
+		in->cursor.last_seq = rr.last_seq;
+	if (rr.late != NIL && j->late_table)
+		write_late(&rr);
+	if (j->late_table)
+		j->progress->late_routed += list_length(rr.late);
+	else
+		j->progress->late_dropped += list_length(rr.late);
+	j->progress->rows += rr.rows;
 }
 
 /*
  * Reads input i's open tick, or its first max_rows rows (<= 0: all), into
- * its state (the store, or its state table) or the late table.
+ * its state table or the late table (a window join), or its store
+ * (read_rows).
  */
 static void
 read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
@@ -673,18 +810,21 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	JoinInput  *in = &j->in[i];
 	const JoinInput *other = &j->in[1 - i];
 	Oid			tt = j->def->time_type;
-	Oid			types[12] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, j->span_type,
-	j->span_type, j->span_type, INT8OID, tt};
+	Oid			types[12] = {TEXTOID, TEXTOID, INT8OID, tt, tt, tt, j->span_type, INT8OID,
+	j->assigner_type, j->span_type, INT8OID, tt};
 	Datum		args[12];
 	char		nulls[13] = "            ";
-	SPITupleTable *rows;
-	uint64		n;
-	int			c = j->windowed ? 1 : 2;	/* the counts' first column */
-	uint64		at = 0;
+	HeapTuple	t;
+	TupleDesc	d;
 	bool		isnull;
 	Datum		max_ts;
 	int64		late;
 
+	if (!j->windowed)
+	{
+		read_rows(j, i, join_wm, max_rows);
+		return;
+	}
 	args[0] = CStringGetTextDatum(in->cursor.tick_hi);
 	args[1] = in->cursor.tick_lo ? CStringGetTextDatum(in->cursor.tick_lo) : (Datum) 0;
 	nulls[1] = in->cursor.tick_lo ? ' ' : 'n';
@@ -694,61 +834,32 @@ read_input(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 	args[5] = watermark_arg(other->watermark, &nulls[5]);
 	args[6] = span_datum(j, j->delay + 1);
 	nulls[6] = j->delay < 0 ? 'n' : ' ';
-	if (j->windowed)
-	{
-		args[7] = Int64GetDatum(j->lateness);
-		types[7] = INT8OID;
-		args[8] = j->assigner;
-		types[8] = j->assigner_type;
-		args[9] = span_datum(j, 1 - j->lateness);
-	}
-	else
-	{
-		nulls[7] = nulls[8] = nulls[9] = 'n';
-		args[7] = args[8] = args[9] = (Datum) 0;
-	}
+	args[7] = Int64GetDatum(j->lateness);
+	args[8] = j->assigner;
+	args[9] = span_datum(j, 1 - j->lateness);
 	args[10] = Int64GetDatum(max_rows);
 	nulls[10] = max_rows > 0 ? ' ' : 'n';
 	args[11] = watermark_arg(rows_watermark(j, 1 - i).value, &nulls[11]);
-	if (plans_execute(j->sessions ? session_read_sql(j, i) :
-					  j->windowed ? window_read_sql(j, i) : read_sql(j, i),
-					  12, types, args, nulls, false, 0) != SPI_OK_SELECT)
+	if (plans_execute(j->sessions ? session_read_sql(j, i) : window_read_sql(j, i),
+					  12, types, args, nulls, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
-	rows = SPI_tuptable;
-	n = SPI_processed;
-	while (!j->windowed && at < n &&
-		   DatumGetInt32(SPI_getbinval(rows->vals[at], rows->tupdesc, 1, &isnull)) != 0)
-		at++;
-	if (at >= n)
-		elog(ERROR, "could not read the %s input of join pipeline \"%s\"", in->side, j->def->name);
-	in->cursor.rows = DatumGetInt64(SPI_getbinval(rows->vals[at], rows->tupdesc, c, &isnull));
-	max_ts = SPI_getbinval(rows->vals[at], rows->tupdesc, c + 1, &isnull);
+	t = SPI_tuptable->vals[0];
+	d = SPI_tuptable->tupdesc;
+	in->cursor.rows = DatumGetInt64(SPI_getbinval(t, d, 1, &isnull));
+	max_ts = SPI_getbinval(t, d, 2, &isnull);
 	if (!isnull && DatumGetInt64(max_ts) > in->max_seen)
 		in->max_seen = DatumGetInt64(max_ts);
-	late = DatumGetInt64(SPI_getbinval(rows->vals[at], rows->tupdesc, c + 2, &isnull));
+	late = DatumGetInt64(SPI_getbinval(t, d, 3, &isnull));
 	/* a tick read up to max_rows may hold more: the next step goes on */
 	j->partial[i] = max_rows > 0 && in->cursor.rows >= max_rows;
 	if (j->partial[i])
-		in->cursor.last_seq = DatumGetInt64(SPI_getbinval(rows->vals[at], rows->tupdesc, c + 3,
-														  &isnull));
+		in->cursor.last_seq = DatumGetInt64(SPI_getbinval(t, d, 4, &isnull));
 	if (j->late_table)
 		j->progress->late_routed += late;
 	else
 		j->progress->late_dropped += late;
 	j->progress->rows += in->cursor.rows;
-	if (j->windowed)
-		refresh_statistics(j, i);
-	else
-		meet_rows(j, i, rows, n);
-	SPI_freetuptable(rows);
-}
-
-static uint64
-run(const char *sql, int nargs, Datum *args, Oid *types, int expect)
-{
-	if (plans_execute(sql, nargs, types, args, NULL, false, 0) != expect)
-		elog(ERROR, "could not run: %s", sql);
-	return SPI_processed;
+	refresh_statistics(j, i);
 }
 
 /*

@@ -70,9 +70,30 @@ typedef struct JoinRow
 /* The rows of both sides whose keys hash to one value. */
 typedef struct KeyRows
 {
-	uint32		hash;			/* hash key */
 	dlist_head	rows[2];
 } KeyRows;
+
+/*
+ * The keys' table: open addressing, its slots moving as it grows, so each
+ * points at its KeyRows, which the rows' lists need to stay in place.
+ */
+typedef struct KeySlot
+{
+	uint32		hash;
+	char		status;
+	KeyRows    *rows;
+} KeySlot;
+
+#define SH_PREFIX keyslots
+#define SH_ELEMENT_TYPE KeySlot
+#define SH_KEY_TYPE uint32
+#define SH_KEY hash
+#define SH_HASH_KEY(tb, key) (key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
 
 /* A state_log row, and how many kept rows it holds or marks. */
 typedef struct LogStep
@@ -89,7 +110,10 @@ struct JoinStore
 	SubTransactionId subxid;	/* the innermost subtransaction that did */
 	const JoinLayout *layout;	/* the current step's */
 	MemoryContext cxt;
-	HTAB	   *keys;			/* KeyRows by hash */
+	MemoryContext rows_cxt;		/* the rows: they come and go nearly in
+								 * order, so a generation context, which
+								 * does not round their sizes up */
+	keyslots_hash *keys;		/* KeyRows by hash */
 	HTAB	   *steps;			/* LogStep by step */
 	pairingheap *by_time[2];
 	dlist_head	unkeyed[2];		/* rows with a NULL key column, which meet none */
@@ -291,13 +315,12 @@ create(int32 pipeline_id, const JoinLayout *layout)
 	st->layout = layout;
 	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing join state",
 									ALLOCSET_DEFAULT_SIZES);
-	ctl.keysize = sizeof(uint32);
-	ctl.entrysize = sizeof(KeyRows);
-	ctl.hcxt = st->cxt;
-	st->keys = hash_create("windowing join keys", 1024, &ctl,
-						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	st->rows_cxt = GenerationContextCreate(st->cxt, "windowing join rows", 0, 64 * 1024,
+										   1024 * 1024);
+	st->keys = keyslots_create(st->cxt, 1024, NULL);
 	ctl.keysize = sizeof(int64);
 	ctl.entrysize = sizeof(LogStep);
+	ctl.hcxt = st->cxt;
 	st->steps = hash_create("windowing join log", 64, &ctl,
 							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	old = MemoryContextSwitchTo(st->cxt);
@@ -332,7 +355,7 @@ new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 	struct varlena *v = pg_detoast_datum((struct varlena *) DatumGetPointer(row));
 	Size		head = MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * l->nkeys);
 	Size		size = head + VARSIZE(v);
-	JoinRow    *r = MemoryContextAllocZero(st->cxt, size);
+	JoinRow    *r = MemoryContextAllocZero(st->rows_cxt, size);
 	HeapTupleData tuple;
 
 	r->ts = ts;
@@ -363,6 +386,26 @@ new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 	return r;
 }
 
+/*
+ * Row r joins its key's rows of its side, which are in order of time: rows
+ * come nearly in that order, so the place is found from the end.
+ */
+static void
+sorted_add(dlist_head *rows, JoinRow *r)
+{
+	dlist_iter	it;
+
+	dlist_reverse_foreach(it, rows)
+	{
+		if (dlist_container(JoinRow, by_key, it.cur)->ts <= r->ts)
+		{
+			dlist_insert_after(it.cur, &r->by_key);
+			return;
+		}
+	}
+	dlist_push_head(rows, &r->by_key);
+}
+
 /* Row r joins its side's rows: by key (if it has one: else unkeyed) and by time. */
 static KeyRows *
 keep(JoinStore *st, JoinRow *r)
@@ -372,14 +415,16 @@ keep(JoinStore *st, JoinRow *r)
 	if (r->keyed)
 	{
 		bool		found;
+		KeySlot    *ks = keyslots_insert(st->keys, r->hash, &found);
 
-		kr = hash_search(st->keys, &r->hash, HASH_ENTER, &found);
 		if (!found)
 		{
-			dlist_init(&kr->rows[0]);
-			dlist_init(&kr->rows[1]);
+			ks->rows = MemoryContextAlloc(st->cxt, sizeof(KeyRows));
+			dlist_init(&ks->rows->rows[0]);
+			dlist_init(&ks->rows->rows[1]);
 		}
-		dlist_push_tail(&kr->rows[r->side], &r->by_key);
+		kr = ks->rows;
+		sorted_add(&kr->rows[r->side], r);
 	}
 	else
 		dlist_push_tail(&st->unkeyed[r->side], &r->by_key);
@@ -420,11 +465,14 @@ join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 seq, int64 f
 	{
 		dlist_iter	it;
 
-		dlist_foreach(it, &kr->rows[1 - side])
+		/* the rows it meets are among the latest of its key */
+		dlist_reverse_foreach(it, &kr->rows[1 - side])
 		{
 			JoinRow    *o = dlist_container(JoinRow, by_key, it.cur);
 
-			if (o->ts < from || o->ts > to || !keys_equal(st, r, o))
+			if (o->ts < from)
+				break;
+			if (o->ts > to || !keys_equal(st, r, o))
 				continue;
 			fn(side == 0 ? r->row : o->row, side == 0 ? o->row : r->row, arg);
 			mark(st, o);
@@ -467,10 +515,13 @@ leave(JoinStore *st, JoinRow *r)
 	dlist_delete(&r->by_key);
 	if (r->keyed)
 	{
-		KeyRows    *kr = hash_search(st->keys, &r->hash, HASH_FIND, NULL);
+		KeySlot    *ks = keyslots_lookup(st->keys, r->hash);
 
-		if (dlist_is_empty(&kr->rows[0]) && dlist_is_empty(&kr->rows[1]))
-			hash_search(st->keys, &r->hash, HASH_REMOVE, NULL);
+		if (dlist_is_empty(&ks->rows->rows[0]) && dlist_is_empty(&ks->rows->rows[1]))
+		{
+			pfree(ks->rows);
+			keyslots_delete_item(st->keys, ks);
+		}
 	}
 	release(st, r->step);
 	release(st, r->mark_step);
@@ -801,13 +852,13 @@ each_in(dlist_head *rows, JoinRowFn fn, void *arg)
 void
 join_store_each(JoinStore *st, JoinRowFn fn, void *arg)
 {
-	HASH_SEQ_STATUS seq;
-	KeyRows    *kr;
+	keyslots_iterator it;
+	KeySlot    *ks;
 
-	hash_seq_init(&seq, st->keys);
-	while ((kr = hash_seq_search(&seq)) != NULL)
+	keyslots_start_iterate(st->keys, &it);
+	while ((ks = keyslots_iterate(st->keys, &it)) != NULL)
 		for (int i = 0; i < 2; i++)
-			each_in(&kr->rows[i], fn, arg);
+			each_in(&ks->rows->rows[i], fn, arg);
 	for (int i = 0; i < 2; i++)
 		each_in(&st->unkeyed[i], fn, arg);
 }
