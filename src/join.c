@@ -549,13 +549,13 @@ write_pairs(JoinStep *j)
 	 * state tables' row types: a table made again under the same name must
 	 * not meet the plan of the one dropped.
 	 */
-	if (plans_execute(psprintf("/* %u %u */ INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
+	if (plans_execute_generic(psprintf("/* %u %u */ INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
 							   "pg_catalog.unnest($2) AS yr) AS pm, "
 							   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
 							   j->row_type[0], j->row_type[1], j->result_table, j->def->aggregates,
 							   column_list(j, 0, "(pm.xr)."), quote_identifier(j->in[0].alias),
 							   column_list(j, 1, "(pm.yr)."), quote_identifier(j->in[1].alias)),
-					  2, j->array_type, args, NULL, false, 0) != SPI_OK_INSERT)
+							  2, j->array_type, args, NULL) != SPI_OK_INSERT)
 		elog(ERROR, "could not write the pairs of join pipeline \"%s\"", j->def->name);
 	j->written += SPI_processed;
 	for (int i = 0; i < 2; i++)

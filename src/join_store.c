@@ -288,7 +288,10 @@ sweep(void)
 JoinStore *
 join_store_find(int32 pipeline_id, int64 version, const JoinLayout *layout)
 {
-	JoinStore  *st = lookup(pipeline_id);
+	JoinStore  *st;
+
+	sweep();
+	st = lookup(pipeline_id);
 
 	if (st == NULL)
 		return NULL;

@@ -86,9 +86,13 @@ any_array(int nargs, const Oid *types)
 	return false;
 }
 
-/* The kept plan of a statement, prepared on first use. */
-SPIPlanPtr
-plans_prepare(const char *sql, int nargs, Oid *types)
+/*
+ * The kept plan of a statement, prepared on first use; "generic" if it
+ * may be planned once even with arrays among its parameters (its plan
+ * does not depend on their lengths).
+ */
+static SPIPlanPtr
+prepare(const char *sql, int nargs, Oid *types, bool generic)
 {
 	PlanEntry  *e;
 	SPIPlanPtr	plan;
@@ -101,6 +105,7 @@ plans_prepare(const char *sql, int nargs, Oid *types)
 	if (e != NULL)
 		return e->plan;
 	plan = SPI_prepare_cursor(sql, nargs, types,
+							  generic ? CURSOR_OPT_GENERIC_PLAN :
 							  any_array(nargs, types) ? CURSOR_OPT_CUSTOM_PLAN : 0);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -112,11 +117,28 @@ plans_prepare(const char *sql, int nargs, Oid *types)
 	return plan;
 }
 
+SPIPlanPtr
+plans_prepare(const char *sql, int nargs, Oid *types)
+{
+	return prepare(sql, nargs, types, false);
+}
+
 /* SPI_execute_with_args, with the statement's kept plan. */
 int
 plans_execute(const char *sql, int nargs, Oid *types, Datum *values,
 			   const char *nulls, bool read_only, long count)
 {
-	return SPI_execute_plan(plans_prepare(sql, nargs, types), values, nulls,
+	return SPI_execute_plan(prepare(sql, nargs, types, false), values, nulls,
 							read_only, count);
+}
+
+/*
+ * The same for a statement whose plan does not depend on how long its
+ * arrays are (it reads them whole, joins nothing): planned once.
+ */
+int
+plans_execute_generic(const char *sql, int nargs, Oid *types, Datum *values,
+					  const char *nulls)
+{
+	return SPI_execute_plan(prepare(sql, nargs, types, true), values, nulls, false, 0);
 }

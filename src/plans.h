@@ -12,5 +12,7 @@
 extern SPIPlanPtr plans_prepare(const char *sql, int nargs, Oid *types);
 extern int	plans_execute(const char *sql, int nargs, Oid *types, Datum *values,
 						   const char *nulls, bool read_only, long count);
+extern int	plans_execute_generic(const char *sql, int nargs, Oid *types, Datum *values,
+								  const char *nulls);
 
 #endif							/* WINDOWING_PLANS_H */
