@@ -49,6 +49,19 @@ SELECT windowing.process('jm');
 COMMIT;
 SELECT order_id, payment_id FROM jm_results ORDER BY 1, 2;
 
+-- a prepared step may commit in any session, or never: its memory goes at
+-- PREPARE, and the next step reads the log the prepared one wrote (a step
+-- that writes pairs notifies, which PREPARE refuses; this one keeps an
+-- order)
+SELECT jm_add('{41}', '{}', '2026-01-01 11:23');
+BEGIN;
+SELECT windowing.process('jm');
+PREPARE TRANSACTION 'jm_step';
+COMMIT PREPARED 'jm_step';
+SELECT jm_add('{}', '{41}', '2026-01-01 11:23');
+SELECT windowing.process('jm');
+SELECT order_id, payment_id FROM jm_results WHERE order_id = 41;
+
 -- 3. an exception block that catches the step's transaction's error
 SELECT jm_add('{5}', '{4}', '2026-01-01 12:00');
 DO $$

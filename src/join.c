@@ -9,35 +9,35 @@
  * joins also give each row that met nothing, once the watermark shows that
  * nothing can meet it any more, as Flink SQL does.
  *
- * Each input keeps its rows that may still meet rows of the other in a
- * table of its own (its state table: the queue's columns and whether the
- * row met one yet).  A step reads the whole new tick of each input
- * (tick.c), left then right, one statement each, and works on sets, as a
- * batch join would:
+ * Each input keeps its rows that may still meet rows of the other in the
+ * memory of the process that steps the join, logged in state_log
+ * (join_store.c).  A step reads the new rows of each input's tick (tick.c),
+ * left then right, in arrival order:
  *
- * 1. the input's new rows, in arrival order, are kept or routed late.  A
- *    row is late when its time is before the join's watermark as it stood
- *    at that row: the larger of the join's watermark before the step and
- *    the smaller of the input's own watermark after the rows before it and
- *    the other input's at the step's start (Flink's isLate, against the
- *    minimum of the inputs' watermarks, which never goes back);
- * 2. the rows kept meet the other input's kept rows: the new left rows the
+ * 1. each row is kept or routed late.  A row is late when its time is
+ *    before the join's watermark as it stood at that row: the larger of the
+ *    join's watermark before the step and the smaller of the input's own
+ *    watermark after the rows before it and the other input's at the
+ *    step's start (Flink's isLate, against the minimum of the inputs'
+ *    watermarks, which never goes back);
+ * 2. a row kept meets the other input's kept rows: the new left rows the
  *    older right ones, then the new right rows all the left ones, so each
- *    pair once; an outer join marks the rows that met one;
+ *    pair once; the pairs are written in bulk;
  * 3. the watermarks move: each input's follows its newest time less
  *    max_out_of_orderness (and the clock, once idle for idle_timeout), and
  *    the join's is the smaller of the two;
- * 4. the rows the watermark passed for good leave: a left row at t once
- *    t + upper is before it, a right row at t once t - lower is, an outer
- *    join's unmatched ones written first with the other side's columns
- *    NULL.  Flink drops a row when the watermark reaches t + upper, where a
- *    right row on time at exactly t + upper could still have met it; here
- *    it stays until the watermark is past.
+ * 4. the rows the watermark passed for good leave, in every step: a left
+ *    row at t once t + upper is before it, a right row at t once t - lower
+ *    is, an outer join's unmatched ones written first with the other
+ *    side's columns NULL.  Flink drops a row when the watermark reaches
+ *    t + upper, where a right row on time at exactly t + upper could still
+ *    have met it; here it stays until the watermark is past.
  *
  * A window join (an assigner instead of bounds) pairs the rows of a key in
  * the same window, as Flink's DataStream.join(...).window(...) does, when
- * the window fires.  Its state tables hold a row once for each of its
- * windows, and the step is:
+ * the window fires.  Its rows are kept in tables of its own (its state
+ * tables), once for each of their windows, and the step reads each input's
+ * tick with one statement and works on sets, as a batch join would:
  *
  * 1. as above, but a row is kept for each of its windows not yet past its
  *    cleanup time at the watermark it met, and late if it has none; a

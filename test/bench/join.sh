@@ -18,8 +18,8 @@
 #                    payment, SIZE pairs.  The batch join cannot use the
 #                    time bound to find a payment's orders: it hashes on the
 #                    user id and filters the ~1,000 orders of the user,
-#                    SIZE * 1,000 comparisons in all, which a pipeline's
-#                    index on (key, time) avoids
+#                    SIZE * 1,000 comparisons in all, which a pipeline
+#                    avoids: it keeps a key's rows in order of time
 #   window           (SIZE keys) the order id again, payments 0-15 min
 #                    after their order, and a window join of tumbling 15
 #                    minute windows: an order meets its payment when both
@@ -259,6 +259,8 @@ time_pipeline() {
 	[ "$late" = 0 ] || fail "$LABEL: $late late rows"
 	[ "$(sql -c 'SELECT count(*) FROM j_left_state') $(sql -c 'SELECT count(*) FROM j_right_state')" = "0 0" ] ||
 		fail "$LABEL: rows left in the state tables after flush"
+	[ "$(sql -c "SELECT count(*) FROM windowing.open_windows('j')")" = 0 ] ||
+		fail "$LABEL: rows kept after flush"
 	PAIRS[$CASE.pipeline]=$(sql -c 'SELECT count(*) FROM j_results')
 }
 
