@@ -5,10 +5,11 @@
  *
  * Each side of an interval join keeps its rows until the watermark shows
  * that nothing on time can meet them (join.c).  Here they are held by the
- * hash of their key, each side's also in a heap by time, so that a new row
- * finds the rows it meets with one lookup and the watermark finds the rows
- * that leave without a scan: a step costs the rows it reads and the rows
- * that leave, not all the rows kept (Flink's heap state backend).
+ * hash of their key, and each side's by time too (a list of the rows that
+ * came in order of time, a heap of the others), so that a new row finds
+ * the rows it meets with one lookup and the watermark finds the rows that
+ * leave without a scan: a step costs the rows it reads and the rows that
+ * leave, not all the rows kept (Flink's heap state backend).
  *
  * The durable copy is in state_log, a row per step that keeps rows: the
  * rows it kept that were still kept at its end (whether each met a row
@@ -48,20 +49,32 @@
 #include "state_slots.h"
 #include "state_store.h"
 
+/* A state_log row, and how many kept rows it holds or marks. */
+typedef struct LogStep
+{
+	int64		step;
+	int64		live;
+} LogStep;
+
 /* A kept row, its key's values (pointing into it) and the row after it. */
 typedef struct JoinRow
 {
-	pairingheap_node by_time;	/* in its side's heap, earliest first */
+	union
+	{
+		dlist_node	list;		/* in its side's rows that came in order */
+		pairingheap_node heap;	/* or among those that did not */
+	}			by_time;
 	dlist_node	by_key;			/* in its key's list of its side's rows */
 	int64		ts;
 	int64		seq;			/* arrival number in its queue */
-	int64		step;			/* the state_log row that holds it; 0: none
-								 * yet */
-	int64		mark_step;		/* the one that says it met a row; 0: none */
+	LogStep    *log;			/* the state_log row that holds it; NULL:
+								 * none yet */
+	LogStep    *mark_log;		/* the one that says it met a row */
 	uint32		hash;
 	uint8		side;
 	bool		matched;		/* it met a row */
 	bool		keyed;			/* no key column is NULL: it may meet rows */
+	bool		in_heap;		/* by_time is its place in the heap */
 	bool		gone;			/* it left: freed once the step is logged */
 	Datum	   *keys;
 	Datum		row;			/* a composite of its side's row type */
@@ -95,13 +108,6 @@ typedef struct KeySlot
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-/* A state_log row, and how many kept rows it holds or marks. */
-typedef struct LogStep
-{
-	int64		step;			/* hash key */
-	int64		live;
-} LogStep;
-
 struct JoinStore
 {
 	SlotKey		slot;
@@ -114,7 +120,11 @@ struct JoinStore
 								 * order, so a generation context, which
 								 * does not round their sizes up */
 	keyslots_hash *keys;		/* KeyRows by hash */
-	HTAB	   *steps;			/* LogStep by step */
+	/*
+	 * Each side's rows by time: those that came in order of time in a list
+	 * (the next to leave at its head), the others in a heap.
+	 */
+	dlist_head	in_order[2];
 	pairingheap *by_time[2];
 	dlist_head	unkeyed[2];		/* rows with a NULL key column, which meet none */
 	int64		rows;
@@ -122,7 +132,7 @@ struct JoinStore
 	List	   *fresh;			/* JoinRow *, kept since the last log row */
 	List	   *marked;			/* JoinRow *, logged, met a row since */
 	List	   *left;			/* JoinRow *, gone since */
-	List	   *done_steps;		/* int64 *, log rows whose rows all left */
+	List	   *done_steps;		/* LogStep *, log rows whose rows all left */
 	bool		legacy;			/* rows read from the state tables */
 	bool		fits;			/* within windowing.state_memory: kept after
 								 * the step */
@@ -135,8 +145,8 @@ static bool callbacks_registered = false;
 static int
 earlier_first(const pairingheap_node *a, const pairingheap_node *b, void *arg)
 {
-	int64		ta = pairingheap_const_container(JoinRow, by_time, a)->ts;
-	int64		tb = pairingheap_const_container(JoinRow, by_time, b)->ts;
+	int64		ta = pairingheap_const_container(JoinRow, by_time.heap, a)->ts;
+	int64		tb = pairingheap_const_container(JoinRow, by_time.heap, b)->ts;
 
 	return ta < tb ? 1 : ta > tb ? -1 : 0;
 }
@@ -310,7 +320,6 @@ static JoinStore *
 create(int32 pipeline_id, const JoinLayout *layout)
 {
 	JoinStore  *st = MemoryContextAllocZero(TopMemoryContext, sizeof(JoinStore));
-	HASHCTL		ctl;
 	MemoryContext old;
 
 	st->slot = state_slots_key(pipeline_id);
@@ -321,15 +330,11 @@ create(int32 pipeline_id, const JoinLayout *layout)
 	st->rows_cxt = GenerationContextCreate(st->cxt, "windowing join rows", 0, 64 * 1024,
 										   1024 * 1024);
 	st->keys = keyslots_create(st->cxt, 1024, NULL);
-	ctl.keysize = sizeof(int64);
-	ctl.entrysize = sizeof(LogStep);
-	ctl.hcxt = st->cxt;
-	st->steps = hash_create("windowing join log", 64, &ctl,
-							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	old = MemoryContextSwitchTo(st->cxt);
 	for (int i = 0; i < 2; i++)
 	{
 		st->by_time[i] = pairingheap_allocate(earlier_first, NULL);
+		dlist_init(&st->in_order[i]);
 		dlist_init(&st->unkeyed[i]);
 	}
 	MemoryContextSwitchTo(old);
@@ -431,7 +436,12 @@ keep(JoinStore *st, JoinRow *r)
 	}
 	else
 		dlist_push_tail(&st->unkeyed[r->side], &r->by_key);
-	pairingheap_add(st->by_time[r->side], &r->by_time);
+	r->in_heap = !dlist_is_empty(&st->in_order[r->side]) &&
+		dlist_tail_element(JoinRow, by_time.list, &st->in_order[r->side])->ts > r->ts;
+	if (r->in_heap)
+		pairingheap_add(st->by_time[r->side], &r->by_time.heap);
+	else
+		dlist_push_tail(&st->in_order[r->side], &r->by_time.list);
 	return kr;
 }
 
@@ -442,7 +452,7 @@ mark(JoinStore *st, JoinRow *r)
 	if (r->matched)
 		return;
 	r->matched = true;
-	if (r->step != 0)
+	if (r->log != NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
@@ -489,22 +499,13 @@ join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 seq, int64 f
 
 /* A log row holds or marks one row fewer; none left, it can go. */
 static void
-release(JoinStore *st, int64 step)
+release(JoinStore *st, LogStep *ls)
 {
-	LogStep    *ls;
-
-	if (step == 0)
-		return;
-	ls = hash_search(st->steps, &step, HASH_FIND, NULL);
-	Assert(ls != NULL);
-	if (--ls->live == 0)
+	if (ls != NULL && --ls->live == 0)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->cxt);
-		int64	   *done = palloc(sizeof(int64));
 
-		*done = step;
-		st->done_steps = lappend(st->done_steps, done);
-		hash_search(st->steps, &step, HASH_REMOVE, NULL);
+		st->done_steps = lappend(st->done_steps, ls);
 		MemoryContextSwitchTo(old);
 	}
 }
@@ -526,8 +527,8 @@ leave(JoinStore *st, JoinRow *r)
 			keyslots_delete_item(st->keys, ks);
 		}
 	}
-	release(st, r->step);
-	release(st, r->mark_step);
+	release(st, r->log);
+	release(st, r->mark_log);
 	r->gone = true;
 	st->rows--;
 	old = MemoryContextSwitchTo(st->cxt);
@@ -543,14 +544,26 @@ void
 join_store_expire(JoinStore *st, int side, int64 until, bool outer, JoinPairFn fn, void *arg)
 {
 	pairingheap *h = st->by_time[side];
+	dlist_head *in_order = &st->in_order[side];
 
-	while (!pairingheap_is_empty(h))
+	for (;;)
 	{
-		JoinRow    *r = pairingheap_container(JoinRow, by_time, pairingheap_first(h));
+		JoinRow    *r = dlist_is_empty(in_order) ? NULL :
+			dlist_head_element(JoinRow, by_time.list, in_order);
 
-		if (r->ts >= until)
+		if (!pairingheap_is_empty(h))
+		{
+			JoinRow    *first = pairingheap_container(JoinRow, by_time.heap, pairingheap_first(h));
+
+			if (r == NULL || first->ts < r->ts)
+				r = first;
+		}
+		if (r == NULL || r->ts >= until)
 			break;
-		(void) pairingheap_remove_first(h);
+		if (r->in_heap)
+			(void) pairingheap_remove_first(h);
+		else
+			dlist_delete(&r->by_time.list);
 		if (outer && !r->matched)
 			fn(side == 0 ? r->row : (Datum) 0, side == 0 ? (Datum) 0 : r->row, arg);
 		leave(st, r);
@@ -606,6 +619,7 @@ join_store_log(JoinStore *st, int64 step)
 	LogHeader	h = {0, 0};
 	ListCell   *lc;
 	bool		legacy = st->legacy;
+	LogStep    *ls = MemoryContextAlloc(st->cxt, sizeof(LogStep));
 
 	initStringInfo(&buf);
 	appendBinaryStringInfo(&buf, (const char *) &h, sizeof(h));
@@ -616,30 +630,30 @@ join_store_log(JoinStore *st, int64 step)
 		if (r->gone)
 			continue;
 		put_row(&buf, r);
-		r->step = step;
+		r->log = ls;
 		h.rows++;
 	}
 	foreach(lc, st->marked)
 	{
 		JoinRow    *r = lfirst(lc);
 
-		if (r->gone || r->mark_step != 0)
+		if (r->gone || r->mark_log != NULL)
 			continue;
 		put_mark(&buf, r);
-		r->mark_step = step;
+		r->mark_log = ls;
 		h.marks++;
 	}
-	if (h.rows + h.marks > 0)
+	*ls = (LogStep) {step, h.rows + h.marks};
+	if (ls->live > 0)
 	{
-		LogStep    *ls = hash_search(st->steps, &step, HASH_ENTER, NULL);
-
-		ls->live = h.rows + h.marks;
 		memcpy(buf.data, &h, sizeof(h));
 		state_log_insert(st->slot.pipeline_id, step, buf.data, buf.len);
 	}
+	else
+		pfree(ls);
 	pfree(buf.data);
 	foreach(lc, st->done_steps)
-		state_log_delete(st->slot.pipeline_id, *(int64 *) lfirst(lc));
+		state_log_delete(st->slot.pipeline_id, ((LogStep *) lfirst(lc))->step);
 	foreach(lc, st->left)
 	{
 		st->bytes -= GetMemoryChunkSpace(lfirst(lc));
@@ -684,10 +698,10 @@ read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_se
 {
 	const char *p = data + sizeof(LogHeader);
 	LogHeader	h;
-	LogStep    *ls = hash_search(st->steps, &step, HASH_ENTER, NULL);
+	LogStep    *ls = MemoryContextAlloc(st->cxt, sizeof(LogStep));
 
 	memcpy(&h, data, sizeof(h));
-	ls->live = h.rows + h.marks;
+	*ls = (LogStep) {step, h.rows + h.marks};
 	for (int i = 0; i < h.rows; i++)
 	{
 		uint8		flags[2];
@@ -708,7 +722,7 @@ read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_se
 		r = new_row(st, flags[0], PointerGetDatum(v), ts, seq);
 		pfree(v);
 		r->matched = flags[1];
-		r->step = step;
+		r->log = ls;
 		(void) keep(st, r);
 		id[0] = r->side;
 		id[1] = seq;
@@ -727,10 +741,10 @@ read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_se
 		if (e != NULL && !e->row->matched)
 		{
 			e->row->matched = true;
-			e->row->mark_step = step;
+			e->row->mark_log = ls;
 		}
 		else
-			release(st, step);
+			release(st, ls);
 	}
 	Assert(p == data + size);
 }
