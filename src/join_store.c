@@ -327,8 +327,13 @@ create(int32 pipeline_id, const JoinLayout *layout)
 	st->layout = layout;
 	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing join state",
 									ALLOCSET_DEFAULT_SIZES);
+	/*
+	 * Blocks below malloc's threshold for mapping memory of its own: a
+	 * block freed goes back to malloc's heap for the next step's rows,
+	 * rather than back to the kernel, to be faulted in again page by page.
+	 */
 	st->rows_cxt = GenerationContextCreate(st->cxt, "windowing join rows", 0, 64 * 1024,
-										   1024 * 1024);
+										   64 * 1024);
 	st->keys = keyslots_create(st->cxt, 1024, NULL);
 	old = MemoryContextSwitchTo(st->cxt);
 	for (int i = 0; i < 2; i++)
@@ -363,9 +368,10 @@ new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 	struct varlena *v = pg_detoast_datum((struct varlena *) DatumGetPointer(row));
 	Size		head = MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * l->nkeys);
 	Size		size = head + VARSIZE(v);
-	JoinRow    *r = MemoryContextAllocZero(st->rows_cxt, size);
+	JoinRow    *r = MemoryContextAlloc(st->rows_cxt, size);
 	HeapTupleData tuple;
 
+	memset(r, 0, sizeof(JoinRow));
 	r->ts = ts;
 	r->seq = seq;
 	r->side = side;
