@@ -576,13 +576,6 @@ join_store_expire(JoinStore *st, int side, int64 until, bool outer, JoinPairFn f
 	}
 }
 
-/* Whether the store holds rows no log row has: the step must log them. */
-bool
-join_store_unlogged(const JoinStore *st)
-{
-	return st->legacy || st->fresh != NIL || st->marked != NIL || st->done_steps != NIL;
-}
-
 /*
  * A log row: its rows (side, whether it met one, time, arrival number and
  * the row's bytes), then its marks (side and arrival number of a row of an
@@ -884,21 +877,4 @@ join_store_each(JoinStore *st, JoinRowFn fn, void *arg)
 			each_in(&ks->rows->rows[i], fn, arg);
 	for (int i = 0; i < 2; i++)
 		each_in(&st->unkeyed[i], fn, arg);
-}
-
-/* The memory the rows take. */
-Size
-join_store_bytes(const JoinStore *st)
-{
-	return st->bytes;
-}
-
-/* Forgets a pipeline's rows here (it was dropped, or its state evicted). */
-void
-join_store_forget(int32 pipeline_id)
-{
-	JoinStore  *st = lookup(pipeline_id);
-
-	if (st != NULL && !st->changing)
-		join_store_free(st);
 }
