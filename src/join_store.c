@@ -577,8 +577,8 @@ join_store_expire(JoinStore *st, int side, int64 until, bool outer, JoinPairFn f
 }
 
 /*
- * A log row: its rows (side, whether it met one, time, arrival number and
- * the row's bytes), then its marks (side and arrival number of a row of an
+ * A log row: its rows (side, whether it met one, time, arrival number, the
+ * row's length and bytes), then its marks (side and arrival number of a row of an
  * earlier log row that met one).
  */
 typedef struct LogHeader
@@ -591,11 +591,14 @@ static void
 put_row(StringInfo buf, const JoinRow *r)
 {
 	uint8		flags[2] = {r->side, r->matched};
+	int32		len = VARSIZE(DatumGetPointer(r->row));
 
 	appendBinaryStringInfo(buf, (const char *) flags, sizeof(flags));
 	appendBinaryStringInfo(buf, (const char *) &r->ts, sizeof(int64));
 	appendBinaryStringInfo(buf, (const char *) &r->seq, sizeof(int64));
-	appendBinaryStringInfo(buf, DatumGetPointer(r->row), VARSIZE(DatumGetPointer(r->row)));
+
+	appendBinaryStringInfo(buf, (const char *) &len, sizeof(len));
+	appendBinaryStringInfo(buf, DatumGetPointer(r->row), len);
 }
 
 static void
@@ -706,6 +709,7 @@ read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_se
 		uint8		flags[2];
 		int64		ts;
 		int64		seq;
+		int32		len;
 		struct varlena *v;
 		JoinRow    *r;
 		SeqEntry   *e;
@@ -714,10 +718,12 @@ read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_se
 		memcpy(flags, p, sizeof(flags));
 		memcpy(&ts, p + 2, sizeof(int64));
 		memcpy(&seq, p + 10, sizeof(int64));
-		p += 18;
-		v = palloc(VARSIZE(p));
-		memcpy(v, p, VARSIZE(p));
-		p += VARSIZE(v);
+		memcpy(&len, p + 18, sizeof(len));
+		p += 18 + sizeof(len);
+		/* the bytes are not aligned where they lie */
+		v = palloc(len);
+		memcpy(v, p, len);
+		p += len;
 		r = new_row(st, flags[0], PointerGetDatum(v), ts, seq);
 		pfree(v);
 		r->matched = flags[1];
