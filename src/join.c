@@ -544,15 +544,10 @@ write_pairs(JoinStep *j)
 	for (int i = 0; i < 2; i++)
 		args[i] = PointerGetDatum(construct_md_array(j->pairs[i], j->unpaired[i], 1, &j->npairs, &lb,
 													 j->row_type[i], -1, false, TYPALIGN_DOUBLE));
-	/*
-	 * A kept plan is known by its text, and its parameters' types are the
-	 * state tables' row types: a table made again under the same name must
-	 * not meet the plan of the one dropped.
-	 */
-	if (plans_execute_generic(psprintf("/* %u %u */ INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
+	if (plans_execute_generic(psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
 							   "pg_catalog.unnest($2) AS yr) AS pm, "
 							   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
-							   j->row_type[0], j->row_type[1], j->result_table, j->def->aggregates,
+							   j->result_table, j->def->aggregates,
 							   column_list(j, 0, "(pm.xr)."), quote_identifier(j->in[0].alias),
 							   column_list(j, 1, "(pm.yr)."), quote_identifier(j->in[1].alias)),
 							  2, j->array_type, args, NULL) != SPI_OK_INSERT)
@@ -737,14 +732,13 @@ write_late(RowsRead *rr)
 												 TYPALIGN_DOUBLE));
 	args[2] = PointerGetDatum(construct_md_array(wms, wm_nulls, 1, &n, &lb, tt, 8, true,
 												 TYPALIGN_DOUBLE));
-	/* the row types in the text, as in write_pairs */
-	run(psprintf("/* %u */ INSERT INTO %s (side, event_time, watermark, reason, row_data) "
+	run(psprintf("INSERT INTO %s (side, event_time, watermark, reason, row_data) "
 				 "SELECT '%s', x.ts, x.wm, CASE WHEN x.ts IS NULL THEN 'event time is null' ELSE 'late' END, "
 				 "pg_catalog.to_jsonb(x.r) OPERATOR(pg_catalog.-) "
 				 "'{windowing_xid,windowing_seq,windowing_matched}'::pg_catalog.text[] "
 				 "FROM (SELECT pg_catalog.unnest($1) AS r, pg_catalog.unnest($2) AS ts, "
 				 "pg_catalog.unnest($3) AS wm) AS x",
-				 j->row_type[rr->i], j->late_table, j->in[rr->i].side),
+				 j->late_table, j->in[rr->i].side),
 		3, args, types, SPI_OK_INSERT);
 }
 
@@ -1328,6 +1322,37 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	return j.partial[0] || j.partial[1];
 }
 
+/*
+ * The key of input i's row under "prefix" as open_windows() shows it: a
+ * JSON object with the key columns named as the left input names them.
+ */
+static char *
+key_object(const JoinStep *j, int i, const char *prefix)
+{
+	StringInfoData key;
+
+	initStringInfo(&key);
+	for (int k = 0; k < j->in[0].nkeys; k++)
+		appendStringInfo(&key, "%s%s, %s%s", k > 0 ? ", " : "", quote_literal_cstr(j->in[0].keys[k]),
+						 prefix, quote_identifier(j->in[i].keys[k]));
+	return psprintf("pg_catalog.jsonb_build_object(%s)", key.data);
+}
+
+/* The rows of open_windows() that SPI read, into rsi's tuplestore. */
+static void
+put_open_windows(ReturnSetInfo *rsi)
+{
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		Datum		values[4];
+		bool		nulls[4];
+
+		for (int c = 0; c < 4; c++)
+			values[c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
+		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
+	}
+}
+
 /* The rows of each side kept, as open_windows() shows them. */
 typedef struct KeptRows
 {
@@ -1357,20 +1382,16 @@ static char *
 kept_sql(const JoinStep *j, int i, int first)
 {
 	const char *t = quote_identifier(j->in[i].time_column);
-	StringInfoData key;
 
-	initStringInfo(&key);
-	for (int k = 0; k < j->in[0].nkeys; k++)
-		appendStringInfo(&key, "%s%s, (x.r).%s", k > 0 ? ", " : "", quote_literal_cstr(j->in[0].keys[k]),
-						 quote_identifier(j->in[i].keys[k]));
-	return psprintf("SELECT pg_catalog.jsonb_build_object(%s), (x.r).%s::pg_catalog.text, "
+	return psprintf("SELECT %s, (x.r).%s::pg_catalog.text, "
 					"((x.r).%s OPERATOR(pg_catalog.-) $%d)::pg_catalog.text, "
 					"pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object('side', '%s', "
 					"'matched', x.m, 'row', pg_catalog.to_jsonb(x.r) OPERATOR(pg_catalog.-) "
 					"'{windowing_xid,windowing_seq,windowing_matched}'::pg_catalog.text[])), "
 					"(x.r).%s OPERATOR(pg_catalog.-) $%d, (x.r).%s "
 					"FROM (SELECT pg_catalog.unnest($%d) AS r, pg_catalog.unnest($%d) AS m) AS x",
-					key.data, t, t, first + 2, j->in[i].side, t, first + 2, t, first, first + 1);
+					key_object(j, i, "(x.r)."), t, t, first + 2, j->in[i].side, t, first + 2, t, first,
+					first + 1);
 }
 
 /*
@@ -1405,20 +1426,10 @@ interval_open_windows(JoinStep *j, ReturnSetInfo *rsi)
 		types[i * 3 + 1] = BOOLARRAYOID;
 		types[i * 3 + 2] = j->span_type;
 	}
-	/* as in write_pairs, the row types in the text */
-	run(psprintf("/* %u %u */ %s UNION ALL %s ORDER BY 5, 6, 1, 4", j->row_type[0], j->row_type[1],
-				 kept_sql(j, 0, 1), kept_sql(j, 1, 4)),
+	run(psprintf("%s UNION ALL %s ORDER BY 5, 6, 1, 4", kept_sql(j, 0, 1), kept_sql(j, 1, 4)),
 		6, args, types, SPI_OK_SELECT);
 	join_store_free(j->store);
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		Datum		values[4];
-		bool		nulls[4];
-
-		for (int c = 0; c < 4; c++)
-			values[c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
-		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
-	}
+	put_open_windows(rsi);
 }
 
 /*
@@ -1433,7 +1444,6 @@ void
 join_open_windows(const PipelineDef *def, PipelineProgress *progress, ReturnSetInfo *rsi)
 {
 	JoinStep	j;
-	StringInfoData json;
 	Oid			type = def->time_type;
 	Datum		arg;
 
@@ -1444,24 +1454,12 @@ join_open_windows(const PipelineDef *def, PipelineProgress *progress, ReturnSetI
 		return;
 	}
 	arg = Int64GetDatum(progress->watermark == WMK_NONE ? PG_INT64_MIN : wmk_add(progress->watermark, 1));
-	initStringInfo(&json);
-	for (int k = 0; k < j.in[0].nkeys; k++)
-		appendStringInfo(&json, "%s%s, w.%s", k > 0 ? ", " : "", quote_literal_cstr(j.in[0].keys[k]),
-						 quote_identifier(j.in[0].keys[k]));
-	run(psprintf("SELECT pg_catalog.jsonb_build_object(%s), w.windowing_start::pg_catalog.text, "
+	run(psprintf("SELECT %s, w.windowing_start::pg_catalog.text, "
 				 "w.windowing_end::pg_catalog.text, COALESCE((SELECT pg_catalog.jsonb_agg(y.j ORDER BY y.j) "
 				 "FROM (SELECT pg_catalog.to_jsonb(x) AS j FROM (%s) AS x) AS y), '[]'::pg_catalog.jsonb) "
 				 "FROM (%s) AS w ORDER BY w.windowing_end, w.windowing_start, 1",
-				 json.data, window_sql(&j, "w", j.aggregating ? def->join_type : "inner"),
+				 key_object(&j, 0, "w."), window_sql(&j, "w", j.aggregating ? def->join_type : "inner"),
 				 windows_sql(&j, "windowing_end OPERATOR(pg_catalog.>) $1")),
 		1, &arg, &type, SPI_OK_SELECT);
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		Datum		values[4];
-		bool		nulls[4];
-
-		for (int c = 0; c < 4; c++)
-			values[c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
-		tuplestore_putvalues(rsi->setResult, rsi->setDesc, values, nulls);
-	}
+	put_open_windows(rsi);
 }

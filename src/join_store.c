@@ -196,12 +196,18 @@ lookup(int32 pipeline_id)
 	return NULL;
 }
 
+static void
+free_store(JoinStore *st)
+{
+	MemoryContextDelete(st->cxt);
+	pfree(st);
+}
+
 void
 join_store_free(JoinStore *st)
 {
 	states = list_delete_ptr(states, st);
-	MemoryContextDelete(st->cxt);
-	pfree(st);
+	free_store(st);
 }
 
 /* The store ends with the transaction that changed it, kept or thrown away. */
@@ -226,8 +232,7 @@ xact_callback(XactEvent event, void *arg)
 			continue;
 		}
 		states = foreach_delete_current(states, lc);
-		MemoryContextDelete(st->cxt);
-		pfree(st);
+		free_store(st);
 	}
 }
 
@@ -250,8 +255,7 @@ subxact_callback(SubXactEvent event, SubTransactionId subxid, SubTransactionId p
 			continue;
 		}
 		states = foreach_delete_current(states, lc);
-		MemoryContextDelete(st->cxt);
-		pfree(st);
+		free_store(st);
 	}
 }
 
@@ -285,8 +289,7 @@ sweep(void)
 		if (st->changing || state_slots_held_here(&st->slot, st->version))
 			continue;
 		states = foreach_delete_current(states, lc);
-		MemoryContextDelete(st->cxt);
-		pfree(st);
+		free_store(st);
 	}
 }
 
@@ -298,10 +301,7 @@ sweep(void)
 JoinStore *
 join_store_find(int32 pipeline_id, int64 version, const JoinLayout *layout)
 {
-	JoinStore  *st;
-
-	sweep();
-	st = lookup(pipeline_id);
+	JoinStore  *st = lookup(pipeline_id);
 
 	if (st == NULL)
 		return NULL;
@@ -694,10 +694,19 @@ typedef struct SeqEntry
 	JoinRow    *row;
 } SeqEntry;
 
+/* How read_log reads the log rows back: into a store, by arrival too. */
+typedef struct LogRead
+{
+	JoinStore  *st;
+	HTAB	   *by_seq;
+} LogRead;
+
 /* The rows of a log row "data" of "size" bytes, of step "step", kept. */
 static void
-read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_seq)
+read_log_row(int64 step, const char *data, Size size, void *arg)
 {
+	JoinStore  *st = ((LogRead *) arg)->st;
+	HTAB	   *by_seq = ((LogRead *) arg)->by_seq;
 	const char *p = data + sizeof(LogHeader);
 	LogHeader	h;
 	LogStep    *ls = MemoryContextAlloc(st->cxt, sizeof(LogStep));
@@ -758,32 +767,16 @@ read_log_row(JoinStore *st, int64 step, const char *data, Size size, HTAB *by_se
 static void
 read_log(JoinStore *st, int32 pipeline_id)
 {
-	Oid			argtype = INT4OID;
-	Datum		arg = Int32GetDatum(pipeline_id);
 	HASHCTL		ctl;
-	HTAB	   *by_seq;
+	LogRead		lr = {st, NULL};
 
 	ctl.keysize = sizeof(int64) * 2;
 	ctl.entrysize = sizeof(SeqEntry);
 	ctl.hcxt = CurrentMemoryContext;
-	by_seq = hash_create("windowing join rows by arrival", 1024, &ctl,
-						 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	if (plans_execute("SELECT step, changes FROM windowing.state_log "
-					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
-					  1, &argtype, &arg, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the state of join pipeline %d", pipeline_id);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		int64		step = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-													   SPI_tuptable->tupdesc, 1, &isnull));
-		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
-															SPI_tuptable->tupdesc, 2, &isnull));
-
-		read_log_row(st, step, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), by_seq);
-	}
-	SPI_freetuptable(SPI_tuptable);
-	hash_destroy(by_seq);
+	lr.by_seq = hash_create("windowing join rows by arrival", 1024, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	(void) state_log_each(pipeline_id, read_log_row, &lr);
+	hash_destroy(lr.by_seq);
 }
 
 /* The rows of an earlier release's state table of "side", fresh. */

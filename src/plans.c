@@ -1,13 +1,14 @@
 /*
  * plans.c
- *		Statements prepared once per backend, kept by their text.
+ *		Statements prepared once per backend, kept by their text and
+ *		parameter types.
  *
  * A pipeline step runs the same few statements every time, and parsing
  * and planning them again was most of a small step's fixed cost.  Their
- * plans are kept (SPI_keepplan) under their text; PostgreSQL's plan cache
- * revalidates a kept plan after DDL on what it reads, a change of
- * search_path, or a change of user where row security applies, so a kept
- * plan is never staler than a new one.  A statement given arrays (a step's
+ * plans are kept (SPI_keepplan) under their text and parameter types
+ * (PlanKey); PostgreSQL's plan cache revalidates a kept plan after DDL on
+ * what it reads, a change of search_path, or a change of user where row
+ * security applies, so a kept plan is never staler than a new one.  A statement given arrays (a step's
  * windows or results, one array per column) is still planned at each run,
  * as it was before plans were kept: its best plan depends on how long they
  * are, which a generic plan does not know.  The texts are few: fixed ones,
@@ -23,29 +24,51 @@
 
 #include "plans.h"
 
+/*
+ * A statement is known by its text and its parameters' types: the same
+ * text over a table dropped and made again under the same name may take
+ * the new table's row type, and a plan keeps the types it was made with.
+ */
+typedef struct PlanKey
+{
+	const char *sql;
+	int			nargs;
+	const Oid  *types;
+} PlanKey;
+
 typedef struct PlanEntry
 {
-	const char *sql;			/* hash key: the text, copied */
+	PlanKey		key;			/* hash key: the text and types, copied */
 	SPIPlanPtr	plan;
 } PlanEntry;
 
 #define MAX_PLANS 256
 
-static MemoryContext plans_cxt = NULL;	/* the table and texts */
+static MemoryContext plans_cxt = NULL;	/* the table, texts and types */
 static HTAB *plans = NULL;
 
 static uint32
-text_hash(const void *key, Size keysize)
+key_hash(const void *key, Size keysize)
 {
-	const char *sql = *(const char *const *) key;
+	const PlanKey *k = key;
 
-	return hash_bytes((const unsigned char *) sql, strlen(sql));
+	uint32		h = hash_bytes((const unsigned char *) k->sql, strlen(k->sql));
+
+	for (int i = 0; i < k->nargs; i++)
+		h = hash_combine(h, k->types[i]);
+	return h;
 }
 
 static int
-text_match(const void *a, const void *b, Size keysize)
+key_match(const void *a, const void *b, Size keysize)
 {
-	return strcmp(*(const char *const *) a, *(const char *const *) b);
+	const PlanKey *ka = a;
+	const PlanKey *kb = b;
+
+	if (ka->nargs != kb->nargs ||
+		(ka->nargs > 0 && memcmp(ka->types, kb->types, sizeof(Oid) * ka->nargs) != 0))
+		return 1;
+	return strcmp(ka->sql, kb->sql);
 }
 
 static void
@@ -68,10 +91,10 @@ create_table(void)
 
 	plans_cxt = AllocSetContextCreate(TopMemoryContext, "windowing plans",
 									  ALLOCSET_SMALL_SIZES);
-	ctl.keysize = sizeof(const char *);
+	ctl.keysize = sizeof(PlanKey);
 	ctl.entrysize = sizeof(PlanEntry);
-	ctl.hash = text_hash;
-	ctl.match = text_match;
+	ctl.hash = key_hash;
+	ctl.match = key_match;
 	ctl.hcxt = plans_cxt;
 	plans = hash_create("windowing plans", 64, &ctl,
 						HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
@@ -94,14 +117,16 @@ any_array(int nargs, const Oid *types)
 static SPIPlanPtr
 prepare(const char *sql, int nargs, Oid *types, bool generic)
 {
+	PlanKey		key = {sql, nargs, types};
 	PlanEntry  *e;
 	SPIPlanPtr	plan;
+	Oid		   *kept_types;
 
 	if (plans != NULL && hash_get_num_entries(plans) >= MAX_PLANS)
 		forget_plans();
 	if (plans == NULL)
 		create_table();
-	e = hash_search(plans, &sql, HASH_FIND, NULL);
+	e = hash_search(plans, &key, HASH_FIND, NULL);
 	if (e != NULL)
 		return e->plan;
 	plan = SPI_prepare_cursor(sql, nargs, types,
@@ -111,8 +136,11 @@ prepare(const char *sql, int nargs, Oid *types, bool generic)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	if (SPI_keepplan(plan) != 0)
 		elog(ERROR, "SPI_keepplan failed");
-	e = hash_search(plans, &sql, HASH_ENTER, NULL);
-	e->sql = MemoryContextStrdup(plans_cxt, sql);
+	kept_types = MemoryContextAlloc(plans_cxt, sizeof(Oid) * Max(nargs, 1));
+	if (nargs > 0)
+		memcpy(kept_types, types, sizeof(Oid) * nargs);
+	e = hash_search(plans, &key, HASH_ENTER, NULL);
+	e->key = (PlanKey) {MemoryContextStrdup(plans_cxt, sql), nargs, kept_types};
 	e->plan = plan;
 	return plan;
 }

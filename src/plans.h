@@ -1,6 +1,7 @@
 /*
  * plans.h
- *		Statements prepared once per backend, kept by their text.
+ *		Statements prepared once per backend, kept by their text and
+ *		parameter types.
  */
 #ifndef WINDOWING_PLANS_H
 #define WINDOWING_PLANS_H

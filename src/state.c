@@ -1195,6 +1195,55 @@ state_taken(const StepState *ss)
 }
 
 /*
+ * Gives fn each of the pipeline's state_log rows, in step order: its step
+ * and its bytes, which last until fn returns (fn runs no statement).
+ * Returns how many there were.
+ */
+int
+state_log_each(int32 id, StateLogFn fn, void *arg)
+{
+	Oid			argtype = INT4OID;
+	Datum		idarg = Int32GetDatum(id);
+	SPITupleTable *rows;
+	uint64		n;
+
+	if (plans_execute("SELECT step, changes FROM windowing.state_log "
+					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
+					  1, &argtype, &idarg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read window state");
+	rows = SPI_tuptable;
+	n = SPI_processed;
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		int64		step = DatumGetInt64(SPI_getbinval(rows->vals[i], rows->tupdesc, 1, &isnull));
+		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(rows->vals[i], rows->tupdesc, 2,
+															&isnull));
+
+		fn(step, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), arg);
+	}
+	SPI_freetuptable(rows);
+	return n;
+}
+
+/* Where replay_log applies the log's rows. */
+typedef struct LogReplay
+{
+	HTAB	   *stored;
+	StateRows  *departed;
+	int64	   *bytes;
+} LogReplay;
+
+static void
+replay_changes(int64 step, const char *changes, Size size, void *arg)
+{
+	LogReplay  *r = arg;
+
+	stored_changes(r->stored, changes, size, r->departed);
+	*r->bytes += size;
+}
+
+/*
  * The pipeline's state_log rows applied, in step order, to a table of
  * windows (stored_begin), the windows they say left added to "departed";
  * returns how many there were, and their size (*bytes).
@@ -1202,27 +1251,10 @@ state_taken(const StepState *ss)
 static int
 replay_log(HTAB *stored, int32 id, StateRows *departed, int64 *bytes)
 {
-	Oid			argtype = INT4OID;
-	Datum		arg = Int32GetDatum(id);
-	int			n;
+	LogReplay	r = {stored, departed, bytes};
 
 	*bytes = 0;
-	if (plans_execute("SELECT changes FROM windowing.state_log "
-					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
-					  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read window state");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
-															SPI_tuptable->tupdesc, 1, &isnull));
-
-		stored_changes(stored, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), departed);
-		*bytes += VARSIZE_ANY_EXHDR(changes);
-	}
-	n = SPI_processed;
-	SPI_freetuptable(SPI_tuptable);
-	return n;
+	return state_log_each(id, replay_changes, &r);
 }
 
 /* How heap_state_each reads window_state beneath state_log. */

@@ -25,9 +25,12 @@ extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
 
 /*
  * A pipeline's state_log rows for a state of another form (join_store.c):
- * writes step "step"'s row, or deletes it.
+ * writes step "step"'s row, deletes it, or reads them all.
  */
+typedef void (*StateLogFn) (int64 step, const char *changes, Size size, void *arg);
+
 extern void state_log_insert(int32 id, int64 step, const char *changes, Size size);
 extern void state_log_delete(int32 id, int64 step);
+extern int	state_log_each(int32 id, StateLogFn fn, void *arg);
 
 #endif							/* WINDOWING_STATE_H */
