@@ -137,6 +137,24 @@ SELECT windowing.process('jm');
 -- order 8 and payment 9 meet nothing
 SELECT jm_add('{7,8}', '{5,7,9}', '2026-01-02 12:00');
 SELECT windowing.process('jm');
+-- a step that keeps many rows logs them in several rows of at most a
+-- page each; the next, which reads them back, logs the marks of the half
+-- its payments meet in rows of their own
+INSERT INTO jm_all_orders
+SELECT i, '2026-01-02 13:00'::timestamptz + i % 7 * interval '1 second', i
+FROM generate_series(1000, 2999) i;
+INSERT INTO jm_orders SELECT * FROM jm_all_orders WHERE id >= 1000;
+SELECT windowing.process('jm');
+SELECT count(*) AS log_rows, max(octet_length(changes)) <= 8000 AS within_a_page
+FROM windowing.state_log l JOIN windowing.pipeline p ON p.id = l.pipeline_id
+WHERE p.name = 'jm';
+INSERT INTO jm_all_payments
+SELECT i, '2026-01-02 13:01', 'cash' FROM generate_series(1000, 2999, 2) i;
+INSERT INTO jm_payments SELECT * FROM jm_all_payments WHERE id >= 1000;
+SELECT windowing.process('jm');
+SELECT count(*) AS log_rows, max(octet_length(changes)) <= 8000 AS within_a_page
+FROM windowing.state_log l JOIN windowing.pipeline p ON p.id = l.pipeline_id
+WHERE p.name = 'jm';
 SELECT windowing.flush('jm');
 SELECT count(*) AS late FROM jm_late;
 (SELECT order_id, ordered, payment_id, paid, method FROM jm_results EXCEPT ALL SELECT * FROM jm_expected)

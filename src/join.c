@@ -893,13 +893,13 @@ open_store(JoinStep *j, bool keep)
 }
 
 /*
- * The step's changes to the kept rows into the log, as step "step"'s; rows
- * read from the state tables leave them once logged.
+ * The step's changes to the kept rows into the log; rows read from the
+ * state tables leave them once logged.
  */
 static void
-log_store(JoinStep *j, int64 step)
+log_store(JoinStep *j)
 {
-	if (!join_store_log(j->store, step))
+	if (!join_store_log(j->store))
 		return;
 	for (int i = 0; i < 2; i++)
 		run(psprintf("DELETE FROM %s", j->state[i]), 0, NULL, NULL, SPI_OK_DELETE);
@@ -1302,7 +1302,7 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 	}
 	if (j.store)
 	{
-		log_store(&j, progress->steps + 1);
+		log_store(&j);
 		join_store_done(j.store, progress->steps + 1);
 	}
 	progress->watermark = join_wm;

@@ -11,14 +11,16 @@
  * leave without a scan: a step costs the rows it reads and the rows that
  * leave, not all the rows kept (Flink's heap state backend).
  *
- * The durable copy is in state_log, a row per step that keeps rows: the
- * rows it kept that were still kept at its end (whether each met a row
+ * The durable copy is in state_log, written by each step that keeps rows:
+ * the rows it kept that were still kept at its end (whether each met a row
  * yet), and the rows of earlier steps that met their first row in it,
- * which an outer join must not write as unmatched.  A log row goes once
- * every row it holds or marks has left.  Reading the state back (after a
- * restart, or when another process stepped the pipeline) is reading those
- * log rows in step order and dropping the rows the watermark passed: a
- * step leaves no row the watermark passed.  Joins made by earlier
+ * which an outer join must not write as unmatched.  Its rows are at most a
+ * page each, numbered in the order they were written, so that they need
+ * no TOAST and leave as their rows do.  A log row goes once every row it
+ * holds or marks has left.  Reading the state back (after a restart, or
+ * when another process stepped the pipeline) is reading those log rows in
+ * order and dropping the rows the watermark passed: a step leaves no row
+ * the watermark passed.  Joins made by earlier
  * releases kept their rows in their state tables: those rows are read
  * too, and the next step logs them and empties the tables.
  *
@@ -49,12 +51,15 @@
 #include "state_slots.h"
 #include "state_store.h"
 
-/* A state_log row, and how many kept rows it holds or marks. */
-typedef struct LogStep
+/*
+ * A state_log row (its "step" is the row's number, in the order the rows
+ * were written), and how many kept rows it holds or marks.
+ */
+typedef struct LogRow
 {
-	int64		step;
+	int64		number;
 	int64		live;
-} LogStep;
+} LogRow;
 
 /* A kept row, its key's values (pointing into it) and the row after it. */
 typedef struct JoinRow
@@ -67,9 +72,9 @@ typedef struct JoinRow
 	dlist_node	by_key;			/* in its key's list of its side's rows */
 	int64		ts;
 	int64		seq;			/* arrival number in its queue */
-	LogStep    *log;			/* the state_log row that holds it; NULL:
+	LogRow	   *log;			/* the state_log row that holds it; NULL:
 								 * none yet */
-	LogStep    *mark_log;		/* the one that says it met a row */
+	LogRow	   *mark_log;		/* the one that says it met a row */
 	uint32		hash;
 	uint8		side;
 	bool		matched;		/* it met a row */
@@ -132,7 +137,8 @@ struct JoinStore
 	List	   *fresh;			/* JoinRow *, kept since the last log row */
 	List	   *marked;			/* JoinRow *, logged, met a row since */
 	List	   *left;			/* JoinRow *, gone since */
-	List	   *done_steps;		/* LogStep *, log rows whose rows all left */
+	List	   *done_rows;		/* LogRow *, log rows whose rows all left */
+	int64		next_log;		/* the number of the next log row */
 	bool		legacy;			/* rows read from the state tables */
 	bool		fits;			/* within windowing.state_memory: kept after
 								 * the step */
@@ -505,13 +511,13 @@ join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 seq, int64 f
 
 /* A log row holds or marks one row fewer; none left, it can go. */
 static void
-release(JoinStore *st, LogStep *ls)
+release(JoinStore *st, LogRow *ls)
 {
 	if (ls != NULL && --ls->live == 0)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
-		st->done_steps = lappend(st->done_steps, ls);
+		st->done_rows = lappend(st->done_rows, ls);
 		MemoryContextSwitchTo(old);
 	}
 }
@@ -587,85 +593,128 @@ typedef struct LogHeader
 	int32		marks;
 } LogHeader;
 
+#define ROW_HEAD (2 + 2 * sizeof(int64) + sizeof(int32))
+#define MARK_SIZE (1 + sizeof(int64))
+
+/*
+ * The bytes of a log row, at most what state_log keeps in its page
+ * (toast_tuple_target) beside its other columns, unless one kept row is
+ * larger.
+ */
+#define LOG_ROW_BYTES 8000
+
+/* The log row being written. */
+typedef struct LogWriter
+{
+	JoinStore  *st;
+	StringInfoData buf;
+	LogHeader	h;
+	LogRow	   *lr;
+} LogWriter;
+
 static void
-put_row(StringInfo buf, const JoinRow *r)
+log_row_begin(LogWriter *w)
+{
+	w->h = (LogHeader) {0, 0};
+	resetStringInfo(&w->buf);
+	appendBinaryStringInfo(&w->buf, (const char *) &w->h, sizeof(LogHeader));
+	w->lr = MemoryContextAlloc(w->st->cxt, sizeof(LogRow));
+}
+
+/* Writes the log row if it holds or marks a row. */
+static void
+log_row_end(LogWriter *w)
+{
+	if (w->h.rows + w->h.marks == 0)
+	{
+		pfree(w->lr);
+		return;
+	}
+	*w->lr = (LogRow) {w->st->next_log++, w->h.rows + w->h.marks};
+	memcpy(w->buf.data, &w->h, sizeof(LogHeader));
+	state_log_insert(w->st->slot.pipeline_id, w->lr->number, w->buf.data, w->buf.len);
+}
+
+/* The row being written, or the next if "bytes" more would overfill it. */
+static LogRow *
+log_room(LogWriter *w, Size bytes)
+{
+	if (w->buf.len + bytes > LOG_ROW_BYTES && w->h.rows + w->h.marks > 0)
+	{
+		log_row_end(w);
+		log_row_begin(w);
+	}
+	return w->lr;
+}
+
+static void
+put_row(LogWriter *w, JoinRow *r)
 {
 	uint8		flags[2] = {r->side, r->matched};
 	int32		len = VARSIZE(DatumGetPointer(r->row));
 
-	appendBinaryStringInfo(buf, (const char *) flags, sizeof(flags));
-	appendBinaryStringInfo(buf, (const char *) &r->ts, sizeof(int64));
-	appendBinaryStringInfo(buf, (const char *) &r->seq, sizeof(int64));
-
-	appendBinaryStringInfo(buf, (const char *) &len, sizeof(len));
-	appendBinaryStringInfo(buf, DatumGetPointer(r->row), len);
+	r->log = log_room(w, ROW_HEAD + len);
+	appendBinaryStringInfo(&w->buf, (const char *) flags, sizeof(flags));
+	appendBinaryStringInfo(&w->buf, (const char *) &r->ts, sizeof(int64));
+	appendBinaryStringInfo(&w->buf, (const char *) &r->seq, sizeof(int64));
+	appendBinaryStringInfo(&w->buf, (const char *) &len, sizeof(len));
+	appendBinaryStringInfo(&w->buf, DatumGetPointer(r->row), len);
+	w->h.rows++;
 }
 
 static void
-put_mark(StringInfo buf, const JoinRow *r)
+put_mark(LogWriter *w, JoinRow *r)
 {
-	appendBinaryStringInfoNT(buf, (const char *) &r->side, sizeof(uint8));
-	appendBinaryStringInfo(buf, (const char *) &r->seq, sizeof(int64));
+	r->mark_log = log_room(w, MARK_SIZE);
+	appendBinaryStringInfo(&w->buf, (const char *) &r->side, sizeof(uint8));
+	appendBinaryStringInfo(&w->buf, (const char *) &r->seq, sizeof(int64));
+	w->h.marks++;
 }
 
 /*
- * Step "step" writes its log row (if it kept rows, or marked logged ones)
- * and deletes those whose rows all left; the rows that left are freed.
+ * The step's log rows (if it kept rows, or marked logged ones), and the
+ * deletion of those whose rows all left; the rows that left are freed.
  * True if the rows it logged include rows of the state tables, which the
  * step must then empty.
  */
 bool
-join_store_log(JoinStore *st, int64 step)
+join_store_log(JoinStore *st)
 {
-	StringInfoData buf;
-	LogHeader	h = {0, 0};
+	LogWriter	w = {st};
 	ListCell   *lc;
 	bool		legacy = st->legacy;
-	LogStep    *ls = MemoryContextAlloc(st->cxt, sizeof(LogStep));
 
-	initStringInfo(&buf);
-	appendBinaryStringInfo(&buf, (const char *) &h, sizeof(h));
+	initStringInfo(&w.buf);
+	enlargeStringInfo(&w.buf, LOG_ROW_BYTES);
+	log_row_begin(&w);
 	foreach(lc, st->fresh)
 	{
 		JoinRow    *r = lfirst(lc);
 
-		if (r->gone)
-			continue;
-		put_row(&buf, r);
-		r->log = ls;
-		h.rows++;
+		if (!r->gone)
+			put_row(&w, r);
 	}
 	foreach(lc, st->marked)
 	{
 		JoinRow    *r = lfirst(lc);
 
-		if (r->gone || r->mark_log != NULL)
-			continue;
-		put_mark(&buf, r);
-		r->mark_log = ls;
-		h.marks++;
+		if (!r->gone && r->mark_log == NULL)
+			put_mark(&w, r);
 	}
-	*ls = (LogStep) {step, h.rows + h.marks};
-	if (ls->live > 0)
-	{
-		memcpy(buf.data, &h, sizeof(h));
-		state_log_insert(st->slot.pipeline_id, step, buf.data, buf.len);
-	}
-	else
-		pfree(ls);
-	pfree(buf.data);
-	foreach(lc, st->done_steps)
-		state_log_delete(st->slot.pipeline_id, ((LogStep *) lfirst(lc))->step);
+	log_row_end(&w);
+	pfree(w.buf.data);
+	foreach(lc, st->done_rows)
+		state_log_delete(st->slot.pipeline_id, ((LogRow *) lfirst(lc))->number);
 	foreach(lc, st->left)
 	{
 		st->bytes -= GetMemoryChunkSpace(lfirst(lc));
 		pfree(lfirst(lc));
 	}
-	list_free_deep(st->done_steps);
+	list_free_deep(st->done_rows);
 	list_free(st->fresh);
 	list_free(st->marked);
 	list_free(st->left);
-	st->done_steps = st->fresh = st->marked = st->left = NIL;
+	st->done_rows = st->fresh = st->marked = st->left = NIL;
 	st->legacy = false;
 	return legacy;
 }
@@ -701,18 +750,19 @@ typedef struct LogRead
 	HTAB	   *by_seq;
 } LogRead;
 
-/* The rows of a log row "data" of "size" bytes, of step "step", kept. */
+/* The rows of log row "number", "data" of "size" bytes, kept. */
 static void
-read_log_row(int64 step, const char *data, Size size, void *arg)
+read_log_row(int64 number, const char *data, Size size, void *arg)
 {
 	JoinStore  *st = ((LogRead *) arg)->st;
 	HTAB	   *by_seq = ((LogRead *) arg)->by_seq;
 	const char *p = data + sizeof(LogHeader);
 	LogHeader	h;
-	LogStep    *ls = MemoryContextAlloc(st->cxt, sizeof(LogStep));
+	LogRow	   *ls = MemoryContextAlloc(st->cxt, sizeof(LogRow));
 
 	memcpy(&h, data, sizeof(h));
-	*ls = (LogStep) {step, h.rows + h.marks};
+	*ls = (LogRow) {number, h.rows + h.marks};
+	st->next_log = number + 1;
 	for (int i = 0; i < h.rows; i++)
 	{
 		uint8		flags[2];
@@ -728,7 +778,7 @@ read_log_row(int64 step, const char *data, Size size, void *arg)
 		memcpy(&ts, p + 2, sizeof(int64));
 		memcpy(&seq, p + 10, sizeof(int64));
 		memcpy(&len, p + 18, sizeof(len));
-		p += 18 + sizeof(len);
+		p += ROW_HEAD;
 		/* the bytes are not aligned where they lie */
 		v = palloc(len);
 		memcpy(v, p, len);
@@ -749,7 +799,7 @@ read_log_row(int64 step, const char *data, Size size, void *arg)
 		SeqEntry   *e;
 
 		memcpy(&id[1], p + 1, sizeof(int64));
-		p += 9;
+		p += MARK_SIZE;
 		e = hash_search(by_seq, id, HASH_FIND, NULL);
 		/* a row it marks that left: its log row was deleted first */
 		if (e != NULL && !e->row->matched)
@@ -763,7 +813,7 @@ read_log_row(int64 step, const char *data, Size size, void *arg)
 	Assert(p == data + size);
 }
 
-/* The pipeline's log rows, in step order. */
+/* The pipeline's log rows, in the order they were written. */
 static void
 read_log(JoinStore *st, int32 pipeline_id)
 {

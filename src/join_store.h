@@ -44,7 +44,7 @@ extern void join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 
 							int64 from, int64 to, JoinPairFn fn, void *arg);
 extern void join_store_expire(JoinStore *st, int side, int64 until, bool outer,
 							  JoinPairFn fn, void *arg);
-extern bool join_store_log(JoinStore *st, int64 step);
+extern bool join_store_log(JoinStore *st);
 extern void join_store_done(JoinStore *st, int64 version);
 extern void join_store_each(JoinStore *st, JoinRowFn fn, void *arg);
 extern void join_store_free(JoinStore *st);
