@@ -105,12 +105,14 @@ row_indexes_enter(Relation rel, HeapTuple tuple)
 /*
  * Pages of a table from which this process deleted rows, to put its next
  * rows on once pruned.  state_log takes a row a step, most of a page each,
- * and a fold deletes them all: an insert never prunes the page it looks
- * at, so until vacuum came by every step would extend the table by a page,
- * a system call and a new buffer.  A page is only a hint: the insert
- * checks its room, and goes elsewhere if another took it.
+ * and a fold deletes them all (an interval join's step writes and deletes
+ * a page-size row for about every hundred rows it keeps): an insert never
+ * prunes the page it looks at, so until vacuum came by every step would
+ * extend the table by a page for each, a system call and a new buffer.  A
+ * page is only a hint: the insert checks its room, and goes elsewhere if
+ * another took it.
  */
-#define FREED_PAGES 256
+#define FREED_PAGES 4096
 
 static struct
 {

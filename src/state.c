@@ -1002,6 +1002,9 @@ state_log_insert(int32 id, int64 step, const char *changes, Size size)
 	simple_heap_insert(rel, tuple);
 	row_indexes_enter(rel, tuple);
 	table_close(rel, RowExclusiveLock);
+	/* a step may write many: each would otherwise fault in fresh memory */
+	heap_freetuple(tuple);
+	pfree(row);
 }
 
 /* Writes the step's changes as one state_log row. */
