@@ -11,6 +11,7 @@ OBJS = \
 	src/distributed.o \
 	src/emit.o \
 	src/evictor.o \
+	src/held_state.o \
 	src/heap_rows.o \
 	src/join.o \
 	src/join_store.o \

@@ -24,16 +24,15 @@
  * releases kept their rows in their state tables: those rows are read
  * too, and the next step logs them and empties the tables.
  *
- * Transactions as for a pipeline's windows (state_store.c): a store
+ * Transactions as for a pipeline's windows (held_state.c): a store
  * changed by a transaction is the pipeline's state once that commits, and
- * its slot (state_slots.c) says so to every backend; at abort, at PREPARE,
- * or when a subtransaction that changed it rolls back, it is thrown away
- * and the next step reads the log.
+ * its slot says so to every backend; at abort, at PREPARE, or when a
+ * subtransaction that changed it rolls back, it is thrown away and the
+ * next step reads the log.
  */
 #include "compat.h"
 
 #include "access/htup_details.h"
-#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
@@ -45,6 +44,7 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+#include "held_state.h"
 #include "join_store.h"
 #include "plans.h"
 #include "state.h"
@@ -115,10 +115,7 @@ typedef struct KeySlot
 
 struct JoinStore
 {
-	SlotKey		slot;
-	int64		version;		/* steps committed when it held their state */
-	bool		changing;		/* by the current transaction */
-	SubTransactionId subxid;	/* the innermost subtransaction that did */
+	HeldState	held;			/* first: a JoinStore is a HeldState */
 	const JoinLayout *layout;	/* the current step's */
 	MemoryContext cxt;
 	MemoryContext rows_cxt;		/* the rows: they come and go nearly in
@@ -144,8 +141,6 @@ struct JoinStore
 								 * the step */
 };
 
-static List *states = NIL;		/* JoinStore *, in TopMemoryContext */
-static bool callbacks_registered = false;
 
 /* Earlier rows first: pairingheap keeps the greatest on top. */
 static int
@@ -187,116 +182,48 @@ join_layout_keys(JoinLayout *layout)
 	}
 }
 
-static JoinStore *
-lookup(int32 pipeline_id)
-{
-	ListCell   *lc;
-
-	foreach(lc, states)
-	{
-		JoinStore  *st = lfirst(lc);
-
-		if (st->slot.pipeline_id == pipeline_id)
-			return st;
-	}
-	return NULL;
-}
-
+/* A store thrown away (HeldStateKind.free), or one never kept. */
 static void
-free_store(JoinStore *st)
+free_store(HeldState *h)
 {
+	JoinStore  *st = (JoinStore *) h;
+
 	MemoryContextDelete(st->cxt);
 	pfree(st);
 }
 
+/* At commit (HeldStateKind.commit): kept if it fits. */
+static bool
+commit_store(HeldState *h)
+{
+	JoinStore  *st = (JoinStore *) h;
+
+	if (!st->fits)
+		return false;
+	state_slots_publish(&h->slot, h->version, st->rows, st->rows, st->bytes);
+	return true;
+}
+
+static const HeldStateKind join_kind = {commit_store, free_store};
+
+static JoinStore *
+lookup(int32 pipeline_id)
+{
+	return (JoinStore *) held_state_lookup(pipeline_id, &join_kind);
+}
+
+/* A store join_store_read read without keeping it. */
 void
 join_store_free(JoinStore *st)
 {
-	states = list_delete_ptr(states, st);
-	free_store(st);
-}
-
-/* The store ends with the transaction that changed it, kept or thrown away. */
-static void
-xact_callback(XactEvent event, void *arg)
-{
-	ListCell   *lc;
-
-	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
-		event != XACT_EVENT_PARALLEL_ABORT && event != XACT_EVENT_PREPARE)
-		return;
-	foreach(lc, states)
-	{
-		JoinStore  *st = lfirst(lc);
-
-		if (!st->changing)
-			continue;
-		st->changing = false;
-		if (event == XACT_EVENT_COMMIT && st->fits)
-		{
-			state_slots_publish(&st->slot, st->version, st->rows, st->rows, st->bytes);
-			continue;
-		}
-		states = foreach_delete_current(states, lc);
-		free_store(st);
-	}
-}
-
-static void
-subxact_callback(SubXactEvent event, SubTransactionId subxid, SubTransactionId parent, void *arg)
-{
-	ListCell   *lc;
-
-	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
-		return;
-	foreach(lc, states)
-	{
-		JoinStore  *st = lfirst(lc);
-
-		if (!st->changing || st->subxid != subxid)
-			continue;
-		if (event == SUBXACT_EVENT_COMMIT_SUB)
-		{
-			st->subxid = parent;
-			continue;
-		}
-		states = foreach_delete_current(states, lc);
-		free_store(st);
-	}
+	free_store(&st->held);
 }
 
 /* The store is the current transaction's until it ends. */
 void
 join_store_changing(JoinStore *st)
 {
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(xact_callback, NULL);
-		RegisterSubXactCallback(subxact_callback, NULL);
-		callbacks_registered = true;
-	}
-	st->changing = true;
-	st->subxid = GetCurrentSubTransactionId();
-}
-
-/*
- * Throws away the stores whose slot no longer names this process (their
- * pipeline stepped elsewhere, or dropped), while no transaction has them.
- */
-static void
-sweep(void)
-{
-	ListCell   *lc;
-
-	foreach(lc, states)
-	{
-		JoinStore  *st = lfirst(lc);
-
-		if (st->changing || state_slots_held_here(&st->slot, st->version))
-			continue;
-		states = foreach_delete_current(states, lc);
-		free_store(st);
-	}
+	held_state_changing(&st->held);
 }
 
 /*
@@ -311,14 +238,13 @@ join_store_find(int32 pipeline_id, int64 version, const JoinLayout *layout)
 
 	if (st == NULL)
 		return NULL;
-	if (st->slot.extoid == state_slots_key(pipeline_id).extoid && st->version == version &&
-		(st->changing || state_slots_held_here(&st->slot, version)))
+	if (held_state_current(&st->held, version))
 	{
 		st->layout = layout;
 		return st;
 	}
-	if (!st->changing)
-		join_store_free(st);
+	if (!st->held.changing)
+		held_state_discard(&st->held);
 	return NULL;
 }
 
@@ -328,8 +254,7 @@ create(int32 pipeline_id, const JoinLayout *layout)
 	JoinStore  *st = MemoryContextAllocZero(TopMemoryContext, sizeof(JoinStore));
 	MemoryContext old;
 
-	st->slot = state_slots_key(pipeline_id);
-	st->version = -1;
+	held_state_init(&st->held, &join_kind, pipeline_id);
 	st->layout = layout;
 	st->cxt = AllocSetContextCreate(TopMemoryContext, "windowing join state",
 									ALLOCSET_DEFAULT_SIZES);
@@ -632,7 +557,7 @@ log_row_end(LogWriter *w)
 	}
 	*w->lr = (LogRow) {w->st->next_log++, w->h.rows + w->h.marks};
 	memcpy(w->buf.data, &w->h, sizeof(LogHeader));
-	state_log_insert(w->st->slot.pipeline_id, w->lr->number, w->buf.data, w->buf.len);
+	state_log_insert(w->st->held.slot.pipeline_id, w->lr->number, w->buf.data, w->buf.len);
 }
 
 /* The row being written, or the next if "bytes" more would overfill it. */
@@ -704,7 +629,7 @@ join_store_log(JoinStore *st)
 	log_row_end(&w);
 	pfree(w.buf.data);
 	foreach(lc, st->done_rows)
-		state_log_delete(st->slot.pipeline_id, ((LogRow *) lfirst(lc))->number);
+		state_log_delete(st->held.slot.pipeline_id, ((LogRow *) lfirst(lc))->number);
 	foreach(lc, st->left)
 	{
 		st->bytes -= GetMemoryChunkSpace(lfirst(lc));
@@ -730,10 +655,10 @@ join_store_log(JoinStore *st)
 void
 join_store_done(JoinStore *st, int64 version)
 {
-	st->version = version;
+	st->held.version = version;
 	st->fits = st->bytes <= (Size) state_store_memory * 1024;
 	if (st->fits)
-		(void) state_slots_reserve(&st->slot);
+		(void) state_slots_reserve(&st->held.slot);
 }
 
 /* A row read back, by side and arrival number, for the marks that name it. */
@@ -841,7 +766,7 @@ read_legacy(JoinStore *st, int side, Oid table)
 							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(table)),
 														  get_rel_name(table))),
 					  0, NULL, NULL, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the state table of join pipeline %d", st->slot.pipeline_id);
+		elog(ERROR, "could not read the state table of join pipeline %d", st->held.slot.pipeline_id);
 	old = MemoryContextSwitchTo(st->cxt);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -880,9 +805,10 @@ join_store_read(int32 pipeline_id, const JoinLayout *layout, const int64 *until,
 	JoinStore  *st;
 	JoinStore  *old_st = lookup(pipeline_id);
 
-	if (old_st != NULL && !old_st->changing)
-		join_store_free(old_st);
-	sweep();
+	if (old_st != NULL && !old_st->held.changing)
+		held_state_discard(&old_st->held);
+	/* stores this process holds no more */
+	held_state_sweep();
 	st = create(pipeline_id, layout);
 	read_log(st, pipeline_id);
 	for (int i = 0; i < 2; i++)
@@ -891,12 +817,7 @@ join_store_read(int32 pipeline_id, const JoinLayout *layout, const int64 *until,
 		if (OidIsValid(legacy[i]))
 			read_legacy(st, i, legacy[i]);
 	if (keep_it)
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		states = lappend(states, st);
-		MemoryContextSwitchTo(old);
-	}
+		held_state_keep(&st->held);
 	return st;
 }
 

@@ -15,27 +15,28 @@
  * puts them back: a window put back as it was, or with new states of the
  * same size, costs neither memory nor a move among a million timers.
  *
- * A store changed by a transaction is that transaction's until it ends:
- * at commit it becomes the pipeline's state as of the step it was left
- * with, and its slot (state_slots.c) says so to every backend; at abort,
- * at PREPARE (the transaction may commit in any backend, or never), or
- * when a subtransaction that changed it rolls back, it is thrown away and
- * the next step reads the heap.  A step trusts a store only if its step
- * count is the committed one and its slot still names this process, so an
- * aborted step, a step in another backend or an eviction can only make a
- * step read the heap, never stale state.  The stores of a process are
- * capped by windowing.state_memory: a store that outgrows it sheds keys
- * to the heap, the least recently touched first (state_store_evict), and
- * reads them back by key as a partial store does; one whose kind must
- * hold every window is thrown away, and its pipeline read from the heap
- * at every step ("spilled").  The results are identical either way.
+ * A store changed by a transaction is that transaction's until it ends
+ * (held_state.c): at commit it becomes the pipeline's state as of the step
+ * it was left with, and its slot says so to every backend; at abort, at
+ * PREPARE, or when a subtransaction that changed it rolls back, it is
+ * thrown away and the next step reads the heap.  A step trusts a store
+ * only if its step count is the committed one and its slot still names
+ * this process, so an aborted step, a step in another backend or an
+ * eviction can only make a step read the heap, never stale state.  The
+ * stores of a process are capped by windowing.state_memory: a store that
+ * outgrows it sheds keys to the heap, the least recently touched first
+ * (state_store_evict), and reads them back by key as a partial store
+ * does; one whose kind must hold every window is thrown away, and its
+ * pipeline read from the heap at every step ("spilled").  The results are
+ * identical either way.
  */
 #include "compat.h"
 
-#include "access/xact.h"
 #include "lib/pairingheap.h"
+#include "nodes/pg_list.h"
 #include "utils/memutils.h"
 
+#include "held_state.h"
 #include "keys.h"
 #include "state_slots.h"
 #include "state_store.h"
@@ -164,9 +165,8 @@ typedef struct Pieces
 
 struct StateStore
 {
-	SlotKey		slot;
+	HeldState	held;			/* first: a StateStore is a HeldState */
 	uint64		shape;			/* what its due times were computed under */
-	int64		version;		/* the step whose state it holds */
 	StateLog	log;			/* the pipeline's state_log since the fold */
 	bool		complete;		/* holds every window; else only the keys it
 								 * knows, the rest being on the heap alone */
@@ -175,9 +175,7 @@ struct StateStore
 	int64		heap_next;		/* partial: none due before this (WMK_NONE:
 								 * not known) */
 	int64		heap_windows;	/* partial: windows on the heap alone */
-	bool		changing;		/* changed by the current transaction */
 	bool		taken;			/* windows taken out, not yet put back */
-	SubTransactionId subxid;	/* the innermost subtransaction that changed it */
 	MemoryContext cxt;
 	/*
 	 * Windows that left with a row in window_state, which the next fold
@@ -204,8 +202,6 @@ struct StateStore
 								 * the entries of keys that left for new ones */
 };
 
-static List *stores = NIL;		/* StateStore *, in TopMemoryContext */
-
 /*
  * The last store thrown away for the budget: how many windows its pipeline
  * had as of that step, so that the partial store after it need not count
@@ -217,7 +213,6 @@ static struct
 	int64		version;
 	int64		windows;
 }			spilled = {{0}, -1, 0};
-static bool callbacks_registered = false;
 
 static int
 due_cmp(const pairingheap_node *a, const pairingheap_node *b, void *arg)
@@ -330,11 +325,12 @@ init_contents(StateStore *st)
 	MemoryContextSwitchTo(old);
 }
 
-/* A store thrown away, and its slot if this process held it, so that nobody counts it. */
+/* A store thrown away (HeldStateKind.free). */
 static void
-free_store(StateStore *st)
+free_store(HeldState *h)
 {
-	state_slots_release(&st->slot);
+	StateStore *st = (StateStore *) h;
+
 	MemoryContextDelete(st->cxt);
 	MemoryContextDelete(st->departed_cxt);
 	pfree(st);
@@ -352,96 +348,41 @@ store_bytes(StateStore *st)
 		(st->peak_keys - hash_get_num_entries(st->keys)) * (int64) KEY_ENTRY_BYTES;
 }
 
+/*
+ * At commit (HeldStateKind.commit): a store whose windows a step took out
+ * and did not put back holds no whole state.
+ */
+static bool
+commit_store(HeldState *h)
+{
+	StateStore *st = (StateStore *) h;
+
+	if (st->taken)
+		return false;
+	state_slots_publish(&h->slot, h->version, st->windows, st->windows + st->heap_windows,
+						store_bytes(st));
+	return true;
+}
+
+static const HeldStateKind store_kind = {commit_store, free_store};
+
 static void
 discard(StateStore *st)
 {
-	stores = list_delete_ptr(stores, st);
-	free_store(st);
+	held_state_discard(&st->held);
 }
 
 static StateStore *
 lookup(int32 pipeline_id)
 {
-	ListCell   *lc;
-
-	foreach(lc, stores)
-	{
-		StateStore *st = lfirst(lc);
-
-		if (st->slot.pipeline_id == pipeline_id)
-			return st;
-	}
-	return NULL;
-}
-
-/* The store ends with the transaction that changed it, kept or thrown away. */
-static void
-store_xact_callback(XactEvent event, void *arg)
-{
-	ListCell   *lc;
-
-	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
-		event != XACT_EVENT_PARALLEL_ABORT && event != XACT_EVENT_PREPARE)
-		return;
-	foreach(lc, stores)
-	{
-		StateStore *st = lfirst(lc);
-
-		if (!st->changing)
-			continue;
-		if (event == XACT_EVENT_COMMIT && !st->taken)
-		{
-			st->changing = false;
-			state_slots_publish(&st->slot, st->version, st->windows,
-								st->windows + st->heap_windows,
-								store_bytes(st));
-			continue;
-		}
-		stores = foreach_delete_current(stores, lc);
-		free_store(st);
-	}
-}
-
-/*
- * A subtransaction that changed a store and rolls back takes the store
- * with it; one that commits hands it to its parent.
- */
-static void
-store_subxact_callback(SubXactEvent event, SubTransactionId subxid,
-					   SubTransactionId parent, void *arg)
-{
-	ListCell   *lc;
-
-	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
-		return;
-	foreach(lc, stores)
-	{
-		StateStore *st = lfirst(lc);
-
-		if (!st->changing || st->subxid != subxid)
-			continue;
-		if (event == SUBXACT_EVENT_COMMIT_SUB)
-		{
-			st->subxid = parent;
-			continue;
-		}
-		stores = foreach_delete_current(stores, lc);
-		free_store(st);
-	}
+	return (StateStore *) held_state_lookup(pipeline_id, &store_kind);
 }
 
 /* The store is the current transaction's until it ends. */
 static void
 changing(StateStore *st)
 {
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(store_xact_callback, NULL);
-		RegisterSubXactCallback(store_subxact_callback, NULL);
-		callbacks_registered = true;
-	}
-	st->changing = true;
-	st->subxid = GetCurrentSubTransactionId();
+	held_state_changing(&st->held);
 }
 
 /*
@@ -457,33 +398,10 @@ state_store_find(int32 pipeline_id, int64 version, uint64 shape)
 
 	if (st == NULL)
 		return NULL;
-	if (st->slot.extoid == state_slots_key(pipeline_id).extoid &&
-		st->version == version && st->shape == shape && !st->taken &&
-		(st->changing || state_slots_held_here(&st->slot, version)))
+	if (st->shape == shape && !st->taken && held_state_current(&st->held, version))
 		return st;
 	discard(st);
 	return NULL;
-}
-
-/*
- * Throws away the stores whose slot no longer names this process (evicted,
- * or their pipeline stepped elsewhere or dropped), while no transaction
- * has them.
- */
-static void
-sweep(void)
-{
-	ListCell   *lc;
-
-	foreach(lc, stores)
-	{
-		StateStore *st = lfirst(lc);
-
-		if (st->changing || state_slots_held_here(&st->slot, st->version))
-			continue;
-		stores = foreach_delete_current(stores, lc);
-		free_store(st);
-	}
 }
 
 /*
@@ -499,20 +417,20 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 
 	if (st != NULL)
 		discard(st);
-	sweep();
+	/* stores this process holds no more */
+	held_state_sweep();
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	st = palloc0(sizeof(StateStore));
-	st->slot = state_slots_key(pipeline_id);
+	held_state_init(&st->held, &store_kind, pipeline_id);
+	held_state_keep(&st->held);
 	st->shape = shape;
 	st->complete = complete;
 	st->heap_until = WMK_NONE;
 	st->heap_next = WMK_NONE;
 	st->heap_windows = 0;
-	st->version = -1;
 	st->cxt = store_context();
 	st->departed_cxt = AllocSetContextCreate(TopMemoryContext, "windowing departed windows",
 											 ALLOCSET_SMALL_SIZES);
-	stores = lappend(stores, st);
 	MemoryContextSwitchTo(old);
 	init_contents(st);
 	changing(st);
@@ -686,7 +604,7 @@ state_store_know(StateStore *st, const bytea *key)
 int32
 state_store_pipeline(const StateStore *st)
 {
-	return st->slot.pipeline_id;
+	return st->held.slot.pipeline_id;
 }
 
 bool
@@ -1002,15 +920,19 @@ state_store_departures_done(StateStore *st)
 	MemoryContextReset(st->departed_cxt);
 }
 
+static void
+add_bytes(HeldState *h, void *arg)
+{
+	*(int64 *) arg += store_bytes((StateStore *) h);
+}
+
 /* The memory all stores of this process take. */
 static int64
 stores_bytes(void)
 {
 	int64		bytes = 0;
-	ListCell   *lc;
 
-	foreach(lc, stores)
-		bytes += store_bytes(lfirst(lc));
+	held_state_foreach(&store_kind, add_bytes, &bytes);
 	return bytes;
 }
 
@@ -1194,17 +1116,17 @@ state_store_done(StateStore *st, int64 version, StateLog log)
 {
 	changing(st);
 	settle(st);
-	st->version = version;
+	st->held.version = version;
 	st->log = log;
 	st->taken = false;
 	if (stores_bytes() > (int64) state_store_memory * 1024)
 	{
-		spilled.slot = st->slot;
+		spilled.slot = st->held.slot;
 		spilled.version = version;
 		spilled.windows = st->windows + st->heap_windows;
 		discard(st);
 	}
-	else if (!state_slots_reserve(&st->slot))
+	else if (!state_slots_reserve(&st->held.slot))
 		discard(st);
 	else if (MemoryContextMemAllocated(st->cxt, true) > 2 * store_bytes(st))
 		compact(st);
@@ -1232,7 +1154,7 @@ state_store_forget(int32 pipeline_id)
 	StateStore *st = lookup(pipeline_id);
 	SlotKey		key = state_slots_key(pipeline_id);
 
-	if (st != NULL && !st->changing)
+	if (st != NULL && !st->held.changing)
 		discard(st);
 	state_slots_clear(&key);
 }
