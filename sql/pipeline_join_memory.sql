@@ -162,6 +162,40 @@ UNION ALL
 (SELECT * FROM jm_expected EXCEPT ALL SELECT order_id, ordered, payment_id, paid, method FROM jm_results);
 SELECT count(*) AS pairs, count(order_id) AS orders, count(payment_id) AS payments FROM jm_results;
 SELECT windowing.drop_pipeline('jm', drop_tables => true);
+
+-- windowing.state_memory caps the state a process keeps, all its
+-- pipelines together: of two joins that keep 300 rows each (about 57kB),
+-- the first stepped here keeps them within 100kB, the second does not,
+-- and reads them back from the log at its next step, to the same results
+ALTER SYSTEM SET windowing.state_memory = '100kB';
+SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+TRUNCATE jm_all_orders, jm_all_payments, jm_orders, jm_payments;
+SELECT windowing.create_join_pipeline(name, 'jm_orders', 'ts', '{id}', 'jm_payments', 'ts', '{id}',
+    'jm_orders.id AS order_id, jm_orders.ts AS ordered, jm_payments.id AS payment_id, '
+    'jm_payments.ts AS paid, jm_payments.method',
+    lower => '0', upper => '10 minutes', join_type => 'full') > 0 AS created
+FROM (VALUES ('jm_a'), ('jm_b')) AS p (name);
+INSERT INTO jm_all_orders
+SELECT i, '2026-01-03 12:00'::timestamptz + i % 7 * interval '1 second', i
+FROM generate_series(1, 300) i;
+INSERT INTO jm_orders SELECT * FROM jm_all_orders;
+SELECT windowing.process('jm_a'), windowing.process('jm_b');
+SELECT name, memory_windows FROM windowing.pipeline_stats WHERE name IN ('jm_a', 'jm_b') ORDER BY 1;
+INSERT INTO jm_all_payments
+SELECT i, '2026-01-03 12:01', 'cash' FROM generate_series(1, 300, 3) i;
+INSERT INTO jm_payments SELECT * FROM jm_all_payments;
+SELECT windowing.process('jm_a'), windowing.process('jm_b');
+SELECT windowing.flush('jm_a'), windowing.flush('jm_b');
+(SELECT order_id, ordered, payment_id, paid, method FROM jm_a_results EXCEPT ALL SELECT * FROM jm_expected)
+UNION ALL
+(SELECT * FROM jm_expected EXCEPT ALL SELECT order_id, ordered, payment_id, paid, method FROM jm_a_results);
+(SELECT order_id, ordered, payment_id, paid, method FROM jm_b_results EXCEPT ALL SELECT * FROM jm_expected)
+UNION ALL
+(SELECT * FROM jm_expected EXCEPT ALL SELECT order_id, ordered, payment_id, paid, method FROM jm_b_results);
+SELECT count(*) AS pairs, count(order_id) AS orders, count(payment_id) AS payments FROM jm_b_results;
+SELECT windowing.drop_pipeline(name, drop_tables => true) FROM (VALUES ('jm_a'), ('jm_b')) AS p (name);
 ALTER SYSTEM RESET windowing.state_memory;
 SELECT pg_reload_conf();
 DROP VIEW jm_expected;

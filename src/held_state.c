@@ -174,17 +174,22 @@ held_state_sweep(void)
 	}
 }
 
-/* Gives fn each state of "kind" this process holds. */
-void
-held_state_foreach(const HeldStateKind *kind, HeldStateFn fn, void *arg)
+/*
+ * The memory the states this process holds take, all of them but
+ * "besides" (if not NULL): windowing.state_memory caps them together.
+ */
+int64
+held_state_bytes(const HeldState *besides)
 {
+	int64		bytes = 0;
 	ListCell   *lc;
 
 	foreach(lc, held)
 	{
 		HeldState  *h = lfirst(lc);
 
-		if (h->kind == kind)
-			fn(h, arg);
+		if (h != besides)
+			bytes += h->kind->bytes(h);
 	}
+	return bytes;
 }

@@ -23,6 +23,8 @@ typedef struct HeldStateKind
 	bool		(*commit) (HeldState *h);
 	/* frees the state (its slot was released) */
 	void		(*free) (HeldState *h);
+	/* the memory it takes, which windowing.state_memory caps */
+	int64		(*bytes) (HeldState *h);
 } HeldStateKind;
 
 /* The first member of each kind's state. */
@@ -35,8 +37,6 @@ struct HeldState
 	SubTransactionId subxid;	/* the innermost subtransaction that did */
 };
 
-typedef void (*HeldStateFn) (HeldState *h, void *arg);
-
 extern void held_state_init(HeldState *h, const HeldStateKind *kind, int32 pipeline_id);
 extern void held_state_keep(HeldState *h);
 extern HeldState *held_state_lookup(int32 pipeline_id, const HeldStateKind *kind);
@@ -44,6 +44,6 @@ extern bool held_state_current(const HeldState *h, int64 version);
 extern void held_state_changing(HeldState *h);
 extern void held_state_discard(HeldState *h);
 extern void held_state_sweep(void);
-extern void held_state_foreach(const HeldStateKind *kind, HeldStateFn fn, void *arg);
+extern int64 held_state_bytes(const HeldState *besides);
 
 #endif							/* WINDOWING_HELD_STATE_H */

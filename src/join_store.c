@@ -204,7 +204,13 @@ commit_store(HeldState *h)
 	return true;
 }
 
-static const HeldStateKind join_kind = {commit_store, free_store};
+static int64
+held_bytes(HeldState *h)
+{
+	return ((JoinStore *) h)->bytes;
+}
+
+static const HeldStateKind join_kind = {commit_store, free_store, held_bytes};
 
 static JoinStore *
 lookup(int32 pipeline_id)
@@ -647,16 +653,17 @@ join_store_log(JoinStore *st)
 /*
  * The store holds the state of step "version" once the transaction
  * commits; its slot is reserved now, so that the commit has nothing to
- * allocate.  A store larger than windowing.state_memory is thrown away at
- * commit instead, and the next step reads the log again, as a pipeline
- * whose windows must all be in memory reads them from the heap at every
- * step.
+ * allocate.  A store larger than what windowing.state_memory leaves beside
+ * the other state this process holds is thrown away at commit instead,
+ * and the next step reads the log again, as a pipeline whose windows must
+ * all be in memory reads them from the heap at every step.
  */
 void
 join_store_done(JoinStore *st, int64 version)
 {
 	st->held.version = version;
-	st->fits = st->bytes <= (Size) state_store_memory * 1024;
+	st->fits = held_state_bytes(&st->held) + (int64) st->bytes <=
+		(int64) state_store_memory * 1024;
 	if (st->fits)
 		(void) state_slots_reserve(&st->held.slot);
 }

@@ -364,7 +364,13 @@ commit_store(HeldState *h)
 	return true;
 }
 
-static const HeldStateKind store_kind = {commit_store, free_store};
+static int64
+held_bytes(HeldState *h)
+{
+	return store_bytes((StateStore *) h);
+}
+
+static const HeldStateKind store_kind = {commit_store, free_store, held_bytes};
 
 static void
 discard(StateStore *st)
@@ -920,20 +926,11 @@ state_store_departures_done(StateStore *st)
 	MemoryContextReset(st->departed_cxt);
 }
 
-static void
-add_bytes(HeldState *h, void *arg)
-{
-	*(int64 *) arg += store_bytes((StateStore *) h);
-}
-
-/* The memory all stores of this process take. */
+/* The memory all stores of this process take, a join's kept rows too. */
 static int64
 stores_bytes(void)
 {
-	int64		bytes = 0;
-
-	held_state_foreach(&store_kind, add_bytes, &bytes);
-	return bytes;
+	return held_state_bytes(NULL);
 }
 
 /* Whether a state of so many bytes would fit beside the stores there are. */
