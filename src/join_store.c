@@ -69,7 +69,9 @@ typedef struct JoinRow
 		dlist_node	list;		/* in its side's rows that came in order */
 		pairingheap_node heap;	/* or among those that did not */
 	}			by_time;
-	dlist_node	by_key;			/* in its key's list of its side's rows */
+	/* its key's rows of its side, in order of time */
+	struct JoinRow *older;
+	struct JoinRow *newer;
 	int64		ts;
 	int64		seq;			/* arrival number in its queue */
 	LogRow	   *log;			/* the state_log row that holds it; NULL:
@@ -85,21 +87,17 @@ typedef struct JoinRow
 	Datum		row;			/* a composite of its side's row type */
 } JoinRow;
 
-/* The rows of both sides whose keys hash to one value. */
-typedef struct KeyRows
-{
-	dlist_head	rows[2];
-} KeyRows;
-
 /*
- * The keys' table: open addressing, its slots moving as it grows, so each
- * points at its KeyRows, which the rows' lists need to stay in place.
+ * The keys' table: each slot holds the latest row of each side whose keys
+ * hash to its value, the others linked from it by time, so that finding
+ * a key's rows costs one lookup (its slot moves as the table changes,
+ * which the rows do not point at).
  */
 typedef struct KeySlot
 {
 	uint32		hash;
 	char		status;
-	KeyRows    *rows;
+	JoinRow    *latest[2];
 } KeySlot;
 
 #define SH_PREFIX keyslots
@@ -121,14 +119,15 @@ struct JoinStore
 	MemoryContext rows_cxt;		/* the rows: they come and go nearly in
 								 * order, so a generation context, which
 								 * does not round their sizes up */
-	keyslots_hash *keys;		/* KeyRows by hash */
+	keyslots_hash *keys;		/* the rows of each key, by hash */
 	/*
 	 * Each side's rows by time: those that came in order of time in a list
 	 * (the next to leave at its head), the others in a heap.
 	 */
 	dlist_head	in_order[2];
 	pairingheap *by_time[2];
-	dlist_head	unkeyed[2];		/* rows with a NULL key column, which meet none */
+	JoinRow    *unkeyed[2];		/* the latest row with a NULL key column, which
+								 * meets none */
 	int64		rows;
 	Size		bytes;
 	List	   *fresh;			/* JoinRow *, kept since the last log row */
@@ -277,7 +276,6 @@ create(int32 pipeline_id, const JoinLayout *layout)
 	{
 		st->by_time[i] = pairingheap_allocate(earlier_first, NULL);
 		dlist_init(&st->in_order[i]);
-		dlist_init(&st->unkeyed[i]);
 	}
 	MemoryContextSwitchTo(old);
 	return st;
@@ -338,54 +336,72 @@ new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 }
 
 /*
- * Row r joins its key's rows of its side, which are in order of time: rows
- * come nearly in that order, so the place is found from the end.
+ * Row r joins the rows ending at *latest, which are in order of time: rows
+ * come nearly in that order, so the place is found from the latest.
  */
 static void
-sorted_add(dlist_head *rows, JoinRow *r)
+sorted_add(JoinRow **latest, JoinRow *r)
 {
-	dlist_iter	it;
+	JoinRow    *newer = NULL;
+	JoinRow    *o = *latest;
 
-	dlist_reverse_foreach(it, rows)
+	while (o != NULL && o->ts > r->ts)
 	{
-		if (dlist_container(JoinRow, by_key, it.cur)->ts <= r->ts)
-		{
-			dlist_insert_after(it.cur, &r->by_key);
-			return;
-		}
+		newer = o;
+		o = o->older;
 	}
-	dlist_push_head(rows, &r->by_key);
+	r->older = o;
+	r->newer = newer;
+	if (o != NULL)
+		o->newer = r;
+	if (newer != NULL)
+		newer->older = r;
+	else
+		*latest = r;
 }
 
-/* Row r joins its side's rows: by key (if it has one: else unkeyed) and by time. */
-static KeyRows *
+/*
+ * Row r leaves the rows ending at *latest, which only the latest row needs
+ * (latest may be NULL for any other).
+ */
+static void
+unlink_row(JoinRow **latest, JoinRow *r)
+{
+	if (r->older != NULL)
+		r->older->newer = r->newer;
+	if (r->newer != NULL)
+		r->newer->older = r->older;
+	else
+		*latest = r->older;
+}
+
+/*
+ * Row r joins its side's rows: by key (if it has one: else unkeyed) and by
+ * time.  The key's slot, valid until the table next changes.
+ */
+static KeySlot *
 keep(JoinStore *st, JoinRow *r)
 {
-	KeyRows    *kr = NULL;
+	KeySlot    *ks = NULL;
 
 	if (r->keyed)
 	{
 		bool		found;
-		KeySlot    *ks = keyslots_insert(st->keys, r->hash, &found);
 
+		ks = keyslots_insert(st->keys, r->hash, &found);
 		if (!found)
-		{
-			ks->rows = MemoryContextAlloc(st->cxt, sizeof(KeyRows));
-			dlist_init(&ks->rows->rows[0]);
-			dlist_init(&ks->rows->rows[1]);
-		}
-		kr = ks->rows;
-		sorted_add(&kr->rows[r->side], r);
+			ks->latest[0] = ks->latest[1] = NULL;
+		sorted_add(&ks->latest[r->side], r);
 	}
 	else
-		dlist_push_tail(&st->unkeyed[r->side], &r->by_key);
+		sorted_add(&st->unkeyed[r->side], r);
 	r->in_heap = !dlist_is_empty(&st->in_order[r->side]) &&
 		dlist_tail_element(JoinRow, by_time.list, &st->in_order[r->side])->ts > r->ts;
 	if (r->in_heap)
 		pairingheap_add(st->by_time[r->side], &r->by_time.heap);
 	else
 		dlist_push_tail(&st->in_order[r->side], &r->by_time.list);
-	return kr;
+	return ks;
 }
 
 /* Row r met one: an outer join will not write it alone. */
@@ -414,18 +430,14 @@ join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 seq, int64 f
 				JoinPairFn fn, void *arg)
 {
 	JoinRow    *r = new_row(st, side, row, ts, seq);
-	KeyRows    *kr = keep(st, r);
+	KeySlot    *ks = keep(st, r);
 	MemoryContext old;
 
-	if (kr != NULL && from <= to)
+	if (ks != NULL && from <= to)
 	{
-		dlist_iter	it;
-
 		/* the rows it meets are among the latest of its key */
-		dlist_reverse_foreach(it, &kr->rows[1 - side])
+		for (JoinRow *o = ks->latest[1 - side]; o != NULL; o = o->older)
 		{
-			JoinRow    *o = dlist_container(JoinRow, by_key, it.cur);
-
 			if (o->ts < from)
 				break;
 			if (o->ts > to || !keys_equal(st, r, o))
@@ -459,16 +471,18 @@ leave(JoinStore *st, JoinRow *r)
 {
 	MemoryContext old;
 
-	dlist_delete(&r->by_key);
-	if (r->keyed)
+	if (r->newer != NULL)
+		/* not the latest of its rows: the slot stays as it is */
+		unlink_row(NULL, r);
+	else if (!r->keyed)
+		unlink_row(&st->unkeyed[r->side], r);
+	else
 	{
 		KeySlot    *ks = keyslots_lookup(st->keys, r->hash);
 
-		if (dlist_is_empty(&ks->rows->rows[0]) && dlist_is_empty(&ks->rows->rows[1]))
-		{
-			pfree(ks->rows);
+		unlink_row(&ks->latest[r->side], r);
+		if (ks->latest[0] == NULL && ks->latest[1] == NULL)
 			keyslots_delete_item(st->keys, ks);
-		}
 	}
 	release(st, r->log);
 	release(st, r->mark_log);
@@ -829,16 +843,10 @@ join_store_read(int32 pipeline_id, const JoinLayout *layout, const int64 *until,
 }
 
 static void
-each_in(dlist_head *rows, JoinRowFn fn, void *arg)
+each_in(JoinRow *latest, JoinRowFn fn, void *arg)
 {
-	dlist_iter	it;
-
-	dlist_foreach(it, rows)
-	{
-		JoinRow    *r = dlist_container(JoinRow, by_key, it.cur);
-
+	for (JoinRow *r = latest; r != NULL; r = r->older)
 		fn(r->side, r->row, r->ts, r->matched, arg);
-	}
 }
 
 /* Gives fn each kept row, in no order. */
@@ -851,7 +859,7 @@ join_store_each(JoinStore *st, JoinRowFn fn, void *arg)
 	keyslots_start_iterate(st->keys, &it);
 	while ((ks = keyslots_iterate(st->keys, &it)) != NULL)
 		for (int i = 0; i < 2; i++)
-			each_in(&ks->rows->rows[i], fn, arg);
+			each_in(ks->latest[i], fn, arg);
 	for (int i = 0; i < 2; i++)
-		each_in(&st->unkeyed[i], fn, arg);
+		each_in(st->unkeyed[i], fn, arg);
 }
