@@ -603,6 +603,20 @@ meeting_times(const JoinStep *j, int i, int64 ts, int64 *from, int64 *to)
 }
 
 /* An interval join's read of input i's tick (read_rows). */
+/*
+ * Rows read ahead of the ones that meet the kept rows, so that finding
+ * each one's key costs no wait on memory (join_store_row).
+ */
+#define ROWS_AHEAD 16
+
+/* A row on time, read, not yet met with the other input's kept rows. */
+typedef struct AheadRow
+{
+	JoinRow    *row;
+	int64		from;			/* the times of the rows it meets */
+	int64		to;
+} AheadRow;
+
 typedef struct RowsRead
 {
 	JoinStep   *j;
@@ -620,6 +634,8 @@ typedef struct RowsRead
 	MemoryContext row_cxt;		/* a row as a composite, reset after it */
 	List	   *late;			/* LateJoinRow *, for the late table */
 	int64		nlate;
+	AheadRow	ahead[ROWS_AHEAD];
+	int			nahead;
 } RowsRead;
 
 typedef struct LateJoinRow
@@ -650,9 +666,20 @@ watermark_at_row(const RowsRead *rr)
 	return Max(rr->join_wm, Min(own, rr->other_wm));
 }
 
+/* The rows read ahead meet the other input's kept rows, in arrival order. */
+static void
+meet_ahead(RowsRead *rr)
+{
+	for (int k = 0; k < rr->nahead; k++)
+		join_store_meet(rr->j->store, rr->ahead[k].row, rr->ahead[k].from, rr->ahead[k].to,
+						add_pair, rr->j);
+	rr->nahead = 0;
+}
+
 /*
  * One row of input i's tick (TickRowFn), in arrival order, as its state
- * table's row: late, or meeting the other input's kept rows and kept.
+ * table's row: late, or (once the rows read before it did) meeting the
+ * other input's kept rows and kept.
  */
 static bool
 read_row(Datum *vals, bool *nulls, void *arg)
@@ -664,6 +691,7 @@ read_row(Datum *vals, bool *nulls, void *arg)
 	int64		ts = ts_null ? 0 : DatumGetInt64(vals[rr->time]);
 	int			c = 0;
 	MemoryContext old = MemoryContextSwitchTo(rr->row_cxt);
+	HeapTuple	tuple;
 	Datum		row;
 
 	for (int a = 0; a < rr->desc->natts; a++)
@@ -673,7 +701,10 @@ read_row(Datum *vals, bool *nulls, void *arg)
 		rr->values[a] = read ? vals[c] : (Datum) 0;
 		rr->nulls[a] = read ? nulls[c++] : true;
 	}
-	row = heap_copy_tuple_as_datum(heap_form_tuple(rr->desc, rr->values, rr->nulls), rr->desc);
+	tuple = heap_form_tuple(rr->desc, rr->values, rr->nulls);
+	/* heap_form_tuple made it a composite, unless it points at TOAST */
+	row = HeapTupleHasExternal(tuple) ? heap_copy_tuple_as_datum(tuple, rr->desc) :
+		PointerGetDatum(tuple->t_data);
 	MemoryContextSwitchTo(old);
 	rr->rows++;
 	rr->last_seq = DatumGetInt64(vals[rr->seq]);
@@ -686,11 +717,12 @@ read_row(Datum *vals, bool *nulls, void *arg)
 	}
 	else
 	{
-		int64		from;
-		int64		to;
+		AheadRow   *a = &rr->ahead[rr->nahead++];
 
-		meeting_times(j, rr->i, ts, &from, &to);
-		join_store_meet(j->store, rr->i, row, ts, rr->last_seq, from, to, add_pair, j);
+		a->row = join_store_row(j->store, rr->i, row, ts, rr->last_seq);
+		meeting_times(j, rr->i, ts, &a->from, &a->to);
+		if (rr->nahead == ROWS_AHEAD)
+			meet_ahead(rr);
 	}
 	MemoryContextReset(rr->row_cxt);
 	if (!ts_null)
@@ -776,6 +808,7 @@ read_rows(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 									   ALLOCSET_SMALL_SIZES);
 	r = tick_reader_begin(&c, &in->cursor, NIL, max_rows);
 	(void) tick_read(r, in->cursor.last_seq, max_rows > 0 ? max_rows : PG_INT64_MAX, read_row, &rr);
+	meet_ahead(&rr);
 	tick_reader_end(r);
 	MemoryContextDelete(rr.row_cxt);
 	in->cursor.rows = rr.rows;

@@ -62,7 +62,7 @@ typedef struct LogRow
 } LogRow;
 
 /* A kept row, its key's values (pointing into it) and the row after it. */
-typedef struct JoinRow
+struct JoinRow
 {
 	union
 	{
@@ -85,7 +85,7 @@ typedef struct JoinRow
 	bool		gone;			/* it left: freed once the step is logged */
 	Datum	   *keys;
 	Datum		row;			/* a composite of its side's row type */
-} JoinRow;
+};
 
 /*
  * The keys' table: each slot holds the latest row of each side whose keys
@@ -421,15 +421,32 @@ mark(JoinStore *st, JoinRow *r)
 }
 
 /*
- * A new row of "side": each kept row of the other side with equal keys
- * whose time is within [from, to] meets it (fn gets the pair, left first),
- * then it is kept.
+ * A new row of "side", a copy of composite "row", for join_store_meet.
+ * Its key's slot in the keys' table is brought towards the processor's
+ * cache now: with many keys, finding it is a load from memory, which the
+ * caller hides by reading rows a few ahead of the ones that meet.
  */
-void
-join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 seq, int64 from, int64 to,
-				JoinPairFn fn, void *arg)
+JoinRow *
+join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 {
 	JoinRow    *r = new_row(st, side, row, ts, seq);
+
+#if defined(__GNUC__) || defined(__clang__)
+	if (r->keyed)
+		__builtin_prefetch(&st->keys->data[r->hash & st->keys->sizemask]);
+#endif
+	return r;
+}
+
+/*
+ * New row r: each kept row of the other side with equal keys whose time
+ * is within [from, to] meets it (fn gets the pair, left first), then it
+ * is kept.
+ */
+void
+join_store_meet(JoinStore *st, JoinRow *r, int64 from, int64 to, JoinPairFn fn, void *arg)
+{
+	int			side = r->side;
 	KeySlot    *ks = keep(st, r);
 	MemoryContext old;
 

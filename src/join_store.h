@@ -12,6 +12,7 @@
 #include "fmgr.h"
 
 typedef struct JoinStore JoinStore;
+typedef struct JoinRow JoinRow;
 
 /*
  * How the rows of both sides are laid out: each side's rows are of its
@@ -40,8 +41,9 @@ extern JoinStore *join_store_find(int32 pipeline_id, int64 version, const JoinLa
 extern JoinStore *join_store_read(int32 pipeline_id, const JoinLayout *layout,
 								  const int64 *until, Oid *legacy, bool keep);
 extern void join_store_changing(JoinStore *st);
-extern void join_store_meet(JoinStore *st, int side, Datum row, int64 ts, int64 seq,
-							int64 from, int64 to, JoinPairFn fn, void *arg);
+extern JoinRow *join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq);
+extern void join_store_meet(JoinStore *st, JoinRow *r, int64 from, int64 to,
+							JoinPairFn fn, void *arg);
 extern void join_store_expire(JoinStore *st, int side, int64 until, bool outer,
 							  JoinPairFn fn, void *arg);
 extern bool join_store_log(JoinStore *st);
