@@ -136,10 +136,10 @@ struct JoinStore
 	List	   *done_rows;		/* LogRow *, log rows whose rows all left */
 	int64		next_log;		/* the number of the next log row */
 	bool		legacy;			/* rows read from the state tables */
-	bool		fits;			/* within windowing.state_memory: kept after
-								 * the step */
+	bool		fits;			/* within what windowing.state_memory leaves
+								 * beside the process's other state: kept
+								 * after the step */
 };
-
 
 /* Earlier rows first: pairingheap keeps the greatest on top. */
 static int
