@@ -532,18 +532,93 @@ run(const char *sql, int nargs, Datum *args, Oid *types, int expect)
 	return SPI_processed;
 }
 
+/*
+ * Memory for the pairs' arrays, kept from batch to batch and step to step
+ * (each side's the largest a batch needed, in powers of two, up to
+ * PAIR_MEMORY): construct_md_array zeroes a new allocation each time,
+ * which at these sizes malloc maps anew from the kernel, page by page.
+ */
+#define PAIR_MEMORY (16 * 1024 * 1024)
+
+static char *pair_memory[2];
+static Size pair_memory_size[2];
+
+static void *
+pair_array_memory(int i, Size size)
+{
+	if (size > PAIR_MEMORY)
+		return palloc(size);
+	if (size > pair_memory_size[i])
+	{
+		if (pair_memory[i] != NULL)
+			pfree(pair_memory[i]);
+		pair_memory_size[i] = Min(pg_nextpower2_size_t(Max(size, 64 * 1024)), PAIR_MEMORY);
+		pair_memory[i] = MemoryContextAlloc(TopMemoryContext, pair_memory_size[i]);
+	}
+	return pair_memory[i];
+}
+
+/*
+ * The rows of side i of the pairs gathered, as the array of composites
+ * that construct_md_array would make of them (a row left out where the
+ * pair has none, as a null), in pair_array_memory.  The rows are never
+ * toasted: read_row and the store flatten them.
+ */
+static Datum
+pair_array(JoinStep *j, int i)
+{
+	int			n = j->npairs;
+	bool		nulls = false;
+	Size		data = 0;
+	Size		head;
+	ArrayType  *a;
+	char	   *p;
+
+	for (int k = 0; k < n; k++)
+	{
+		if (j->unpaired[i][k])
+			nulls = true;
+		else
+			data = att_align_nominal(data + VARSIZE(DatumGetPointer(j->pairs[i][k])), TYPALIGN_DOUBLE);
+	}
+	head = nulls ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
+	a = pair_array_memory(i, head + data);
+	memset(a, 0, head);
+	SET_VARSIZE(a, head + data);
+	a->ndim = 1;
+	a->dataoffset = nulls ? head : 0;
+	a->elemtype = j->row_type[i];
+	ARR_DIMS(a)[0] = n;
+	ARR_LBOUND(a)[0] = 1;
+	p = ARR_DATA_PTR(a);
+	for (int k = 0; k < n; k++)
+	{
+		Size		len;
+		char	   *next;
+
+		if (j->unpaired[i][k])
+			continue;
+		if (nulls)
+			ARR_NULLBITMAP(a)[k / 8] |= 1 << (k % 8);
+		len = VARSIZE(DatumGetPointer(j->pairs[i][k]));
+		memcpy(p, DatumGetPointer(j->pairs[i][k]), len);
+		next = (char *) att_align_nominal(p + len, TYPALIGN_DOUBLE);
+		memset(p + len, 0, next - (p + len));
+		p = next;
+	}
+	return PointerGetDatum(a);
+}
+
 /* Writes the pairs gathered so far. */
 static void
 write_pairs(JoinStep *j)
 {
 	Datum		args[2];
-	int			lb = 1;
 
 	if (j->npairs == 0)
 		return;
 	for (int i = 0; i < 2; i++)
-		args[i] = PointerGetDatum(construct_md_array(j->pairs[i], j->unpaired[i], 1, &j->npairs, &lb,
-													 j->row_type[i], -1, false, TYPALIGN_DOUBLE));
+		args[i] = pair_array(j, i);
 	if (plans_execute_generic(psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
 							   "pg_catalog.unnest($2) AS yr) AS pm, "
 							   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
@@ -554,7 +629,8 @@ write_pairs(JoinStep *j)
 		elog(ERROR, "could not write the pairs of join pipeline \"%s\"", j->def->name);
 	j->written += SPI_processed;
 	for (int i = 0; i < 2; i++)
-		pfree(DatumGetPointer(args[i]));
+		if (DatumGetPointer(args[i]) != pair_memory[i])
+			pfree(DatumGetPointer(args[i]));
 	j->npairs = 0;
 }
 
