@@ -479,18 +479,26 @@ watermark_arg(int64 w, char *null_flag)
  * a step's 100,000 new rows for a few, the planner would probe them once
  * per row of the other side.  So a step that grows a state table by more
  * than a tenth (and 1,000 rows) analyzes it first, as autovacuum would
- * later; ANALYZE counts the rows the transaction inserted.
+ * later; ANALYZE counts the rows the transaction inserted.  The plans need
+ * the rows' count and how many keys and windows they hold, which a sample
+ * of 3,000 rows tells as well as the default's 30,000, at a tenth of the
+ * cost (with the default, a tenth of a window join's step).
  */
 static void
 refresh_statistics(JoinStep *j, int i)
 {
 	int64		added = j->in[i].cursor.rows;
+	int			nest;
 
 	if (added < 1000 || added < j->kept[i] / 10)
 		return;
+	nest = NewGUCNestLevel();
+	(void) set_config_option("default_statistics_target", "10", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	if (SPI_execute(psprintf("ANALYZE %s", j->state[i]), false, 0) != SPI_OK_UTILITY)
 		elog(ERROR, "could not analyze the %s state of join pipeline \"%s\"", j->in[i].side,
 			 j->def->name);
+	AtEOXact_GUC(true, nest);
 }
 
 /*
