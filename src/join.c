@@ -750,10 +750,15 @@ watermark_at_row(const RowsRead *rr)
 	return Max(rr->join_wm, Min(own, rr->other_wm));
 }
 
-/* The rows read ahead meet the other input's kept rows, in arrival order. */
+/*
+ * The rows read ahead meet the other input's kept rows, in arrival order,
+ * the latest of each one's key fetched from memory for all of them first.
+ */
 static void
 meet_ahead(RowsRead *rr)
 {
+	for (int k = 0; k < rr->nahead; k++)
+		join_store_prefetch_match(rr->j->store, rr->ahead[k].row);
 	for (int k = 0; k < rr->nahead; k++)
 		join_store_meet(rr->j->store, rr->ahead[k].row, rr->ahead[k].from, rr->ahead[k].to,
 						add_pair, rr->j);

@@ -439,6 +439,23 @@ join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 }
 
 /*
+ * The latest kept row of the other side that new row r may meet, brought
+ * towards the processor's cache: called for a few rows before
+ * join_store_meet meets them, once join_store_row's prefetch of their
+ * slots has had time to arrive.
+ */
+void
+join_store_prefetch_match(JoinStore *st, JoinRow *r)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	KeySlot    *ks = r->keyed ? keyslots_lookup(st->keys, r->hash) : NULL;
+
+	if (ks != NULL && ks->latest[1 - r->side] != NULL)
+		__builtin_prefetch(ks->latest[1 - r->side]);
+#endif
+}
+
+/*
  * New row r: each kept row of the other side with equal keys whose time
  * is within [from, to] meets it (fn gets the pair, left first), then it
  * is kept.

@@ -42,6 +42,7 @@ extern JoinStore *join_store_read(int32 pipeline_id, const JoinLayout *layout,
 								  const int64 *until, Oid *legacy, bool keep);
 extern void join_store_changing(JoinStore *st);
 extern JoinRow *join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq);
+extern void join_store_prefetch_match(JoinStore *st, JoinRow *r);
 extern void join_store_meet(JoinStore *st, JoinRow *r, int64 from, int64 to,
 							JoinPairFn fn, void *arg);
 extern void join_store_expire(JoinStore *st, int side, int64 until, bool outer,
