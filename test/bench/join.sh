@@ -63,7 +63,7 @@
 # them back from its log at every step.
 #
 # Run it from anywhere, as root or as a user with sudo (the default run
-# takes about 3 minutes on 2 cores):
+# takes about 5 minutes on 2 cores):
 #
 #   test/bench/join.sh                       # 1 million orders and payments
 #   SIZE=100000 test/bench/join.sh
