@@ -212,3 +212,33 @@ SELECT pg_reload_conf();
 DROP VIEW jm_expected;
 DROP TABLE jm_all_orders, jm_all_payments;
 DROP FUNCTION jm_add;
+
+-- a step inside another's statement: a trigger on one join's result
+-- table steps a second join while the first's pairs are being written
+-- from the memory their arrays are built in; the second builds its own
+SELECT windowing.create_queue(q, 'id int, ts timestamptz, note text')
+FROM unnest('{jn_ao,jn_ap,jn_bo,jn_bp}'::text[]) q;
+SELECT windowing.create_join_pipeline('jn_a', 'jn_ao', 'ts', '{id}', 'jn_ap', 'ts', '{id}',
+    'jn_ao.id AS order_id, jn_ap.note', lower => '0', upper => '10 minutes') > 0 AS created;
+SELECT windowing.create_join_pipeline('jn_b', 'jn_bo', 'ts', '{id}', 'jn_bp', 'ts', '{id}',
+    'jn_bo.id AS order_id, jn_bo.note AS order_note, jn_bp.note', lower => '0',
+    upper => '10 minutes') > 0 AS created;
+CREATE FUNCTION jn_step_b() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.order_id = 1 THEN
+        PERFORM windowing.process('jn_b');
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER jn_step_b BEFORE INSERT ON jn_a_results FOR EACH ROW EXECUTE FUNCTION jn_step_b();
+INSERT INTO jn_ao SELECT i, '2026-01-04 12:00', 'a' FROM generate_series(1, 5) i;
+INSERT INTO jn_ap SELECT i, '2026-01-04 12:01', 'a' || i FROM generate_series(1, 5) i;
+INSERT INTO jn_bo SELECT i, '2026-01-04 12:00', repeat('o', 50) FROM generate_series(1, 5) i;
+INSERT INTO jn_bp SELECT i, '2026-01-04 12:01', repeat('p', 50) || i FROM generate_series(1, 5) i;
+SELECT windowing.process('jn_a');
+SELECT order_id, note FROM jn_a_results ORDER BY 1;
+SELECT order_id, length(order_note), note = repeat('p', 50) || order_id AS its_payment
+FROM jn_b_results ORDER BY 1;
+SELECT windowing.drop_pipeline(p, drop_tables => true) FROM unnest('{jn_a,jn_b}'::text[]) p;
+DROP TABLE jn_ao, jn_ap, jn_bo, jn_bp;
+DROP FUNCTION jn_step_b;

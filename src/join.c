@@ -545,16 +545,19 @@ run(const char *sql, int nargs, Datum *args, Oid *types, int expect)
  * (each side's the largest a batch needed, in powers of two, up to
  * PAIR_MEMORY): construct_md_array zeroes a new allocation each time,
  * which at these sizes malloc maps anew from the kernel, page by page.
+ * While a statement reads them, a step it runs (a trigger on the result
+ * table may step another join) allocates its own.
  */
 #define PAIR_MEMORY (16 * 1024 * 1024)
 
 static char *pair_memory[2];
 static Size pair_memory_size[2];
+static int	pair_memory_readers = 0;
 
 static void *
 pair_array_memory(int i, Size size)
 {
-	if (size > PAIR_MEMORY)
+	if (size > PAIR_MEMORY || pair_memory_readers > 0)
 		return palloc(size);
 	if (size > pair_memory_size[i])
 	{
@@ -622,18 +625,30 @@ static void
 write_pairs(JoinStep *j)
 {
 	Datum		args[2];
+	char	   *sql;
+	volatile bool written;
 
 	if (j->npairs == 0)
 		return;
 	for (int i = 0; i < 2; i++)
 		args[i] = pair_array(j, i);
-	if (plans_execute_generic(psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
-							   "pg_catalog.unnest($2) AS yr) AS pm, "
-							   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
-							   j->result_table, j->def->aggregates,
-							   column_list(j, 0, "(pm.xr)."), quote_identifier(j->in[0].alias),
-							   column_list(j, 1, "(pm.yr)."), quote_identifier(j->in[1].alias)),
-							  2, j->array_type, args, NULL) != SPI_OK_INSERT)
+	sql = psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
+				   "pg_catalog.unnest($2) AS yr) AS pm, "
+				   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
+				   j->result_table, j->def->aggregates,
+				   column_list(j, 0, "(pm.xr)."), quote_identifier(j->in[0].alias),
+				   column_list(j, 1, "(pm.yr)."), quote_identifier(j->in[1].alias));
+	pair_memory_readers++;
+	PG_TRY();
+	{
+		written = plans_execute_generic(sql, 2, j->array_type, args, NULL) == SPI_OK_INSERT;
+	}
+	PG_FINALLY();
+	{
+		pair_memory_readers--;
+	}
+	PG_END_TRY();
+	if (!written)
 		elog(ERROR, "could not write the pairs of join pipeline \"%s\"", j->def->name);
 	j->written += SPI_processed;
 	for (int i = 0; i < 2; i++)
