@@ -239,6 +239,21 @@ SELECT windowing.process('jn_a');
 SELECT order_id, note FROM jn_a_results ORDER BY 1;
 SELECT order_id, length(order_note), note = repeat('p', 50) || order_id AS its_payment
 FROM jn_b_results ORDER BY 1;
+-- a step may not step its own pipeline: the inner step would read the
+-- rows the outer one read and has not recorded yet
+CREATE FUNCTION jn_step_a() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM windowing.process('jn_a');
+    RETURN NEW;
+END $$;
+CREATE TRIGGER jn_step_a BEFORE INSERT ON jn_a_results FOR EACH ROW EXECUTE FUNCTION jn_step_a();
+INSERT INTO jn_ao VALUES (6, '2026-01-04 12:02', 'a');
+INSERT INTO jn_ap VALUES (6, '2026-01-04 12:03', 'a6');
+SELECT windowing.process('jn_a');
+SELECT count(*) AS results FROM jn_a_results;
+DROP TRIGGER jn_step_a ON jn_a_results;
+SELECT windowing.process('jn_a');
+SELECT order_id, note FROM jn_a_results WHERE order_id = 6;
 SELECT windowing.drop_pipeline(p, drop_tables => true) FROM unnest('{jn_a,jn_b}'::text[]) p;
 DROP TABLE jn_ao, jn_ap, jn_bo, jn_bp;
-DROP FUNCTION jn_step_b;
+DROP FUNCTION jn_step_a, jn_step_b;

@@ -1076,13 +1076,47 @@ pipeline_failed_row(int64 *seq)
 }
 
 /*
+ * The pipeline parts this process is stepping.  A step's statements may
+ * step other pipelines (a trigger on its result table may call process()),
+ * never its own: the inner step would read the rows the outer one read and
+ * has not yet recorded, and write them twice.  Its lock does not stop it,
+ * since the process holds it already.
+ */
+#define MAX_NESTED_STEPS 16
+
+static struct
+{
+	NameData	name;
+	int			part;
+}			stepping[MAX_NESTED_STEPS];
+static int	nstepping = 0;
+
+static void
+enter_step(const char *name, int part)
+{
+	for (int i = 0; i < nstepping; i++)
+		if (stepping[i].part == part && strcmp(NameStr(stepping[i].name), name) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_IN_USE),
+					 errmsg("pipeline \"%s\" is already being stepped by this session", name),
+					 errdetail("A statement of its step, such as a trigger on its result table, tried to step it again.")));
+	if (nstepping == MAX_NESTED_STEPS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("pipeline steps nested too deeply"),
+				 errdetail("A step's statements stepped other pipelines %d deep.", MAX_NESTED_STEPS)));
+	namestrcpy(&stepping[nstepping].name, name);
+	stepping[nstepping++].part = part;
+}
+
+/*
  * A step: consume up to max_rows rows (<= 0: no limit) for at most max_ms
  * milliseconds (<= 0: no limit) within its memory budget, then (if
  * has_watermark) apply an explicit watermark.
  */
 static int64
-run_step(const char *name, int part, int64 max_rows, int max_ms, bool consume_rows,
-		 bool has_watermark, int64 watermark, bool find_row, bool *more)
+step_once(const char *name, int part, int64 max_rows, int max_ms, bool consume_rows,
+		  bool has_watermark, int64 watermark, bool find_row, bool *more)
 {
 	Step		s;
 	bool		left = false;
@@ -1115,6 +1149,27 @@ run_step(const char *name, int part, int64 max_rows, int max_ms, bool consume_ro
 	if (more)
 		*more = left || s.progress.tick_hi != NULL || s.progress.replay_until != NULL;
 	return s.progress.rows;
+}
+
+/* A step (step_once), refused inside a step of the same pipeline part (enter_step). */
+static int64
+run_step(const char *name, int part, int64 max_rows, int max_ms, bool consume_rows,
+		 bool has_watermark, int64 watermark, bool find_row, bool *more)
+{
+	volatile int64 rows = 0;
+
+	enter_step(name, part);
+	PG_TRY();
+	{
+		rows = step_once(name, part, max_rows, max_ms, consume_rows, has_watermark, watermark,
+						 find_row, more);
+	}
+	PG_FINALLY();
+	{
+		nstepping--;
+	}
+	PG_END_TRY();
+	return rows;
 }
 
 /*
