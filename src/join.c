@@ -75,6 +75,7 @@
 #include "emit.h"
 #include "join.h"
 #include "join_store.h"
+#include "pair_writer.h"
 #include "pipeline.h"
 #include "plans.h"
 #include "spec.h"
@@ -118,6 +119,8 @@ typedef struct JoinStep
 	int			npairs;
 	Datum	   *pairs[2];		/* PAIR_BATCH of each side; 0: none */
 	bool	   *unpaired[2];
+	PairWriter *writer;			/* writes them in bulk; NULL: by statement */
+	bool		writer_tried;
 } JoinStep;
 
 /* Pairs written by one statement. */
@@ -620,6 +623,38 @@ pair_array(JoinStep *j, int i)
 	return PointerGetDatum(a);
 }
 
+/*
+ * Writes the pairs gathered so far in bulk, if the select list and the
+ * result table allow it (pair_writer.c).
+ */
+static bool
+write_pairs_in_bulk(JoinStep *j)
+{
+	if (!j->writer_tried)
+	{
+		PairSide	sides[2];
+
+		for (int i = 0; i < 2; i++)
+		{
+			bool	   *shown = palloc(sizeof(bool) * Max(j->layout.desc[i]->natts, 1));
+
+			for (int a = 0; a < j->layout.desc[i]->natts; a++)
+				shown[a] = j->read_columns[i][a] != 0;
+			sides[i] = (PairSide) {j->in[i].alias, j->layout.desc[i], shown};
+		}
+		j->writer = pair_writer_create(j->result_table, j->def->aggregates, sides);
+		j->writer_tried = true;
+	}
+	if (j->writer == NULL)
+		return false;
+	if (!pair_writer_write(j->writer, j->npairs, j->pairs, j->unpaired))
+	{
+		j->writer = NULL;
+		return false;
+	}
+	return true;
+}
+
 /* Writes the pairs gathered so far. */
 static void
 write_pairs(JoinStep *j)
@@ -630,6 +665,12 @@ write_pairs(JoinStep *j)
 
 	if (j->npairs == 0)
 		return;
+	if (write_pairs_in_bulk(j))
+	{
+		j->written += j->npairs;
+		j->npairs = 0;
+		return;
+	}
 	for (int i = 0; i < 2; i++)
 		args[i] = pair_array(j, i);
 	sql = psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "

@@ -47,6 +47,7 @@
 #include "held_state.h"
 #include "join_store.h"
 #include "plans.h"
+#include "prefetch.h"
 #include "state.h"
 #include "state_slots.h"
 #include "state_store.h"
@@ -431,10 +432,8 @@ join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 {
 	JoinRow    *r = new_row(st, side, row, ts, seq);
 
-#if defined(__GNUC__) || defined(__clang__)
 	if (r->keyed)
-		__builtin_prefetch(&st->keys->data[r->hash & st->keys->sizemask]);
-#endif
+		prefetch_memory(&st->keys->data[r->hash & st->keys->sizemask]);
 	return r;
 }
 
@@ -447,12 +446,10 @@ join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 void
 join_store_prefetch_match(JoinStore *st, JoinRow *r)
 {
-#if defined(__GNUC__) || defined(__clang__)
 	KeySlot    *ks = r->keyed ? keyslots_lookup(st->keys, r->hash) : NULL;
 
 	if (ks != NULL && ks->latest[1 - r->side] != NULL)
-		__builtin_prefetch(ks->latest[1 - r->side]);
-#endif
+		prefetch_memory(ks->latest[1 - r->side]);
 }
 
 /*

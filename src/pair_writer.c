@@ -1,0 +1,247 @@
+/*
+ * pair_writer.c
+ *		An interval join's pairs into its result table the way COPY FROM
+ *		writes rows.
+ *
+ * A join's select list is SQL over its two inputs' columns.  As a
+ * statement over arrays of the pairs (INSERT ... SELECT ... FROM unnest),
+ * every pair went through the executor on its own: two composites taken
+ * apart a field at a time, a heap insert and a WAL record for each row, a
+ * third of a step at a million keys.  Here the statement is planned once,
+ * with each input's columns as parameters:
+ *
+ *	 INSERT INTO result SELECT <select list>
+ *	 FROM (SELECT $1 AS a, $2 AS b) AS left, (SELECT $3 AS c ...) AS right
+ *
+ * which the planner flattens to one expression per result column over the
+ * parameters (the result table's defaults and the INSERT's coercions
+ * included).  Each pair's two rows are taken apart once into the
+ * parameters, the expressions give the result row, and the rows go into
+ * the table in batches (bulk_insert.c).  A statement that plans to more
+ * than that (a subquery, a rule, a set-returning function) or a table
+ * that bulk_insert does not write as INSERT would (triggers, row
+ * security, partitions) is left to the caller's statement.
+ */
+#include "compat.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "executor/executor.h"
+#include "lib/stringinfo.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "parser/parsetree.h"
+#include "parser/parser.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "bulk_insert.h"
+#include "pair_writer.h"
+#include "prefetch.h"
+
+/* How many pairs ahead of the one written its rows are asked for. */
+#define PAIRS_AHEAD 8
+
+struct PairWriter
+{
+	Oid			relid;
+	int			ncols;
+	const char **names;			/* the result table's columns written */
+	Oid		   *types;
+	ExprState **exprs;			/* and the expression of each */
+	ExprContext *econtext;
+	ParamListInfo params;
+	int			first[2];		/* each side's first parameter */
+	int			nshown[2];
+	int		   *attrs[2];		/* each parameter's attribute, 0-based */
+	TupleDesc	desc[2];
+	Datum	   *values[2];		/* a row taken apart */
+	bool	   *nulls[2];
+	/* the batch being written */
+	int			n;
+	Datum	   *const *rows;
+	bool	   *const *unpaired;
+};
+
+/*
+ * The source of the INSERT planned from "sql", if it is a Result node
+ * that computes its row from the parameters alone, else NULL.
+ */
+static Result *
+insert_source(const char *sql, Oid *types, int nparams, Oid *relid)
+{
+	List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
+	List	   *queries;
+	Query	   *q;
+	PlannedStmt *ps;
+	Plan	   *top;
+	Plan	   *source;
+
+	if (list_length(raw) != 1)
+		return NULL;
+	queries = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql, types,
+												 nparams, NULL);
+	if (list_length(queries) != 1)
+		return NULL;
+	q = linitial_node(Query, queries);
+	if (q->commandType != CMD_INSERT || q->hasSubLinks || q->hasTargetSRFs ||
+		q->returningList != NIL || q->onConflict != NULL || q->cteList != NIL)
+		return NULL;
+	*relid = rt_fetch(q->resultRelation, q->rtable)->relid;
+	ps = pg_plan_query(q, sql, 0, NULL);
+	top = ps->planTree;
+	if (!IsA(top, ModifyTable) || ps->subplans != NIL || top->initPlan != NIL)
+		return NULL;
+	source = outerPlan(top);
+	if (source == NULL || !IsA(source, Result) || outerPlan(source) != NULL ||
+		((Result *) source)->resconstantqual != NULL || source->qual != NIL ||
+		source->initPlan != NIL)
+		return NULL;
+	return (Result *) source;
+}
+
+/* Side i's columns as parameters from the first free one, into "sql". */
+static void
+side_parameters(PairWriter *w, int i, const PairSide *s, StringInfo sql, Oid *types)
+{
+	int			n = w->first[i];
+
+	appendStringInfoString(sql, i == 0 ? "(SELECT " : ", (SELECT ");
+	w->attrs[i] = palloc(sizeof(int) * Max(s->desc->natts, 1));
+	for (int a = 0; a < s->desc->natts; a++)
+	{
+		if (!s->shown[a])
+			continue;
+		appendStringInfo(sql, "%s$%d AS %s", n > w->first[i] ? ", " : "", n + 1,
+						 quote_identifier(NameStr(TupleDescAttr(s->desc, a)->attname)));
+		types[n] = TupleDescAttr(s->desc, a)->atttypid;
+		w->attrs[i][n++ - w->first[i]] = a;
+	}
+	appendStringInfo(sql, ") AS %s", quote_identifier(s->alias));
+	w->nshown[i] = n - w->first[i];
+	w->desc[i] = s->desc;
+	w->values[i] = palloc(sizeof(Datum) * Max(s->desc->natts, 1));
+	w->nulls[i] = palloc(sizeof(bool) * Max(s->desc->natts, 1));
+}
+
+/* The result table's columns the source computes, with their expressions. */
+static void
+result_columns(PairWriter *w, Result *source)
+{
+	Relation	rel = table_open(w->relid, AccessShareLock);
+	ListCell   *lc;
+
+	w->names = palloc(sizeof(char *) * list_length(source->plan.targetlist));
+	w->types = palloc(sizeof(Oid) * list_length(source->plan.targetlist));
+	w->exprs = palloc(sizeof(ExprState *) * list_length(source->plan.targetlist));
+	foreach(lc, source->plan.targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), tle->resno - 1);
+
+		if (tle->resjunk || att->attisdropped)
+			continue;
+		w->names[w->ncols] = pstrdup(NameStr(att->attname));
+		w->types[w->ncols] = exprType((Node *) tle->expr);
+		w->exprs[w->ncols++] = ExecInitExpr(tle->expr, NULL);
+	}
+	table_close(rel, AccessShareLock);
+}
+
+PairWriter *
+pair_writer_create(const char *result_table, const char *select_list, const PairSide sides[2])
+{
+	PairWriter *w = palloc0(sizeof(PairWriter));
+	int			nattrs = sides[0].desc->natts + sides[1].desc->natts;
+	Oid		   *types = palloc(sizeof(Oid) * Max(nattrs, 1));
+	StringInfoData sql;
+	Result	   *source;
+	bool		snapshot = !ActiveSnapshotSet();
+	int			n;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s SELECT %s FROM ", result_table, select_list);
+	for (int i = 0; i < 2; i++)
+	{
+		w->first[i] = i == 0 ? 0 : w->nshown[0];
+		side_parameters(w, i, &sides[i], &sql, types);
+	}
+	n = w->nshown[0] + w->nshown[1];
+	/* the planner may run functions of the select list on constants */
+	if (snapshot)
+		PushActiveSnapshot(GetTransactionSnapshot());
+	source = insert_source(sql.data, types, n, &w->relid);
+	if (snapshot)
+		PopActiveSnapshot();
+	if (source == NULL)
+		return NULL;
+	result_columns(w, source);
+	w->params = makeParamList(n);
+	for (int k = 0; k < n; k++)
+		w->params->params[k] = (ParamExternData) {(Datum) 0, true, PARAM_FLAG_CONST, types[k]};
+	w->params->numParams = n;
+	w->econtext = CreateStandaloneExprContext();
+	w->econtext->ecxt_param_list_info = w->params;
+	return w;
+}
+
+/* Side i's row, or none, into its parameters. */
+static void
+load_side(PairWriter *w, int i, Datum row)
+{
+	ParamExternData *p = &w->params->params[w->first[i]];
+	HeapTupleData t;
+
+	if (row == (Datum) 0)
+	{
+		for (int k = 0; k < w->nshown[i]; k++)
+			p[k].isnull = true;
+		return;
+	}
+	t.t_data = (HeapTupleHeader) DatumGetPointer(row);
+	t.t_len = HeapTupleHeaderGetDatumLength(t.t_data);
+	ItemPointerSetInvalid(&t.t_self);
+	t.t_tableOid = InvalidOid;
+	heap_deform_tuple(&t, w->desc[i], w->values[i], w->nulls[i]);
+	for (int k = 0; k < w->nshown[i]; k++)
+	{
+		p[k].value = w->values[i][w->attrs[i][k]];
+		p[k].isnull = w->nulls[i][w->attrs[i][k]];
+	}
+}
+
+/*
+ * Pair r's result row (BulkRowFiller).  A kept row met long ago is mostly
+ * out of the caches: the rows of a pair a few ahead are asked for first.
+ */
+static void
+fill_pair(void *arg, int r, Datum *values, bool *nulls)
+{
+	PairWriter *w = arg;
+
+	for (int i = 0; i < 2 && r + PAIRS_AHEAD < w->n; i++)
+	{
+		char	   *ahead = DatumGetPointer(w->rows[i][r + PAIRS_AHEAD]);
+
+		if (!w->unpaired[i][r + PAIRS_AHEAD])
+		{
+			prefetch_memory(ahead);
+			prefetch_memory(ahead + 64);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		load_side(w, i, w->unpaired[i][r] ? (Datum) 0 : w->rows[i][r]);
+	for (int c = 0; c < w->ncols; c++)
+		values[c] = ExecEvalExpr(w->exprs[c], w->econtext, &nulls[c]);
+}
+
+bool
+pair_writer_write(PairWriter *w, int n, Datum *const rows[2], bool *const unpaired[2])
+{
+	w->n = n;
+	w->rows = rows;
+	w->unpaired = unpaired;
+	return bulk_insert(w->relid, w->ncols, w->names, w->types, n, fill_pair, w);
+}
