@@ -100,98 +100,134 @@ insert_rte(Relation rel, int ncols, const int *attidx)
 	return rte;
 }
 
-/* Writes n filled slots into the heap, then each into the indexes. */
-static void
-flush(Relation rel, ResultRelInfo *rri, EState *estate, TupleTableSlot **slots,
-	  int n, BulkInsertState bistate)
+struct BulkInsert
 {
-	table_multi_insert(rel, slots, n, GetCurrentCommandId(true), 0, bistate);
-	for (int i = 0; i < n; i++)
-		(void) ExecInsertIndexTuples(rri, slots[i], estate, false, false, NULL, NIL);
+	Relation	rel;
+	int			ncols;
+	int		   *attidx;			/* each given column's place in the table */
+	Datum	   *values;
+	bool	   *nulls;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleDesc	desc;			/* the slots' */
+	TupleTableSlot *slots[BATCH_ROWS];
+	int			nslots;			/* made so far */
+	int			n;				/* filled */
+	BulkInsertState bistate;
+	MemoryContext batchcxt;		/* the filled rows' values */
+};
+
+BulkInsert *
+bulk_insert_begin(Oid relid, int ncols, const char **names, Oid *types)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	int		   *attidx = palloc(sizeof(int) * ncols);
+	BulkInsert *b;
+	RangeTblEntry *rte;
+
+	if (!plain_target(rel, ncols, names, types, attidx) ||
+		!ExecCheckRTEPerms(rte = insert_rte(rel, ncols, attidx)))
+	{
+		table_close(rel, NoLock);
+		return NULL;
+	}
+	b = palloc0(sizeof(BulkInsert));
+	b->rel = rel;
+	b->ncols = ncols;
+	b->attidx = attidx;
+	b->estate = CreateExecutorState();
+	ExecInitRangeTable(b->estate, list_make1(rte));
+	b->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(b->rri, rel, 1, NULL, 0);
+	ExecOpenIndices(b->rri, false);
+	if (!immediate_indexes(b->rri))
+	{
+		ExecCloseIndices(b->rri);
+		FreeExecutorState(b->estate);
+		table_close(rel, NoLock);
+		return NULL;
+	}
+	b->values = palloc(sizeof(Datum) * ncols);
+	b->nulls = palloc(sizeof(bool) * ncols);
+
+	/*
+	 * The slots share a copy of the descriptor that is not reference
+	 * counted, since each pin of the relation's own is remembered by the
+	 * resource owner, and a thousand pins of one descriptor cost more there
+	 * than writing the rows.
+	 */
+	b->desc = CreateTupleDescCopy(RelationGetDescr(rel));
+	b->bistate = GetBulkInsertState();
+	b->batchcxt = AllocSetContextCreate(CurrentMemoryContext, "windowing bulk insert",
+										ALLOCSET_DEFAULT_SIZES);
+	return b;
+}
+
+/* Writes the filled slots into the heap, then each into the indexes. */
+static void
+flush(BulkInsert *b)
+{
+	table_multi_insert(b->rel, b->slots, b->n, GetCurrentCommandId(true), 0, b->bistate);
+	for (int i = 0; i < b->n; i++)
+		(void) ExecInsertIndexTuples(b->rri, b->slots[i], b->estate, false, false, NULL, NIL);
+	b->n = 0;
+	ResetPerTupleExprContext(b->estate);
+	MemoryContextReset(b->batchcxt);
+}
+
+void
+bulk_insert_add(BulkInsert *b, BulkRowFiller fill, void *arg, int i)
+{
+	MemoryContext old;
+	TupleTableSlot *slot;
+
+	/* a step that writes a few rows makes only the slots it needs */
+	if (b->n == b->nslots)
+		b->slots[b->nslots++] = MakeSingleTupleTableSlot(b->desc, table_slot_callbacks(b->rel));
+	slot = b->slots[b->n];
+	old = MemoryContextSwitchTo(b->batchcxt);
+	ExecClearTuple(slot);
+	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+	memset(b->nulls, 0, sizeof(bool) * b->ncols);
+	fill(arg, i, b->values, b->nulls);
+	for (int c = 0; c < b->ncols; c++)
+	{
+		slot->tts_values[b->attidx[c]] = b->values[c];
+		slot->tts_isnull[b->attidx[c]] = b->nulls[c];
+	}
+	ExecStoreVirtualTuple(slot);
+	if (b->rel->rd_att->constr)
+		ExecConstraints(b->rri, slot, b->estate);
+	MemoryContextSwitchTo(old);
+	if (++b->n == BATCH_ROWS)
+		flush(b);
+}
+
+void
+bulk_insert_end(BulkInsert *b)
+{
+	if (b->n > 0)
+		flush(b);
+	MemoryContextDelete(b->batchcxt);
+	FreeBulkInsertState(b->bistate);
+	for (int i = 0; i < b->nslots; i++)
+		ExecDropSingleTupleTableSlot(b->slots[i]);
+	ExecCloseIndices(b->rri);
+	FreeExecutorState(b->estate);
+	table_close(b->rel, NoLock);
+	pfree(b);
 }
 
 bool
 bulk_insert(Oid relid, int ncols, const char **names, Oid *types, int nrows,
 			BulkRowFiller fill, void *arg)
 {
-	Relation	rel = table_open(relid, RowExclusiveLock);
-	int		   *attidx = palloc(sizeof(int) * ncols);
-	Datum	   *values = palloc(sizeof(Datum) * ncols);
-	bool	   *nulls = palloc(sizeof(bool) * ncols);
-	EState	   *estate;
-	ResultRelInfo *rri;
-	RangeTblEntry *rte;
-	TupleDesc	desc;
-	TupleTableSlot *slots[BATCH_ROWS];
-	BulkInsertState bistate;
-	MemoryContext batchcxt;
-	MemoryContext old;
-	int			nslots = Min(nrows, BATCH_ROWS);
-	int			n = 0;
+	BulkInsert *b = bulk_insert_begin(relid, ncols, names, types);
 
-	if (!plain_target(rel, ncols, names, types, attidx) ||
-		!ExecCheckRTEPerms(rte = insert_rte(rel, ncols, attidx)))
-	{
-		table_close(rel, NoLock);
+	if (b == NULL)
 		return false;
-	}
-	estate = CreateExecutorState();
-	ExecInitRangeTable(estate, list_make1(rte));
-	rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
-	ExecOpenIndices(rri, false);
-	if (!immediate_indexes(rri))
-	{
-		ExecCloseIndices(rri);
-		FreeExecutorState(estate);
-		table_close(rel, NoLock);
-		return false;
-	}
-	/*
-	 * Steps write a chunk's few windows at a time: make only the slots
-	 * needed.  They share a copy of the descriptor that is not reference
-	 * counted, since each pin of the relation's own is remembered by the
-	 * resource owner, and a thousand pins of one descriptor cost more there
-	 * than writing the rows.
-	 */
-	desc = CreateTupleDescCopy(RelationGetDescr(rel));
-	for (int i = 0; i < nslots; i++)
-		slots[i] = MakeSingleTupleTableSlot(desc, table_slot_callbacks(rel));
-	bistate = GetBulkInsertState();
-	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "windowing bulk insert",
-									 ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(batchcxt);
 	for (int r = 0; r < nrows; r++)
-	{
-		TupleTableSlot *slot = slots[n];
-
-		ExecClearTuple(slot);
-		memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
-		memset(nulls, 0, sizeof(bool) * ncols);
-		fill(arg, r, values, nulls);
-		for (int c = 0; c < ncols; c++)
-		{
-			slot->tts_values[attidx[c]] = values[c];
-			slot->tts_isnull[attidx[c]] = nulls[c];
-		}
-		ExecStoreVirtualTuple(slot);
-		if (rel->rd_att->constr)
-			ExecConstraints(rri, slot, estate);
-		if (++n == BATCH_ROWS || r == nrows - 1)
-		{
-			flush(rel, rri, estate, slots, n, bistate);
-			n = 0;
-			ResetPerTupleExprContext(estate);
-			MemoryContextReset(batchcxt);
-		}
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(batchcxt);
-	FreeBulkInsertState(bistate);
-	for (int i = 0; i < nslots; i++)
-		ExecDropSingleTupleTableSlot(slots[i]);
-	ExecCloseIndices(rri);
-	FreeExecutorState(estate);
-	table_close(rel, NoLock);
+		bulk_insert_add(b, fill, arg, r);
+	bulk_insert_end(b);
 	return true;
 }

@@ -119,8 +119,9 @@ typedef struct JoinStep
 	int			npairs;
 	Datum	   *pairs[2];		/* PAIR_BATCH of each side; 0: none */
 	bool	   *unpaired[2];
-	PairWriter *writer;			/* writes them in bulk; NULL: by statement */
-	bool		writer_tried;
+	PairWriter *writer;			/* or writes them as they come */
+	bool		writer_tried;	/* a writer was asked for (NULL: none) */
+	MemoryContext cxt;			/* the step's */
 } JoinStep;
 
 /* Pairs written by one statement. */
@@ -624,35 +625,28 @@ pair_array(JoinStep *j, int i)
 }
 
 /*
- * Writes the pairs gathered so far in bulk, if the select list and the
- * result table allow it (pair_writer.c).
+ * A writer of the step's pairs into the result table in bulk, if the select
+ * list and the result table allow it (pair_writer.c), made in the step's
+ * memory.
  */
-static bool
-write_pairs_in_bulk(JoinStep *j)
+static PairWriter *
+open_pair_writer(JoinStep *j)
 {
-	if (!j->writer_tried)
-	{
-		PairSide	sides[2];
+	MemoryContext old = MemoryContextSwitchTo(j->cxt);
+	PairSide	sides[2];
+	PairWriter *w;
 
-		for (int i = 0; i < 2; i++)
-		{
-			bool	   *shown = palloc(sizeof(bool) * Max(j->layout.desc[i]->natts, 1));
-
-			for (int a = 0; a < j->layout.desc[i]->natts; a++)
-				shown[a] = j->read_columns[i][a] != 0;
-			sides[i] = (PairSide) {j->in[i].alias, j->layout.desc[i], shown};
-		}
-		j->writer = pair_writer_create(j->result_table, j->def->aggregates, sides);
-		j->writer_tried = true;
-	}
-	if (j->writer == NULL)
-		return false;
-	if (!pair_writer_write(j->writer, j->npairs, j->pairs, j->unpaired))
+	for (int i = 0; i < 2; i++)
 	{
-		j->writer = NULL;
-		return false;
+		bool	   *shown = palloc(sizeof(bool) * Max(j->layout.desc[i]->natts, 1));
+
+		for (int a = 0; a < j->layout.desc[i]->natts; a++)
+			shown[a] = j->read_columns[i][a] != 0;
+		sides[i] = (PairSide) {j->in[i].alias, j->layout.desc[i], shown};
 	}
-	return true;
+	w = pair_writer_create(j->result_table, j->def->aggregates, sides);
+	MemoryContextSwitchTo(old);
+	return w;
 }
 
 /* Writes the pairs gathered so far. */
@@ -663,14 +657,14 @@ write_pairs(JoinStep *j)
 	char	   *sql;
 	volatile bool written;
 
+	if (j->writer != NULL)
+	{
+		pair_writer_end(j->writer);
+		j->writer = NULL;
+		j->writer_tried = false;
+	}
 	if (j->npairs == 0)
 		return;
-	if (write_pairs_in_bulk(j))
-	{
-		j->written += j->npairs;
-		j->npairs = 0;
-		return;
-	}
 	for (int i = 0; i < 2; i++)
 		args[i] = pair_array(j, i);
 	sql = psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
@@ -705,6 +699,17 @@ add_pair(Datum left, Datum right, void *arg)
 	JoinStep   *j = arg;
 	Datum		row[2] = {left, right};
 
+	if (!j->writer_tried)
+	{
+		j->writer = open_pair_writer(j);
+		j->writer_tried = true;
+	}
+	if (j->writer != NULL)
+	{
+		pair_writer_add(j->writer, left, right);
+		j->written++;
+		return;
+	}
 	for (int i = 0; i < 2; i++)
 	{
 		if (j->pairs[i] == NULL)
@@ -1361,6 +1366,7 @@ static void
 load(JoinStep *j, const PipelineDef *def, PipelineProgress *progress)
 {
 	memset(j, 0, sizeof(*j));
+	j->cxt = CurrentMemoryContext;
 	j->def = def;
 	j->progress = progress;
 	catalog_load_join_inputs(def->id, j->in);
@@ -1465,8 +1471,8 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 		/* every step, so that none leaves a row the watermark passed */
 		expire(&j, 0, expiry(&j, 0, join_wm));
 		expire(&j, 1, expiry(&j, 1, join_wm));
-		write_pairs(&j);
 	}
+	write_pairs(&j);
 	/*
 	 * As for aggregate pipelines, a step that changed nothing writes
 	 * nothing; but one that found the end of a tick read in part closes it.

@@ -16,8 +16,9 @@
  * which the planner flattens to one expression per result column over the
  * parameters (the result table's defaults and the INSERT's coercions
  * included).  Each pair's two rows are taken apart once into the
- * parameters, the expressions give the result row, and the rows go into
- * the table in batches (bulk_insert.c).  A statement that plans to more
+ * parameters as the pair is made (while its rows are still in the
+ * processor's caches), the expressions give the result row, and the rows
+ * go into the table in batches (bulk_insert.c).  A statement that plans to more
  * than that (a subquery, a rule, a set-returning function) or a table
  * that bulk_insert does not write as INSERT would (triggers, row
  * security, partitions) is left to the caller's statement.
@@ -39,10 +40,6 @@
 
 #include "bulk_insert.h"
 #include "pair_writer.h"
-#include "prefetch.h"
-
-/* How many pairs ahead of the one written its rows are asked for. */
-#define PAIRS_AHEAD 8
 
 struct PairWriter
 {
@@ -59,10 +56,8 @@ struct PairWriter
 	TupleDesc	desc[2];
 	Datum	   *values[2];		/* a row taken apart */
 	bool	   *nulls[2];
-	/* the batch being written */
-	int			n;
-	Datum	   *const *rows;
-	bool	   *const *unpaired;
+	BulkInsert *bulk;
+	Datum		pair[2];		/* the pair being written */
 };
 
 /*
@@ -178,6 +173,9 @@ pair_writer_create(const char *result_table, const char *select_list, const Pair
 	if (source == NULL)
 		return NULL;
 	result_columns(w, source);
+	w->bulk = bulk_insert_begin(w->relid, w->ncols, w->names, w->types);
+	if (w->bulk == NULL)
+		return NULL;
 	w->params = makeParamList(n);
 	for (int k = 0; k < n; k++)
 		w->params->params[k] = (ParamExternData) {(Datum) 0, true, PARAM_FLAG_CONST, types[k]};
@@ -212,36 +210,29 @@ load_side(PairWriter *w, int i, Datum row)
 	}
 }
 
-/*
- * Pair r's result row (BulkRowFiller).  A kept row met long ago is mostly
- * out of the caches: the rows of a pair a few ahead are asked for first.
- */
+/* The pair's result row (BulkRowFiller). */
 static void
-fill_pair(void *arg, int r, Datum *values, bool *nulls)
+fill_pair(void *arg, int i, Datum *values, bool *nulls)
 {
 	PairWriter *w = arg;
 
-	for (int i = 0; i < 2 && r + PAIRS_AHEAD < w->n; i++)
-	{
-		char	   *ahead = DatumGetPointer(w->rows[i][r + PAIRS_AHEAD]);
-
-		if (!w->unpaired[i][r + PAIRS_AHEAD])
-		{
-			prefetch_memory(ahead);
-			prefetch_memory(ahead + 64);
-		}
-	}
-	for (int i = 0; i < 2; i++)
-		load_side(w, i, w->unpaired[i][r] ? (Datum) 0 : w->rows[i][r]);
+	for (int side = 0; side < 2; side++)
+		load_side(w, side, w->pair[side]);
 	for (int c = 0; c < w->ncols; c++)
 		values[c] = ExecEvalExpr(w->exprs[c], w->econtext, &nulls[c]);
 }
 
-bool
-pair_writer_write(PairWriter *w, int n, Datum *const rows[2], bool *const unpaired[2])
+void
+pair_writer_add(PairWriter *w, Datum left, Datum right)
 {
-	w->n = n;
-	w->rows = rows;
-	w->unpaired = unpaired;
-	return bulk_insert(w->relid, w->ncols, w->names, w->types, n, fill_pair, w);
+	w->pair[0] = left;
+	w->pair[1] = right;
+	bulk_insert_add(w->bulk, fill_pair, w, 0);
+}
+
+void
+pair_writer_end(PairWriter *w)
+{
+	bulk_insert_end(w->bulk);
+	FreeExprContext(w->econtext, true);
 }

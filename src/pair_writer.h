@@ -22,19 +22,18 @@ typedef struct PairSide
 
 /*
  * "INSERT INTO result_table SELECT select_list" over a row of each side,
- * planned once: NULL when the statement is more than expressions over the
- * two rows (a subquery, a rule, a set-returning function), which the
- * caller then runs as a statement.
+ * planned, and the result table opened to write the pairs in bulk; NULL
+ * when the statement is more than expressions over the two rows (a
+ * subquery, a rule, a set-returning function) or the table needs the
+ * executor's INSERT (bulk_insert.c), which the caller then runs.
  */
 extern PairWriter *pair_writer_create(const char *result_table, const char *select_list,
 									  const PairSide sides[2]);
 
-/*
- * Writes n pairs (rows[i][k], or none where unpaired[i][k]) in bulk, or
- * writes nothing and returns false if the result table needs the
- * executor's INSERT (bulk_insert.c).
- */
-extern bool pair_writer_write(PairWriter *w, int n, Datum *const rows[2],
-							  bool *const unpaired[2]);
+/* A pair's row, written with the next ones; (Datum) 0 for no row. */
+extern void pair_writer_add(PairWriter *w, Datum left, Datum right);
+
+/* Writes what is left and closes the result table. */
+extern void pair_writer_end(PairWriter *w);
 
 #endif							/* WINDOWING_PAIR_WRITER_H */
