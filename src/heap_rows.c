@@ -155,10 +155,13 @@ heap_rows_deleted(Relation rel, ItemPointer tid)
  * bytes.  A page whose rows may still be seen stays for a later call; one
  * that is pruned, or was, and still has no room is forgotten.  Not
  * heap_page_prune_opt: it prunes only a page nearly full, and a page that
- * held one log row is not.
+ * held one log row is not.  "*pages" is the caller's count of rel's pages
+ * (InvalidBlockNumber: none yet), kept for its next calls: while the caller
+ * holds its lock only inserts, which add pages, can change it (vacuum
+ * truncates under a stronger lock), so a page below it is still there.
  */
 void
-heap_rows_reuse(Relation rel, Size len)
+heap_rows_reuse(Relation rel, Size len, BlockNumber *pages)
 {
 	BlockNumber blk;
 	Buffer		buf;
@@ -169,7 +172,9 @@ heap_rows_reuse(Relation rel, Size len)
 	if (freed.n == 0 || !RelFileNodeEquals(freed.node, rel->rd_node))
 		return;
 	blk = freed.pages[freed.next];
-	if (blk >= RelationGetNumberOfBlocks(rel))
+	if (*pages == InvalidBlockNumber || blk >= *pages)
+		*pages = RelationGetNumberOfBlocks(rel);
+	if (blk >= *pages)
 	{
 		/* vacuum truncated it */
 		freed_pop();

@@ -31,6 +31,6 @@ extern void row_indexes_insert(RowIndexes *ix, Relation rel, HeapTuple tuple);
 extern void row_indexes_close(RowIndexes *ix);
 extern void row_indexes_enter(Relation rel, HeapTuple tuple);
 extern void heap_rows_deleted(Relation rel, ItemPointer tid);
-extern void heap_rows_reuse(Relation rel, Size len);
+extern void heap_rows_reuse(Relation rel, Size len, BlockNumber *pages);
 
 #endif							/* WINDOWING_HEAP_ROWS_H */

@@ -583,6 +583,7 @@ typedef struct LogHeader
 typedef struct LogWriter
 {
 	JoinStore  *st;
+	StateLogWriter *out;
 	StringInfoData buf;
 	LogHeader	h;
 	LogRow	   *lr;
@@ -608,7 +609,9 @@ log_row_end(LogWriter *w)
 	}
 	*w->lr = (LogRow) {w->st->next_log++, w->h.rows + w->h.marks};
 	memcpy(w->buf.data, &w->h, sizeof(LogHeader));
-	state_log_insert(w->st->held.slot.pipeline_id, w->lr->number, w->buf.data, w->buf.len);
+	if (w->out == NULL)
+		w->out = state_log_open();
+	state_log_write(w->out, w->st->held.slot.pipeline_id, w->lr->number, w->buf.data, w->buf.len);
 }
 
 /* The row being written, or the next if "bytes" more would overfill it. */
@@ -647,6 +650,21 @@ put_mark(LogWriter *w, JoinRow *r)
 	w->h.marks++;
 }
 
+/* Deletes the log rows whose rows all left. */
+static void
+delete_done_rows(JoinStore *st)
+{
+	int			n = list_length(st->done_rows);
+	int64	   *numbers = palloc(sizeof(int64) * Max(n, 1));
+	int			k = 0;
+	ListCell   *lc;
+
+	foreach(lc, st->done_rows)
+		numbers[k++] = ((LogRow *) lfirst(lc))->number;
+	state_log_delete(st->held.slot.pipeline_id, numbers, n);
+	pfree(numbers);
+}
+
 /*
  * The step's log rows (if it kept rows, or marked logged ones), and the
  * deletion of those whose rows all left; the rows that left are freed.
@@ -678,9 +696,10 @@ join_store_log(JoinStore *st)
 			put_mark(&w, r);
 	}
 	log_row_end(&w);
+	if (w.out != NULL)
+		state_log_close(w.out);
 	pfree(w.buf.data);
-	foreach(lc, st->done_rows)
-		state_log_delete(st->held.slot.pipeline_id, ((LogRow *) lfirst(lc))->number);
+	delete_done_rows(st);
 	foreach(lc, st->left)
 	{
 		st->bytes -= GetMemoryChunkSpace(lfirst(lc));

@@ -801,39 +801,46 @@ write_rows(int32 id, StateRows *r, int64 windows, int key_groups, HeapDelta *d,
 }
 
 /*
- * Deletes the pipeline's state_log rows whose step compares with "step"
- * as "strategy" says, through the primary key.  A statement would be
- * planned as a scan of the whole table: a busy pipeline folds every second
- * or so, the rows it deletes take nearly a page each until vacuum, and
- * each fold would read all of them again.
+ * Deletes the state_log rows of the scan's pipeline whose step compares
+ * with "step" as "strategy" says, through the primary key.  A statement
+ * would be planned as a scan of the whole table: a busy pipeline folds
+ * every second or so, the rows it deletes take nearly a page each until
+ * vacuum, and each fold would read all of them again.
  */
 static void
-delete_log_rows(int32 id, int64 step, StrategyNumber strategy, RegProcedure proc)
+delete_log_rows(StateScan *ps, int64 step, StrategyNumber strategy, RegProcedure proc)
 {
-	StateScan	ps;
-
-	scan_table_begin(&ps, "state_log", id, InvalidOid, 2, RowExclusiveLock);
-	ScanKeyInit(&ps.keys[1], 2, strategy, proc, Int64GetDatum(step));
-	index_rescan(ps.scan, ps.keys, 2, NULL, 0);
-	while (index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot))
+	ScanKeyInit(&ps->keys[1], 2, strategy, proc, Int64GetDatum(step));
+	index_rescan(ps->scan, ps->keys, 2, NULL, 0);
+	while (index_getnext_slot(ps->scan, ForwardScanDirection, ps->slot))
 	{
-		simple_heap_delete(ps.rel, &ps.slot->tts_tid);
-		heap_rows_deleted(ps.rel, &ps.slot->tts_tid);
+		simple_heap_delete(ps->rel, &ps->slot->tts_tid);
+		heap_rows_deleted(ps->rel, &ps->slot->tts_tid);
 	}
-	scan_end(&ps);
 }
 
 /* Deletes the pipeline's state_log rows of step "from" on. */
 static void
 delete_log(int32 id, int64 from)
 {
-	delete_log_rows(id, from, BTGreaterEqualStrategyNumber, F_INT8GE);
+	StateScan	ps;
+
+	scan_table_begin(&ps, "state_log", id, InvalidOid, 2, RowExclusiveLock);
+	delete_log_rows(&ps, from, BTGreaterEqualStrategyNumber, F_INT8GE);
+	scan_end(&ps);
 }
 
 void
-state_log_delete(int32 id, int64 step)
+state_log_delete(int32 id, const int64 *steps, int n)
 {
-	delete_log_rows(id, step, BTEqualStrategyNumber, F_INT8EQ);
+	StateScan	ps;
+
+	if (n == 0)
+		return;
+	scan_table_begin(&ps, "state_log", id, InvalidOid, 2, RowExclusiveLock);
+	for (int i = 0; i < n; i++)
+		delete_log_rows(&ps, steps[i], BTEqualStrategyNumber, F_INT8EQ);
+	scan_end(&ps);
 }
 
 /*
@@ -978,14 +985,33 @@ fold_store(StepState *ss)
 }
 
 /*
- * Writes "size" bytes of changes as step "step"'s state_log row, into the
- * heap and its index directly, as a fold writes window_state: an INSERT's
- * executor cost about as much as the rest of a step of one row.
+ * state_log rows, each "size" bytes of changes as step "step"'s, written
+ * into the heap and its index directly, as a fold writes window_state: an
+ * INSERT's executor cost about as much as the rest of a step of one row.
+ * An interval join's step writes one for about every hundred rows it keeps,
+ * through one writer that opens the table and its indexes once.
  */
-void
-state_log_insert(int32 id, int64 step, const char *changes, Size size)
+struct StateLogWriter
 {
-	Relation	rel = windowing_table_open("state_log", RowExclusiveLock);
+	Relation	rel;
+	RowIndexes	ix;
+	BlockNumber pages;			/* for heap_rows_reuse */
+};
+
+StateLogWriter *
+state_log_open(void)
+{
+	StateLogWriter *w = palloc(sizeof(StateLogWriter));
+
+	w->rel = windowing_table_open("state_log", RowExclusiveLock);
+	row_indexes_open(&w->ix, w->rel);
+	w->pages = InvalidBlockNumber;
+	return w;
+}
+
+void
+state_log_write(StateLogWriter *w, int32 id, int64 step, const char *changes, Size size)
+{
 	bytea	   *row = palloc(size + VARHDRSZ);
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
@@ -996,15 +1022,32 @@ state_log_insert(int32 id, int64 step, const char *changes, Size size)
 	values[0] = Int32GetDatum(id);
 	values[1] = Int64GetDatum(step);
 	values[2] = PointerGetDatum(row);
-	tuple = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+	tuple = heap_form_tuple(RelationGetDescr(w->rel), values, nulls);
 	/* a row of more than toast_tuple_target goes to its TOAST table here */
-	heap_rows_reuse(rel, Min(tuple->t_len, RelationGetToastTupleTarget(rel, TOAST_TUPLE_TARGET)));
-	simple_heap_insert(rel, tuple);
-	row_indexes_enter(rel, tuple);
-	table_close(rel, RowExclusiveLock);
+	heap_rows_reuse(w->rel, Min(tuple->t_len, RelationGetToastTupleTarget(w->rel, TOAST_TUPLE_TARGET)),
+					&w->pages);
+	simple_heap_insert(w->rel, tuple);
+	row_indexes_insert(&w->ix, w->rel, tuple);
 	/* a step may write many: each would otherwise fault in fresh memory */
 	heap_freetuple(tuple);
 	pfree(row);
+}
+
+void
+state_log_close(StateLogWriter *w)
+{
+	row_indexes_close(&w->ix);
+	table_close(w->rel, RowExclusiveLock);
+	pfree(w);
+}
+
+void
+state_log_insert(int32 id, int64 step, const char *changes, Size size)
+{
+	StateLogWriter *w = state_log_open();
+
+	state_log_write(w, id, step, changes, size);
+	state_log_close(w);
 }
 
 /* Writes the step's changes as one state_log row. */

@@ -25,12 +25,20 @@ extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
 
 /*
  * A pipeline's state_log rows for a state of another form (join_store.c):
- * writes step "step"'s row, deletes it, or reads them all.
+ * writes step "step"'s row, deletes those of n steps, or reads them all.
  */
 typedef void (*StateLogFn) (int64 step, const char *changes, Size size, void *arg);
 
 extern void state_log_insert(int32 id, int64 step, const char *changes, Size size);
-extern void state_log_delete(int32 id, int64 step);
+
+/* Many state_log rows, one after another. */
+typedef struct StateLogWriter StateLogWriter;
+
+extern StateLogWriter *state_log_open(void);
+extern void state_log_write(StateLogWriter *w, int32 id, int64 step, const char *changes,
+							Size size);
+extern void state_log_close(StateLogWriter *w);
+extern void state_log_delete(int32 id, const int64 *steps, int n);
 extern int	state_log_each(int32 id, StateLogFn fn, void *arg);
 
 #endif							/* WINDOWING_STATE_H */
