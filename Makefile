@@ -28,6 +28,7 @@ OBJS = \
 	src/queue_helper.o \
 	src/queue_helper_main.o \
 	src/queue_reader.o \
+	src/row_arena.o \
 	src/session_merge.o \
 	src/sessions.o \
 	src/slices.o \

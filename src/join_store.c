@@ -48,6 +48,7 @@
 #include "join_store.h"
 #include "plans.h"
 #include "prefetch.h"
+#include "row_arena.h"
 #include "state.h"
 #include "state_slots.h"
 #include "state_store.h"
@@ -84,9 +85,16 @@ struct JoinRow
 	bool		keyed;			/* no key column is NULL: it may meet rows */
 	bool		in_heap;		/* by_time is its place in the heap */
 	bool		gone;			/* it left: freed once the step is logged */
+	bool		in_arena;		/* in the store's arena, not its context */
 	Datum	   *keys;
 	Datum		row;			/* a composite of its side's row type */
 };
+
+/*
+ * A store's rows go into its arena (row_arena.c) once they take this much
+ * memory: a few rows need no huge page of their own.
+ */
+#define ARENA_AFTER (4 * 1024 * 1024)
 
 /*
  * The keys' table: each slot holds the latest row of each side whose keys
@@ -110,7 +118,29 @@ typedef struct KeySlot
 #define SH_SCOPE static inline
 #define SH_DECLARE
 #define SH_DEFINE
+#define SH_USE_NONDEFAULT_ALLOCATOR
 #include "lib/simplehash.h"
+
+/*
+ * The keys' table as simplehash allocates it, but asking for huge pages
+ * before it is zeroed: at a million keys it is 24MB, all new memory each
+ * time it grows.
+ */
+static inline void *
+keyslots_allocate(keyslots_hash *tb, Size size)
+{
+	void	   *p = MemoryContextAllocExtended(tb->ctx, size, MCXT_ALLOC_HUGE);
+
+	advise_huge_pages(p, size);
+	memset(p, 0, size);
+	return p;
+}
+
+static inline void
+keyslots_free(keyslots_hash *tb, void *p)
+{
+	pfree(p);
+}
 
 struct JoinStore
 {
@@ -120,6 +150,7 @@ struct JoinStore
 	MemoryContext rows_cxt;		/* the rows: they come and go nearly in
 								 * order, so a generation context, which
 								 * does not round their sizes up */
+	RowArena   *arena;			/* and past ARENA_AFTER bytes of them */
 	keyslots_hash *keys;		/* the rows of each key, by hash */
 	/*
 	 * Each side's rows by time: those that came in order of time in a list
@@ -188,6 +219,7 @@ free_store(HeldState *h)
 {
 	JoinStore  *st = (JoinStore *) h;
 
+	row_arena_destroy(st->arena);
 	MemoryContextDelete(st->cxt);
 	pfree(st);
 }
@@ -271,6 +303,7 @@ create(int32 pipeline_id, const JoinLayout *layout)
 	 */
 	st->rows_cxt = GenerationContextCreate(st->cxt, "windowing join rows", 0, 64 * 1024,
 										   64 * 1024);
+	st->arena = row_arena_create(st->cxt);
 	st->keys = keyslots_create(st->cxt, 1024, NULL);
 	old = MemoryContextSwitchTo(st->cxt);
 	for (int i = 0; i < 2; i++)
@@ -296,6 +329,16 @@ keys_equal(const JoinStore *st, const JoinRow *a, const JoinRow *b)
 	return true;
 }
 
+/* The memory row r takes. */
+static Size
+row_space(const JoinStore *st, JoinRow *r)
+{
+	if (!r->in_arena)
+		return GetMemoryChunkSpace(r);
+	return MAXALIGN(MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * st->layout->nkeys) +
+					VARSIZE(DatumGetPointer(r->row)));
+}
+
 /* A copy of composite "row" of "side" as a kept row, its key read. */
 static JoinRow *
 new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
@@ -304,10 +347,14 @@ new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 	struct varlena *v = pg_detoast_datum((struct varlena *) DatumGetPointer(row));
 	Size		head = MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * l->nkeys);
 	Size		size = head + VARSIZE(v);
-	JoinRow    *r = MemoryContextAlloc(st->rows_cxt, size);
+	JoinRow    *r = st->bytes >= ARENA_AFTER ? row_arena_alloc(st->arena, size) : NULL;
+	bool		in_arena = r != NULL;
 	HeapTupleData tuple;
 
+	if (!in_arena)
+		r = MemoryContextAlloc(st->rows_cxt, size);
 	memset(r, 0, sizeof(JoinRow));
+	r->in_arena = in_arena;
 	r->ts = ts;
 	r->seq = seq;
 	r->side = side;
@@ -332,7 +379,7 @@ new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 																	r->keys[k])));
 	}
 	st->rows++;
-	st->bytes += GetMemoryChunkSpace(r);
+	st->bytes += row_space(st, r);
 	return r;
 }
 
@@ -702,8 +749,13 @@ join_store_log(JoinStore *st)
 	delete_done_rows(st);
 	foreach(lc, st->left)
 	{
-		st->bytes -= GetMemoryChunkSpace(lfirst(lc));
-		pfree(lfirst(lc));
+		JoinRow    *r = lfirst(lc);
+
+		st->bytes -= row_space(st, r);
+		if (r->in_arena)
+			row_arena_free(st->arena, r);
+		else
+			pfree(r);
 	}
 	list_free_deep(st->done_rows);
 	list_free(st->fresh);
