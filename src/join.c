@@ -20,9 +20,10 @@
  *    watermark after the rows before it and the other input's at the
  *    step's start (Flink's isLate, against the minimum of the inputs'
  *    watermarks, which never goes back);
- * 2. a row kept meets the other input's kept rows: the new left rows the
- *    older right ones, then the new right rows all the left ones, so each
- *    pair once; the pairs are written in bulk;
+ * 2. once both inputs are read, the rows kept meet the other input's kept
+ *    rows, both inputs' new rows in one sequence by time (each input's in
+ *    arrival order), each meeting the rows met before it, so each pair
+ *    once; the pairs are written in bulk as they are made;
  * 3. the watermarks move: each input's follows its newest time less
  *    max_out_of_orderness (and the clock, once idle for idle_timeout), and
  *    the join's is the smaller of the two;
@@ -725,13 +726,14 @@ add_pair(Datum left, Datum right, void *arg)
 }
 
 /*
- * The times of the other input's rows that input i's row at "ts" meets:
- * [ts + lower, ts + upper] for a left row, [ts - upper, ts - lower] for a
- * right one, an exclusive bound a unit in.
+ * The times of the other input's rows that input i's row at "ts" meets
+ * (JoinBoundsFn): [ts + lower, ts + upper] for a left row, [ts - upper, ts -
+ * lower] for a right one, an exclusive bound a unit in.
  */
 static void
-meeting_times(const JoinStep *j, int i, int64 ts, int64 *from, int64 *to)
+meeting_times(int i, int64 ts, int64 *from, int64 *to, void *arg)
 {
+	const JoinStep *j = arg;
 	bool		lower_excl = j->def->join_lower_exclusive;
 	bool		upper_excl = j->def->join_upper_exclusive;
 
@@ -748,20 +750,6 @@ meeting_times(const JoinStep *j, int i, int64 ts, int64 *from, int64 *to)
 }
 
 /* An interval join's read of input i's tick (read_rows). */
-/*
- * Rows read ahead of the ones that meet the kept rows, so that finding
- * each one's key costs no wait on memory (join_store_row).
- */
-#define ROWS_AHEAD 16
-
-/* A row on time, read, not yet met with the other input's kept rows. */
-typedef struct AheadRow
-{
-	JoinRow    *row;
-	int64		from;			/* the times of the rows it meets */
-	int64		to;
-} AheadRow;
-
 typedef struct RowsRead
 {
 	JoinStep   *j;
@@ -779,8 +767,6 @@ typedef struct RowsRead
 	MemoryContext row_cxt;		/* a row as a composite, reset after it */
 	List	   *late;			/* LateJoinRow *, for the late table */
 	int64		nlate;
-	AheadRow	ahead[ROWS_AHEAD];
-	int			nahead;
 } RowsRead;
 
 typedef struct LateJoinRow
@@ -812,24 +798,9 @@ watermark_at_row(const RowsRead *rr)
 }
 
 /*
- * The rows read ahead meet the other input's kept rows, in arrival order,
- * the latest of each one's key fetched from memory for all of them first.
- */
-static void
-meet_ahead(RowsRead *rr)
-{
-	for (int k = 0; k < rr->nahead; k++)
-		join_store_prefetch_match(rr->j->store, rr->ahead[k].row);
-	for (int k = 0; k < rr->nahead; k++)
-		join_store_meet(rr->j->store, rr->ahead[k].row, rr->ahead[k].from, rr->ahead[k].to,
-						add_pair, rr->j);
-	rr->nahead = 0;
-}
-
-/*
  * One row of input i's tick (TickRowFn), in arrival order, as its state
- * table's row: late, or (once the rows read before it did) meeting the
- * other input's kept rows and kept.
+ * table's row: late, or to meet the other input's kept rows and be kept
+ * once both inputs are read (join_store_meet_all).
  */
 static bool
 read_row(Datum *vals, bool *nulls, void *arg)
@@ -866,14 +837,7 @@ read_row(Datum *vals, bool *nulls, void *arg)
 		rr->late = lappend(rr->late, l);
 	}
 	else
-	{
-		AheadRow   *a = &rr->ahead[rr->nahead++];
-
-		a->row = join_store_row(j->store, rr->i, row, ts, rr->last_seq);
-		meeting_times(j, rr->i, ts, &a->from, &a->to);
-		if (rr->nahead == ROWS_AHEAD)
-			meet_ahead(rr);
-	}
+		join_store_row(j->store, rr->i, row, ts, rr->last_seq);
 	MemoryContextReset(rr->row_cxt);
 	if (!ts_null)
 		rr->max_seen = rr->max_seen == WMK_NONE ? ts : Max(rr->max_seen, ts);
@@ -958,7 +922,6 @@ read_rows(JoinStep *j, int i, int64 join_wm, int64 max_rows)
 									   ALLOCSET_SMALL_SIZES);
 	r = tick_reader_begin(&c, &in->cursor, NIL, max_rows);
 	(void) tick_read(r, in->cursor.last_seq, max_rows > 0 ? max_rows : PG_INT64_MAX, read_row, &rr);
-	meet_ahead(&rr);
 	tick_reader_end(r);
 	MemoryContextDelete(rr.row_cxt);
 	in->cursor.rows = rr.rows;
@@ -1443,6 +1406,8 @@ join_step(const PipelineDef *def, PipelineProgress *progress, int64 max_rows, bo
 				tick_open(&j.in[i].cursor, j.in[i].source, 0);
 		for (int i = 0; i < 2; i++)
 			resumed |= read_ticks(&j, i, before, max_rows, now, idle_timeout);
+		if (!j.windowed)
+			join_store_meet_all(j.store, meeting_times, add_pair, &j);
 		for (int i = 0; i < 2; i++)
 			move_watermark(&j, i, now, idle_timeout);
 	}

@@ -90,6 +90,9 @@ struct JoinRow
 	Datum		row;			/* a composite of its side's row type */
 };
 
+/* Rows taken at a time by join_store_meet_all. */
+#define ROWS_AHEAD 16
+
 /*
  * A store's rows go into its arena (row_arena.c) once they take this much
  * memory: a few rows need no huge page of their own.
@@ -163,6 +166,7 @@ struct JoinStore
 	int64		rows;
 	Size		bytes;
 	List	   *fresh;			/* JoinRow *, kept since the last log row */
+	List	   *unmet[2];		/* JoinRow *, each side's read, to meet */
 	List	   *marked;			/* JoinRow *, logged, met a row since */
 	List	   *left;			/* JoinRow *, gone since */
 	List	   *done_rows;		/* LogRow *, log rows whose rows all left */
@@ -469,29 +473,27 @@ mark(JoinStore *st, JoinRow *r)
 }
 
 /*
- * A new row of "side", a copy of composite "row", for join_store_meet.
- * Its key's slot in the keys' table is brought towards the processor's
- * cache now: with many keys, finding it is a load from memory, which the
- * caller hides by reading rows a few ahead of the ones that meet.
+ * A new row of "side", a copy of composite "row": kept, and met with the
+ * other side's kept rows, by join_store_meet_all.
  */
-JoinRow *
+void
 join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 {
 	JoinRow    *r = new_row(st, side, row, ts, seq);
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
-	if (r->keyed)
-		prefetch_memory(&st->keys->data[r->hash & st->keys->sizemask]);
-	return r;
+	st->unmet[side] = lappend(st->unmet[side], r);
+	MemoryContextSwitchTo(old);
 }
+
 
 /*
  * The latest kept row of the other side that new row r may meet, brought
- * towards the processor's cache: called for a few rows before
- * join_store_meet meets them, once join_store_row's prefetch of their
- * slots has had time to arrive.
+ * towards the processor's cache, once the prefetch of r's slot has had
+ * time to arrive.
  */
-void
-join_store_prefetch_match(JoinStore *st, JoinRow *r)
+static void
+prefetch_match(JoinStore *st, JoinRow *r)
 {
 	KeySlot    *ks = r->keyed ? keyslots_lookup(st->keys, r->hash) : NULL;
 
@@ -504,8 +506,8 @@ join_store_prefetch_match(JoinStore *st, JoinRow *r)
  * is within [from, to] meets it (fn gets the pair, left first), then it
  * is kept.
  */
-void
-join_store_meet(JoinStore *st, JoinRow *r, int64 from, int64 to, JoinPairFn fn, void *arg)
+static void
+meet(JoinStore *st, JoinRow *r, int64 from, int64 to, JoinPairFn fn, void *arg)
 {
 	int			side = r->side;
 	KeySlot    *ks = keep(st, r);
@@ -528,6 +530,67 @@ join_store_meet(JoinStore *st, JoinRow *r, int64 from, int64 to, JoinPairFn fn, 
 	old = MemoryContextSwitchTo(st->cxt);
 	st->fresh = lappend(st->fresh, r);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The next row to meet: of the side whose next unmet row is earlier (the
+ * left on a tie), or NULL once both sides' are met.
+ */
+static JoinRow *
+next_unmet(JoinStore *st, int *next)
+{
+	JoinRow    *r[2];
+
+	for (int i = 0; i < 2; i++)
+		r[i] = next[i] < list_length(st->unmet[i]) ? list_nth(st->unmet[i], next[i]) : NULL;
+	if (r[0] == NULL && r[1] == NULL)
+		return NULL;
+	if (r[1] == NULL || (r[0] != NULL && r[0]->ts <= r[1]->ts))
+		return r[next[0]++, 0];
+	return r[next[1]++, 1];
+}
+
+/*
+ * The rows read since the last call meet the other side's kept rows and are
+ * kept, both sides' in one sequence by time: each side's in the order they
+ * were read, the earlier of the two sides' next rows first.  Any order
+ * makes each pair once (the second row of a pair to come meets the first),
+ * but in order of time the rows a row meets are the latest of its key's:
+ * all the left rows first would make each right row pass over the left
+ * rows of its key read later than it, a hundred per key in a step of a
+ * hundred thousand rows over a thousand keys.  Rows are taken ROWS_AHEAD
+ * at a time, each one's key slot and then the latest row of the other
+ * side it may meet brought towards the processor's cache before any of
+ * them meets: with many keys each is a load from memory.
+ */
+void
+join_store_meet_all(JoinStore *st, JoinBoundsFn bounds, JoinPairFn fn, void *arg)
+{
+	int			next[2] = {0, 0};
+	JoinRow    *ahead[ROWS_AHEAD];
+	int			n;
+
+	do
+	{
+		for (n = 0; n < ROWS_AHEAD && (ahead[n] = next_unmet(st, next)) != NULL; n++)
+			if (ahead[n]->keyed)
+				prefetch_memory(&st->keys->data[ahead[n]->hash & st->keys->sizemask]);
+		for (int k = 0; k < n; k++)
+			prefetch_match(st, ahead[k]);
+		for (int k = 0; k < n; k++)
+		{
+			int64		from;
+			int64		to;
+
+			bounds(ahead[k]->side, ahead[k]->ts, &from, &to, arg);
+			meet(st, ahead[k], from, to, fn, arg);
+		}
+	} while (n == ROWS_AHEAD);
+	for (int i = 0; i < 2; i++)
+	{
+		list_free(st->unmet[i]);
+		st->unmet[i] = NIL;
+	}
 }
 
 /* A log row holds or marks one row fewer; none left, it can go. */

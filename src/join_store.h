@@ -33,6 +33,8 @@ typedef struct JoinLayout
 
 /* A pair of rows, left and right, either (Datum) 0 for an unmatched row. */
 typedef void (*JoinPairFn) (Datum left, Datum right, void *arg);
+/* The times [*from, *to] of the other side's rows that a row of "side" at "ts" meets. */
+typedef void (*JoinBoundsFn) (int side, int64 ts, int64 *from, int64 *to, void *arg);
 /* A kept row of "side", as join_store_each gives it. */
 typedef void (*JoinRowFn) (int side, Datum row, int64 ts, bool matched, void *arg);
 
@@ -41,10 +43,8 @@ extern JoinStore *join_store_find(int32 pipeline_id, int64 version, const JoinLa
 extern JoinStore *join_store_read(int32 pipeline_id, const JoinLayout *layout,
 								  const int64 *until, Oid *legacy, bool keep);
 extern void join_store_changing(JoinStore *st);
-extern JoinRow *join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq);
-extern void join_store_prefetch_match(JoinStore *st, JoinRow *r);
-extern void join_store_meet(JoinStore *st, JoinRow *r, int64 from, int64 to,
-							JoinPairFn fn, void *arg);
+extern void join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq);
+extern void join_store_meet_all(JoinStore *st, JoinBoundsFn bounds, JoinPairFn fn, void *arg);
 extern void join_store_expire(JoinStore *st, int side, int64 until, bool outer,
 							  JoinPairFn fn, void *arg);
 extern bool join_store_log(JoinStore *st);
