@@ -91,3 +91,26 @@ ALTER TABLE jo_dropped_results DROP COLUMN extra;
 SELECT windowing.process('jo_dropped');
 SELECT windowing.flush('jo_dropped');
 SELECT * FROM jo_dropped_results ORDER BY k, w;
+
+-- a step rolled back to a savepoint, or in an exception block, writes
+-- nothing; the step after it writes each pair once
+SELECT pg_temp.pairs('jo_undo', 'coalesce(jo_a.k, jo_b.k) AS k, jo_a.v, jo_b.w');
+BEGIN;
+SAVEPOINT before_step;
+SELECT windowing.process('jo_undo');
+SELECT count(*) AS written FROM jo_undo_results;
+ROLLBACK TO SAVEPOINT before_step;
+SELECT count(*) AS after_rollback FROM jo_undo_results;
+DO $$
+BEGIN
+    PERFORM windowing.process('jo_undo');
+    RAISE EXCEPTION 'undone';
+EXCEPTION WHEN raise_exception THEN
+    NULL;
+END
+$$;
+SELECT count(*) AS after_exception FROM jo_undo_results;
+SELECT windowing.process('jo_undo');
+COMMIT;
+SELECT windowing.flush('jo_undo');
+SELECT * FROM jo_undo_results ORDER BY k, v, w;

@@ -7,8 +7,9 @@
  * statement over arrays of the pairs (INSERT ... SELECT ... FROM unnest),
  * every pair went through the executor on its own: two composites taken
  * apart a field at a time, a heap insert and a WAL record for each row, a
- * third of a step at a million keys.  Here the statement is planned once,
- * with each input's columns as parameters:
+ * third of a step at a million keys.  Here the statement is planned once
+ * per backend, with each input's columns as parameters (kept as plans.c
+ * keeps statements, planned again when what it uses changes):
  *
  *	 INSERT INTO result SELECT <select list>
  *	 FROM (SELECT $1 AS a, $2 AS b) AS left, (SELECT $3 AS c ...) AS right
@@ -32,14 +33,14 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
-#include "parser/parser.h"
-#include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
 #include "bulk_insert.h"
 #include "pair_writer.h"
+#include "plans.h"
 
 struct PairWriter
 {
@@ -58,43 +59,48 @@ struct PairWriter
 	bool	   *nulls[2];
 	BulkInsert *bulk;
 	Datum		pair[2];		/* the pair being written */
+	CachedPlan *plan;			/* the statement's, pinned */
+	ResourceOwner plan_owner;
 };
 
 /*
- * The source of the INSERT planned from "sql", if it is a Result node
- * that computes its row from the parameters alone, else NULL.
+ * The source of the INSERT planned from "sql" (its plan kept by plans.c and
+ * pinned in w until pair_writer_end), if it is a Result node that computes
+ * its row from the parameters alone, else NULL.
  */
 static Result *
-insert_source(const char *sql, Oid *types, int nparams, Oid *relid)
+insert_source(PairWriter *w, const char *sql, Oid *types, int nparams)
 {
-	List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
-	List	   *queries;
-	Query	   *q;
 	PlannedStmt *ps;
 	Plan	   *top;
 	Plan	   *source;
 
-	if (list_length(raw) != 1)
+	w->plan_owner = CurrentResourceOwner;
+	w->plan = plans_generic_plan(sql, nparams, types);
+	if (w->plan == NULL || list_length(w->plan->stmt_list) != 1)
 		return NULL;
-	queries = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql, types,
-												 nparams, NULL);
-	if (list_length(queries) != 1)
-		return NULL;
-	q = linitial_node(Query, queries);
-	if (q->commandType != CMD_INSERT || q->hasSubLinks || q->hasTargetSRFs ||
-		q->returningList != NIL || q->onConflict != NULL || q->cteList != NIL)
-		return NULL;
-	*relid = rt_fetch(q->resultRelation, q->rtable)->relid;
-	ps = pg_plan_query(q, sql, 0, NULL);
+	ps = linitial_node(PlannedStmt, w->plan->stmt_list);
 	top = ps->planTree;
-	if (!IsA(top, ModifyTable) || ps->subplans != NIL || top->initPlan != NIL)
+	if (ps->commandType != CMD_INSERT || ps->hasReturning || ps->subplans != NIL ||
+		!IsA(top, ModifyTable) || ((ModifyTable *) top)->onConflictAction != ONCONFLICT_NONE ||
+		list_length(ps->resultRelations) != 1 || top->initPlan != NIL)
 		return NULL;
 	source = outerPlan(top);
 	if (source == NULL || !IsA(source, Result) || outerPlan(source) != NULL ||
 		((Result *) source)->resconstantqual != NULL || source->qual != NIL ||
 		source->initPlan != NIL)
 		return NULL;
+	w->relid = rt_fetch(linitial_int(ps->resultRelations), ps->rtable)->relid;
 	return (Result *) source;
+}
+
+/* Lets go of the plan, once its expressions are not needed. */
+static void
+release_plan(PairWriter *w)
+{
+	if (w->plan != NULL)
+		ReleaseCachedPlan(w->plan, w->plan_owner);
+	w->plan = NULL;
 }
 
 /* Side i's columns as parameters from the first free one, into "sql". */
@@ -167,15 +173,19 @@ pair_writer_create(const char *result_table, const char *select_list, const Pair
 	/* the planner may run functions of the select list on constants */
 	if (snapshot)
 		PushActiveSnapshot(GetTransactionSnapshot());
-	source = insert_source(sql.data, types, n, &w->relid);
+	source = insert_source(w, sql.data, types, n);
 	if (snapshot)
 		PopActiveSnapshot();
-	if (source == NULL)
-		return NULL;
-	result_columns(w, source);
-	w->bulk = bulk_insert_begin(w->relid, w->ncols, w->names, w->types);
+	if (source != NULL)
+	{
+		result_columns(w, source);
+		w->bulk = bulk_insert_begin(w->relid, w->ncols, w->names, w->types);
+	}
 	if (w->bulk == NULL)
+	{
+		release_plan(w);
 		return NULL;
+	}
 	w->params = makeParamList(n);
 	for (int k = 0; k < n; k++)
 		w->params->params[k] = (ParamExternData) {(Datum) 0, true, PARAM_FLAG_CONST, types[k]};
@@ -235,4 +245,5 @@ pair_writer_end(PairWriter *w)
 {
 	bulk_insert_end(w->bulk);
 	FreeExprContext(w->econtext, true);
+	release_plan(w);
 }

@@ -170,3 +170,15 @@ plans_execute_generic(const char *sql, int nargs, Oid *types, Datum *values,
 {
 	return SPI_execute_plan(prepare(sql, nargs, types, true), values, nulls, false, 0);
 }
+
+/*
+ * The kept generic plan of such a statement, planned again if what it
+ * depends on changed, pinned for the caller until it calls
+ * ReleaseCachedPlan(plan, the CurrentResourceOwner of this call); NULL if
+ * the text holds more than one statement.
+ */
+CachedPlan *
+plans_generic_plan(const char *sql, int nargs, Oid *types)
+{
+	return SPI_plan_get_cached_plan(prepare(sql, nargs, types, true));
+}
