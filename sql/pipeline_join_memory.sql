@@ -215,7 +215,7 @@ DROP FUNCTION jm_add;
 
 -- a step inside another's statement: a trigger on one join's result
 -- table steps a second join while the first's pairs are being written
--- from the memory their arrays are built in; the second builds its own
+-- (by a statement, since the table has a trigger); each writes its own
 SELECT windowing.create_queue(q, 'id int, ts timestamptz, note text')
 FROM unnest('{jn_ao,jn_ap,jn_bo,jn_bp}'::text[]) q;
 SELECT windowing.create_join_pipeline('jn_a', 'jn_ao', 'ts', '{id}', 'jn_ap', 'ts', '{id}',

@@ -546,86 +546,6 @@ run(const char *sql, int nargs, Datum *args, Oid *types, int expect)
 }
 
 /*
- * Memory for the pairs' arrays, kept from batch to batch and step to step
- * (each side's the largest a batch needed, in powers of two, up to
- * PAIR_MEMORY): construct_md_array zeroes a new allocation each time,
- * which at these sizes malloc maps anew from the kernel, page by page.
- * While a statement reads them, a step it runs (a trigger on the result
- * table may step another join) allocates its own.
- */
-#define PAIR_MEMORY (16 * 1024 * 1024)
-
-static char *pair_memory[2];
-static Size pair_memory_size[2];
-static int	pair_memory_readers = 0;
-
-static void *
-pair_array_memory(int i, Size size)
-{
-	if (size > PAIR_MEMORY || pair_memory_readers > 0)
-		return palloc(size);
-	if (size > pair_memory_size[i])
-	{
-		if (pair_memory[i] != NULL)
-			pfree(pair_memory[i]);
-		pair_memory_size[i] = Min(pg_nextpower2_size_t(Max(size, 64 * 1024)), PAIR_MEMORY);
-		pair_memory[i] = MemoryContextAlloc(TopMemoryContext, pair_memory_size[i]);
-	}
-	return pair_memory[i];
-}
-
-/*
- * The rows of side i of the pairs gathered, as the array of composites
- * that construct_md_array would make of them (a row left out where the
- * pair has none, as a null), in pair_array_memory.  The rows are never
- * toasted: read_row and the store flatten them.
- */
-static Datum
-pair_array(JoinStep *j, int i)
-{
-	int			n = j->npairs;
-	bool		nulls = false;
-	Size		data = 0;
-	Size		head;
-	ArrayType  *a;
-	char	   *p;
-
-	for (int k = 0; k < n; k++)
-	{
-		if (j->unpaired[i][k])
-			nulls = true;
-		else
-			data = att_align_nominal(data + VARSIZE(DatumGetPointer(j->pairs[i][k])), TYPALIGN_DOUBLE);
-	}
-	head = nulls ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
-	a = pair_array_memory(i, head + data);
-	memset(a, 0, head);
-	SET_VARSIZE(a, head + data);
-	a->ndim = 1;
-	a->dataoffset = nulls ? head : 0;
-	a->elemtype = j->row_type[i];
-	ARR_DIMS(a)[0] = n;
-	ARR_LBOUND(a)[0] = 1;
-	p = ARR_DATA_PTR(a);
-	for (int k = 0; k < n; k++)
-	{
-		Size		len;
-		char	   *next;
-
-		if (j->unpaired[i][k])
-			continue;
-		if (nulls)
-			ARR_NULLBITMAP(a)[k / 8] |= 1 << (k % 8);
-		len = VARSIZE(DatumGetPointer(j->pairs[i][k]));
-		memcpy(p, DatumGetPointer(j->pairs[i][k]), len);
-		next = (char *) att_align_nominal(p + len, TYPALIGN_DOUBLE);
-		memset(p + len, 0, next - (p + len));
-		p = next;
-	}
-	return PointerGetDatum(a);
-}
-
-/*
  * A writer of the step's pairs into the result table in bulk, if the select
  * list and the result table allow it (pair_writer.c), made in the step's
  * memory.
@@ -650,13 +570,15 @@ open_pair_writer(JoinStep *j)
 	return w;
 }
 
-/* Writes the pairs gathered so far. */
+/*
+ * Writes what is left of the step's pairs: the writer's last batch, or the
+ * pairs gathered for a statement.
+ */
 static void
 write_pairs(JoinStep *j)
 {
 	Datum		args[2];
-	char	   *sql;
-	volatile bool written;
+	int			lb = 1;
 
 	if (j->writer != NULL)
 	{
@@ -667,29 +589,19 @@ write_pairs(JoinStep *j)
 	if (j->npairs == 0)
 		return;
 	for (int i = 0; i < 2; i++)
-		args[i] = pair_array(j, i);
-	sql = psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
-				   "pg_catalog.unnest($2) AS yr) AS pm, "
-				   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
-				   j->result_table, j->def->aggregates,
-				   column_list(j, 0, "(pm.xr)."), quote_identifier(j->in[0].alias),
-				   column_list(j, 1, "(pm.yr)."), quote_identifier(j->in[1].alias));
-	pair_memory_readers++;
-	PG_TRY();
-	{
-		written = plans_execute_generic(sql, 2, j->array_type, args, NULL) == SPI_OK_INSERT;
-	}
-	PG_FINALLY();
-	{
-		pair_memory_readers--;
-	}
-	PG_END_TRY();
-	if (!written)
+		args[i] = PointerGetDatum(construct_md_array(j->pairs[i], j->unpaired[i], 1, &j->npairs, &lb,
+													 j->row_type[i], -1, false, TYPALIGN_DOUBLE));
+	if (plans_execute_generic(psprintf("INSERT INTO %s SELECT %s FROM (SELECT pg_catalog.unnest($1) AS xr, "
+							   "pg_catalog.unnest($2) AS yr) AS pm, "
+							   "LATERAL (SELECT %s) AS %s, LATERAL (SELECT %s) AS %s",
+							   j->result_table, j->def->aggregates,
+							   column_list(j, 0, "(pm.xr)."), quote_identifier(j->in[0].alias),
+							   column_list(j, 1, "(pm.yr)."), quote_identifier(j->in[1].alias)),
+							  2, j->array_type, args, NULL) != SPI_OK_INSERT)
 		elog(ERROR, "could not write the pairs of join pipeline \"%s\"", j->def->name);
 	j->written += SPI_processed;
 	for (int i = 0; i < 2; i++)
-		if (DatumGetPointer(args[i]) != pair_memory[i])
-			pfree(DatumGetPointer(args[i]));
+		pfree(DatumGetPointer(args[i]));
 	j->npairs = 0;
 }
 

@@ -64,7 +64,7 @@ typedef struct LogRow
 } LogRow;
 
 /* A kept row, its key's values (pointing into it) and the row after it. */
-struct JoinRow
+typedef struct JoinRow
 {
 	union
 	{
@@ -88,7 +88,7 @@ struct JoinRow
 	bool		in_arena;		/* in the store's arena, not its context */
 	Datum	   *keys;
 	Datum		row;			/* a composite of its side's row type */
-};
+} JoinRow;
 
 /* Rows taken at a time by join_store_meet_all. */
 #define ROWS_AHEAD 16
@@ -333,14 +333,20 @@ keys_equal(const JoinStore *st, const JoinRow *a, const JoinRow *b)
 	return true;
 }
 
+/* The bytes of a kept row before its composite: the row, its key's values. */
+static Size
+row_head(const JoinStore *st)
+{
+	return MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * st->layout->nkeys);
+}
+
 /* The memory row r takes. */
 static Size
 row_space(const JoinStore *st, JoinRow *r)
 {
 	if (!r->in_arena)
 		return GetMemoryChunkSpace(r);
-	return MAXALIGN(MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * st->layout->nkeys) +
-					VARSIZE(DatumGetPointer(r->row)));
+	return MAXALIGN(row_head(st) + VARSIZE(DatumGetPointer(r->row)));
 }
 
 /* A copy of composite "row" of "side" as a kept row, its key read. */
@@ -349,7 +355,7 @@ new_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 {
 	const JoinLayout *l = st->layout;
 	struct varlena *v = pg_detoast_datum((struct varlena *) DatumGetPointer(row));
-	Size		head = MAXALIGN(sizeof(JoinRow)) + MAXALIGN(sizeof(Datum) * l->nkeys);
+	Size		head = row_head(st);
 	Size		size = head + VARSIZE(v);
 	JoinRow    *r = st->bytes >= ARENA_AFTER ? row_arena_alloc(st->arena, size) : NULL;
 	bool		in_arena = r != NULL;
@@ -485,7 +491,6 @@ join_store_row(JoinStore *st, int side, Datum row, int64 ts, int64 seq)
 	st->unmet[side] = lappend(st->unmet[side], r);
 	MemoryContextSwitchTo(old);
 }
-
 
 /*
  * The latest kept row of the other side that new row r may meet, brought

@@ -12,7 +12,6 @@
 #include "fmgr.h"
 
 typedef struct JoinStore JoinStore;
-typedef struct JoinRow JoinRow;
 
 /*
  * How the rows of both sides are laid out: each side's rows are of its

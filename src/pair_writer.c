@@ -36,7 +36,6 @@
 #include "utils/builtins.h"
 #include "utils/rel.h"
 #include "utils/resowner.h"
-#include "utils/snapmgr.h"
 
 #include "bulk_insert.h"
 #include "pair_writer.h"
@@ -159,7 +158,6 @@ pair_writer_create(const char *result_table, const char *select_list, const Pair
 	Oid		   *types = palloc(sizeof(Oid) * Max(nattrs, 1));
 	StringInfoData sql;
 	Result	   *source;
-	bool		snapshot = !ActiveSnapshotSet();
 	int			n;
 
 	initStringInfo(&sql);
@@ -170,12 +168,7 @@ pair_writer_create(const char *result_table, const char *select_list, const Pair
 		side_parameters(w, i, &sides[i], &sql, types);
 	}
 	n = w->nshown[0] + w->nshown[1];
-	/* the planner may run functions of the select list on constants */
-	if (snapshot)
-		PushActiveSnapshot(GetTransactionSnapshot());
 	source = insert_source(w, sql.data, types, n);
-	if (snapshot)
-		PopActiveSnapshot();
 	if (source != NULL)
 	{
 		result_columns(w, source);

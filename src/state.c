@@ -1041,7 +1041,8 @@ state_log_close(StateLogWriter *w)
 	pfree(w);
 }
 
-void
+/* One state_log row. */
+static void
 state_log_insert(int32 id, int64 step, const char *changes, Size size)
 {
 	StateLogWriter *w = state_log_open();

@@ -25,13 +25,10 @@ extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
 
 /*
  * A pipeline's state_log rows for a state of another form (join_store.c):
- * writes step "step"'s row, deletes those of n steps, or reads them all.
+ * written one after another through a writer (step "step"'s row each),
+ * deleted those of n steps, or read all of them.
  */
 typedef void (*StateLogFn) (int64 step, const char *changes, Size size, void *arg);
-
-extern void state_log_insert(int32 id, int64 step, const char *changes, Size size);
-
-/* Many state_log rows, one after another. */
 typedef struct StateLogWriter StateLogWriter;
 
 extern StateLogWriter *state_log_open(void);
