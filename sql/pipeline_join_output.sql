@@ -114,3 +114,6 @@ SELECT windowing.process('jo_undo');
 COMMIT;
 SELECT windowing.flush('jo_undo');
 SELECT * FROM jo_undo_results ORDER BY k, v, w;
+SELECT count(windowing.drop_pipeline(name, drop_tables => true)) AS dropped
+FROM windowing.pipelines WHERE name LIKE 'jo\_%';
+DROP TABLE jo_a, jo_b, jo_rule_seen, jo_trigger_seen;
