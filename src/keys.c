@@ -292,12 +292,17 @@ keys_equal(const bytea *a, const bytea *b)
 		memcmp(VARDATA_ANY(a), VARDATA_ANY(b), VARSIZE_ANY_EXHDR(a)) == 0;
 }
 
+/* A key's hash: of its bytes, whatever its header. */
+uint32
+keys_hash(const bytea *key)
+{
+	return hash_bytes((const unsigned char *) VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+}
+
 static uint32
 key_hash(const void *key, Size keysize)
 {
-	const bytea *k = *(bytea *const *) key;
-
-	return hash_bytes((const unsigned char *) VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k));
+	return keys_hash(*(bytea *const *) key);
 }
 
 static int

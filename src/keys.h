@@ -29,6 +29,7 @@ extern uint64 keys_order_prefix(const bytea *key, const void *arg);
 extern void keys_decode(const KeyColumns *k, bytea *key, Datum *values,
 						bool *nulls);
 extern bool keys_equal(const bytea *a, const bytea *b);
+extern uint32 keys_hash(const bytea *key);
 extern int	keys_group(const bytea *key, int ngroups);
 extern int	keys_part(int group, int ngroups, int parallelism);
 extern HTAB *keys_table(const char *name, Size entrysize, MemoryContext cxt);

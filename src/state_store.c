@@ -123,9 +123,11 @@ typedef struct StoreDeparted
  */
 typedef struct StoreKeyEnt
 {
-	bytea	   *key;			/* hash key: its own copy */
 	uintptr_t	windows_flags;	/* StoreWin * (MAXALIGN'd), | KEY_LOGGED */
+	char		key[FLEXIBLE_ARRAY_MEMBER];	/* its copy, a bytea */
 } StoreKeyEnt;
+
+#define KEY_OF(k) ((bytea *) (k)->key)
 
 #define KEY_LOGGED 1			/* in the store's logged_keys */
 #define KEY_OUT 2				/* its windows are the step's (out_keys) */
@@ -140,8 +142,52 @@ set_key_windows(StoreKeyEnt *k, StoreWin *w)
 	k->windows_flags = (uintptr_t) w | (k->windows_flags & KEY_FLAGS);
 }
 
-/* What a key's entry takes in the keys' table (dynahash's element). */
-#define KEY_ENTRY_BYTES (MAXALIGN(sizeof(HASHELEMENT)) + MAXALIGN(sizeof(StoreKeyEnt)))
+/* The piece of a key's entry, with its bytes. */
+static Size
+key_ent_size(const bytea *key)
+{
+	return offsetof(StoreKeyEnt, key) + VARSIZE_ANY(key);
+}
+
+/*
+ * The keys' table: a slot holds the hash of a key and its bytes in its
+ * entry, so that a lookup costs the slot and the entry, which holds the
+ * key's windows (a key's first row in a step finds it out of the
+ * processor's caches at a million keys).  Slots move as the table changes;
+ * entries stay in place, for the lists and windows that point at them.
+ */
+typedef struct KeySlot
+{
+	const bytea *key;			/* KEY_OF its entry */
+	uint32		hash;
+	char		status;
+} KeySlot;
+
+#define SH_PREFIX storekeys
+#define SH_ELEMENT_TYPE KeySlot
+#define SH_KEY_TYPE const bytea *
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) keys_hash(k)
+#define SH_EQUAL(tb, a, b) keys_equal(a, b)
+#define SH_STORE_HASH
+#define SH_GET_HASH(tb, a) ((a)->hash)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/*
+ * What a key counts for in the table when it leaves: its slot, in a table
+ * about half full (it doubles when nine tenths full, and an eviction that
+ * leaves it under a quarter full shrinks it: shrink_keys).
+ */
+#define KEY_SLOT_BYTES (2 * sizeof(KeySlot))
+
+static StoreKeyEnt *
+slot_entry(const KeySlot *slot)
+{
+	return (StoreKeyEnt *) ((const char *) slot->key - offsetof(StoreKeyEnt, key));
+}
 
 /*
  * A store's windows and keys are pieces carved from blocks of its own, of
@@ -185,7 +231,7 @@ struct StateStore
 	MemoryContext departed_cxt;
 	List	   *departed;		/* StoreDeparted * */
 	Pieces		pieces;			/* in cxt */
-	HTAB	   *keys;
+	storekeys_hash *keys;
 	List	   *logged_keys;	/* StoreKeyEnt *, in cxt, each KEY_LOGGED:
 								 * the keys put back with a window whose
 								 * newest state is in state_log only, since
@@ -198,8 +244,6 @@ struct StateStore
 	int64		departed_bytes; /* the keys' bytes of "departed" */
 	pairingheap *due;
 	int64		windows;
-	int64		peak_keys;		/* the most keys the table held: it keeps
-								 * the entries of keys that left for new ones */
 };
 
 /*
@@ -314,14 +358,13 @@ init_contents(StateStore *st)
 	MemoryContext old = MemoryContextSwitchTo(st->cxt);
 
 	memset(&st->pieces, 0, sizeof(Pieces));
-	st->keys = keys_table("windowing stored keys", sizeof(StoreKeyEnt), st->cxt);
+	st->keys = storekeys_create(st->cxt, 64, NULL);
 	st->logged_keys = NIL;
 	st->out_keys = NIL;
 	st->logged_windows = 0;
 	st->logged_bytes = 0;
 	st->due = pairingheap_allocate(due_cmp, NULL);
 	st->windows = 0;
-	st->peak_keys = 0;
 	MemoryContextSwitchTo(old);
 }
 
@@ -337,15 +380,14 @@ free_store(HeldState *h)
 }
 
 /*
- * The memory a store takes: what its contexts hold, less the room kept for
- * new windows and keys where others left.
+ * The memory a store takes: what its contexts hold (the keys' table
+ * whole), less the room kept for new windows and keys where others left.
  */
 static int64
 store_bytes(StateStore *st)
 {
 	return MemoryContextMemAllocated(st->cxt, true) +
-		MemoryContextMemAllocated(st->departed_cxt, true) - st->pieces.free_bytes -
-		(st->peak_keys - hash_get_num_entries(st->keys)) * (int64) KEY_ENTRY_BYTES;
+		MemoryContextMemAllocated(st->departed_cxt, true) - st->pieces.free_bytes;
 }
 
 /*
@@ -455,10 +497,8 @@ state_store_log(const StateStore *st)
 static void
 forget_key(StateStore *st, StoreKeyEnt *k)
 {
-	bytea	   *key = k->key;
-
-	hash_search(st->keys, &key, HASH_REMOVE, NULL);
-	piece_free(st, key, VARSIZE_ANY(key));
+	storekeys_delete(st->keys, KEY_OF(k));
+	piece_free(st, k, key_ent_size(KEY_OF(k)));
 }
 
 /*
@@ -535,7 +575,7 @@ settle(StateStore *st)
 static void
 take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 {
-	bytea	   *key = k->key;
+	bytea	   *key = KEY_OF(k);
 
 	for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 	{
@@ -562,10 +602,12 @@ take(StateStore *st, StoreKeyEnt *k, StoredWindowFn fn, void *arg)
 bool
 state_store_take_key(StateStore *st, const bytea *key, StoredWindowFn fn, void *arg)
 {
-	StoreKeyEnt *k = hash_search(st->keys, &key, HASH_FIND, NULL);
+	KeySlot    *slot = storekeys_lookup(st->keys, key);
+	StoreKeyEnt *k;
 
-	if (k == NULL)
+	if (slot == NULL)
 		return false;
+	k = slot_entry(slot);
 	/* a key taken out already is the step's */
 	if (KEY_WINDOWS(k) != NULL && !KEY_IS_OUT(k))
 	{
@@ -580,22 +622,22 @@ state_store_take_key(StateStore *st, const bytea *key, StoredWindowFn fn, void *
 bool
 state_store_knows(const StateStore *st, const bytea *key)
 {
-	return st->complete || hash_search(st->keys, &key, HASH_FIND, NULL) != NULL;
+	return st->complete || storekeys_lookup(st->keys, key) != NULL;
 }
 
 static StoreKeyEnt *
 key_entry(StateStore *st, const bytea *key)
 {
 	bool		found;
-	StoreKeyEnt *k = hash_search(st->keys, &key, HASH_ENTER, &found);
+	KeySlot    *slot = storekeys_insert(st->keys, key, &found);
+	StoreKeyEnt *k;
 
-	if (!found)
-	{
-		k->key = piece_alloc(st, VARSIZE_ANY(key));
-		memcpy(k->key, key, VARSIZE_ANY(key));
-		k->windows_flags = 0;
-		st->peak_keys = Max(st->peak_keys, hash_get_num_entries(st->keys));
-	}
+	if (found)
+		return slot_entry(slot);
+	k = piece_alloc(st, key_ent_size(key));
+	k->windows_flags = 0;
+	memcpy(k->key, key, VARSIZE_ANY(key));
+	slot->key = KEY_OF(k);
 	return k;
 }
 
@@ -700,16 +742,16 @@ state_store_taken(const StateStore *st)
 void
 state_store_each(StateStore *st, StoredWindowFn fn, void *arg)
 {
-	HASH_SEQ_STATUS seq;
-	StoreKeyEnt *k;
+	storekeys_iterator it;
+	KeySlot    *slot;
 
-	hash_seq_init(&seq, st->keys);
-	while ((k = hash_seq_search(&seq)) != NULL)
-		for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
+	storekeys_start_iterate(st->keys, &it);
+	while ((slot = storekeys_iterate(st->keys, &it)) != NULL)
+		for (StoreWin *w = KEY_WINDOWS(slot_entry(slot)); w != NULL; w = w->next)
 		{
 			StoredWindow sw = stored_window(w);
 
-			fn(k->key, &sw, arg);
+			fn(slot->key, &sw, arg);
 		}
 }
 
@@ -749,7 +791,7 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	StoreKeyEnt *k = sw != NULL ? OWNER(sw) : key_entry(st, key);
 	bool		in_place = false;
 
-	Assert(sw == NULL || (KEY_IS_OUT(k) && keys_equal(k->key, key)));
+	Assert(sw == NULL || (KEY_IS_OUT(k) && keys_equal(KEY_OF(k), key)));
 	changing(st);
 	if (sw != NULL && fits_place(sw, len))
 	{
@@ -818,7 +860,7 @@ each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 			if (!FLAG(w, WIN_LOGGED))
 				continue;
 			sw = stored_window(w);
-			fn(k->key, &sw, arg);
+			fn(KEY_OF(k), &sw, arg);
 			if (fold)
 				set_flags(w, true, false);
 			logged = true;
@@ -950,27 +992,28 @@ static void
 compact(StateStore *st)
 {
 	MemoryContext old_cxt = st->cxt;
-	HTAB	   *old_keys = st->keys;
-	HASH_SEQ_STATUS seq;
-	StoreKeyEnt *k;
+	storekeys_hash *old_keys = st->keys;
+	storekeys_iterator it;
+	KeySlot    *slot;
 
 	st->cxt = store_context();
 	init_contents(st);
-	hash_seq_init(&seq, old_keys);
-	while ((k = hash_seq_search(&seq)) != NULL)
+	storekeys_start_iterate(old_keys, &it);
+	while ((slot = storekeys_iterate(old_keys, &it)) != NULL)
 	{
+		StoreKeyEnt *k = slot_entry(slot);
 		StoreKeyEnt *copy;
 
 		/* the next fold would have dropped it (each_logged) */
 		if (st->complete && KEY_WINDOWS(k) == NULL)
 			continue;
-		copy = key_entry(st, k->key);
+		copy = key_entry(st, KEY_OF(k));
 
 		for (StoreWin *w = KEY_WINDOWS(k); w != NULL; w = w->next)
 		{
 			StoredWindow sw = stored_window(w);
 
-			state_store_put(st, k->key, &sw);
+			state_store_put(st, KEY_OF(k), &sw);
 			if (!FLAG(w, WIN_TOUCHED))
 				KEY_WINDOWS(copy)->owner_flags &= ~(uintptr_t) WIN_TOUCHED;
 		}
@@ -1019,7 +1062,7 @@ evictable(const StoreKeyEnt *k)
 static int64
 evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
 {
-	int64		bytes = MAXALIGN(VARSIZE_ANY(k->key)) + KEY_ENTRY_BYTES;
+	int64		bytes = MAXALIGN(key_ent_size(KEY_OF(k))) + KEY_SLOT_BYTES;
 	StoreWin   *w = KEY_WINDOWS(k);
 
 	while (w != NULL)
@@ -1037,6 +1080,31 @@ evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
 	}
 	forget_key(st, k);
 	return bytes;
+}
+
+/*
+ * The keys' table rebuilt for the keys left, where that at least halves
+ * it: it does not shrink by itself, and the budget counts all of it.  The
+ * entries stay in place.
+ */
+static void
+shrink_keys(StateStore *st)
+{
+	storekeys_hash *old = st->keys;
+	storekeys_iterator it;
+	KeySlot    *slot;
+
+	if (old->members >= old->size / 4)
+		return;
+	st->keys = storekeys_create(st->cxt, old->members, NULL);
+	storekeys_start_iterate(old, &it);
+	while ((slot = storekeys_iterate(old, &it)) != NULL)
+	{
+		bool		found;
+
+		storekeys_insert_hash(st->keys, slot->key, slot->hash, &found)->key = slot->key;
+	}
+	storekeys_destroy(old);
 }
 
 /*
@@ -1064,22 +1132,21 @@ state_store_evict(StateStore *st)
 	settle(st);
 	for (int pass = 0; pass < 2 && over > 0; pass++)
 	{
-		HASH_SEQ_STATUS seq;
-		StoreKeyEnt *k;
+		storekeys_iterator it;
+		KeySlot    *slot;
 
-		hash_seq_init(&seq, st->keys);
-		while ((k = hash_seq_search(&seq)) != NULL)
+		/* a key evicted leaves the table: iteration allows it */
+		storekeys_start_iterate(st->keys, &it);
+		while (over > 0 && (slot = storekeys_iterate(st->keys, &it)) != NULL)
 		{
+			StoreKeyEnt *k = slot_entry(slot);
+
 			if ((pass == 0 && touched(k)) || !evictable(k))
 				continue;
 			over -= evict_key(st, k, &windows, &first_due);
-			if (over <= 0)
-			{
-				hash_seq_term(&seq);
-				break;
-			}
 		}
 	}
+	shrink_keys(st);
 	if (windows > 0)
 	{
 		/*
