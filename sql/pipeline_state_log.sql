@@ -52,6 +52,12 @@ SELECT windowing.create_pipeline('wide_t', 'wide', 'ts', '{k}', windowing.tumbli
     'max(v) AS v', start => false, retention => 'consume') > 0;
 CALL pg_temp.drain('wide_t', 1, 0, 100, false);
 SELECT pg_temp.log_rows('wide_t');
+-- each step's changes in two rows of up to a page, kept in the row rather
+-- than cut into TOAST chunks (a TOAST pointer takes 18 bytes)
+SELECT count(*) AS parts, max(octet_length(changes)) <= 8000 AS within_a_page,
+       bool_and(pg_column_size(changes) > octet_length(changes)) AS in_the_row
+FROM windowing.state_log l JOIN windowing.pipeline p ON p.id = l.pipeline_id
+WHERE p.name = 'wide_t';
 CALL pg_temp.drain('wide_t', 1, 0, 5, false);
 SELECT pg_temp.log_rows('wide_t');
 -- a window keeps its values' own bytes, not pointers into the queue's

@@ -688,11 +688,10 @@ typedef struct LogHeader
 #define MARK_SIZE (1 + sizeof(int64))
 
 /*
- * The bytes of a log row, at most what state_log keeps in its page
- * (toast_tuple_target) beside its other columns, unless one kept row is
- * larger.
+ * The bytes of a log row, at most what one state_log row keeps, unless one
+ * kept row is larger (its step's changes then take more than one).
  */
-#define LOG_ROW_BYTES 8000
+#define LOG_ROW_BYTES STATE_LOG_ROW_BYTES
 
 /* The log row being written. */
 typedef struct LogWriter

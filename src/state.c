@@ -4,8 +4,8 @@
  *		out, written and read back.
  *
  * The durable copy is on the heap: windowing.window_state (one row per
- * window) and windowing.state_log (one row per step: the windows it
- * changed, and those that left); windowing.state_size counts each
+ * window) and windowing.state_log (a step's changes: the windows it
+ * changed, and those that left, in rows of up to a page); windowing.state_size counts each
  * pipeline's rows of window_state and their states' bytes.  state_store.c
  * keeps the windows as of the last committed step in the memory of the
  * process that steps the pipeline, by key, so that the next step there
@@ -1009,28 +1009,44 @@ state_log_open(void)
 	return w;
 }
 
-void
-state_log_write(StateLogWriter *w, int32 id, int64 step, const char *changes, Size size)
+static void
+log_part_write(StateLogWriter *w, int32 id, int64 step, int part, const char *bytes,
+			   Size size)
 {
 	bytea	   *row = palloc(size + VARHDRSZ);
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
 	HeapTuple	tuple;
 
 	SET_VARSIZE(row, size + VARHDRSZ);
-	memcpy(VARDATA(row), changes, size);
+	memcpy(VARDATA(row), bytes, size);
 	values[0] = Int32GetDatum(id);
 	values[1] = Int64GetDatum(step);
 	values[2] = PointerGetDatum(row);
+	values[3] = Int32GetDatum(part);
 	tuple = heap_form_tuple(RelationGetDescr(w->rel), values, nulls);
-	/* a row of more than toast_tuple_target goes to its TOAST table here */
-	heap_rows_reuse(w->rel, Min(tuple->t_len, RelationGetToastTupleTarget(w->rel, TOAST_TUPLE_TARGET)),
-					&w->pages);
+	heap_rows_reuse(w->rel, tuple->t_len, &w->pages);
 	simple_heap_insert(w->rel, tuple);
 	row_indexes_insert(&w->ix, w->rel, tuple);
 	/* a step may write many: each would otherwise fault in fresh memory */
 	heap_freetuple(tuple);
 	pfree(row);
+}
+
+/* A step's changes, in as many parts as they need (state_log_each joins them). */
+void
+state_log_write(StateLogWriter *w, int32 id, int64 step, const char *changes, Size size)
+{
+	Size		done = 0;
+	int			part = 0;
+
+	do
+	{
+		Size		n = Min(size - done, STATE_LOG_ROW_BYTES);
+
+		log_part_write(w, id, step, part++, changes + done, n);
+		done += n;
+	} while (done < size);
 }
 
 void
@@ -1241,10 +1257,18 @@ state_taken(const StepState *ss)
 	return ss->store != NULL && (state_store_taken(ss->store) || ss->misses > 0);
 }
 
+static int64
+log_row_step(SPITupleTable *rows, uint64 i)
+{
+	bool		isnull;
+
+	return DatumGetInt64(SPI_getbinval(rows->vals[i], rows->tupdesc, 1, &isnull));
+}
+
 /*
- * Gives fn each of the pipeline's state_log rows, in step order: its step
- * and its bytes, which last until fn returns (fn runs no statement).
- * Returns how many there were.
+ * Gives fn each step's changes in the pipeline's state_log, in step order:
+ * its step and its bytes (its parts joined), which last until fn returns
+ * (fn runs no statement).  Returns how many steps there were.
  */
 int
 state_log_each(int32 id, StateLogFn fn, void *arg)
@@ -1253,27 +1277,44 @@ state_log_each(int32 id, StateLogFn fn, void *arg)
 	Datum		idarg = Int32GetDatum(id);
 	SPITupleTable *rows;
 	uint64		n;
+	int			steps = 0;
+	StringInfoData joined;
 
 	if (plans_execute("SELECT step, changes FROM windowing.state_log "
-					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step",
+					  "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 ORDER BY step, part",
 					  1, &argtype, &idarg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read window state");
 	rows = SPI_tuptable;
 	n = SPI_processed;
+	initStringInfo(&joined);
 	for (uint64 i = 0; i < n; i++)
 	{
 		bool		isnull;
-		int64		step = DatumGetInt64(SPI_getbinval(rows->vals[i], rows->tupdesc, 1, &isnull));
+		int64		step = log_row_step(rows, i);
 		bytea	   *changes = DatumGetByteaPP(SPI_getbinval(rows->vals[i], rows->tupdesc, 2,
 															&isnull));
+		bool		last = i + 1 == n || log_row_step(rows, i + 1) != step;
 
-		fn(step, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), arg);
+		if (last && joined.len == 0)
+		{
+			fn(step, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes), arg);
+			steps++;
+			continue;
+		}
+		appendBinaryStringInfo(&joined, VARDATA_ANY(changes), VARSIZE_ANY_EXHDR(changes));
+		if (last)
+		{
+			fn(step, joined.data, joined.len, arg);
+			steps++;
+			resetStringInfo(&joined);
+		}
 	}
+	pfree(joined.data);
 	SPI_freetuptable(rows);
-	return n;
+	return steps;
 }
 
-/* Where replay_log applies the log's rows. */
+/* Where replay_log applies the log's steps. */
 typedef struct LogReplay
 {
 	HTAB	   *stored;

@@ -1,9 +1,9 @@
 /*
- * windowing--0.20.sql: the whole extension at version 0.20, in one script.
+ * windowing--0.21.sql: the whole extension at version 0.21, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
- * then windowing--0.1--0.2.sql ... windowing--0.19--0.20.sql), object for
+ * then windowing--0.1--0.2.sql ... windowing--0.20--0.21.sql), object for
  * object, grant for grant: sql/upgrade.sql installs both ways and compares
  * them.  What the upgrade scripts do to existing data (waking workers,
  * marking old pipelines, adding triggers to existing queues) has no place
@@ -633,7 +633,10 @@ CREATE TABLE windowing.state_log (
     pipeline_id  int NOT NULL,
     step         bigint NOT NULL,
     changes      bytea NOT NULL,
-    PRIMARY KEY (pipeline_id, step)
+    -- a step's changes past a page go on in its next parts, each a row
+    -- kept in its page rather than cut into TOAST chunks
+    part         int NOT NULL DEFAULT 0,
+    PRIMARY KEY (pipeline_id, step, part)
 ) WITH (toast_tuple_target = 8160);
 -- written once, read back only after a restart: not worth compressing, and
 -- kept in the row up to a page
