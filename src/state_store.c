@@ -178,8 +178,8 @@ typedef struct KeySlot
 
 /*
  * What a key counts for in the table when it leaves: its slot, in a table
- * about half full (it doubles when nine tenths full, and an eviction that
- * leaves it under a quarter full shrinks it: shrink_keys).
+ * about half full (it doubles when nine tenths full, and shrinks once
+ * under a quarter full as a step ends: shrink_keys).
  */
 #define KEY_SLOT_BYTES (2 * sizeof(KeySlot))
 
@@ -1084,7 +1084,8 @@ evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
 
 /*
  * The keys' table rebuilt for the keys left, where that at least halves
- * it: it does not shrink by itself, and the budget counts all of it.  The
+ * it: it does not shrink by itself as keys leave (their windows fired and
+ * left, or an eviction took them), and the budget counts all of it.  The
  * entries stay in place.
  */
 static void
@@ -1146,7 +1147,6 @@ state_store_evict(StateStore *st)
 			over -= evict_key(st, k, &windows, &first_due);
 		}
 	}
-	shrink_keys(st);
 	if (windows > 0)
 	{
 		/*
@@ -1180,6 +1180,7 @@ state_store_done(StateStore *st, int64 version, StateLog log)
 {
 	changing(st);
 	settle(st);
+	shrink_keys(st);
 	st->held.version = version;
 	st->log = log;
 	st->taken = false;
