@@ -5,8 +5,9 @@
  *
  * The durable copy is on the heap: windowing.window_state (one row per
  * window) and windowing.state_log (a step's changes: the windows it
- * changed, and those that left, in rows of up to a page); windowing.state_size counts each
- * pipeline's rows of window_state and their states' bytes.  state_store.c
+ * changed, and those that left, in rows of up to a page);
+ * windowing.state_size counts each pipeline's rows of window_state and
+ * their states' bytes.  state_store.c
  * keeps the windows as of the last committed step in the memory of the
  * process that steps the pipeline, by key, so that the next step there
  * takes out only the windows it needs.  The operator asks for its windows at the start of a step
@@ -985,7 +986,7 @@ fold_store(StepState *ss)
 }
 
 /*
- * state_log rows, each "size" bytes of changes as step "step"'s, written
+ * A step's changes as its state_log rows (state_log_write), written
  * into the heap and its index directly, as a fold writes window_state: an
  * INSERT's executor cost about as much as the rest of a step of one row.
  * An interval join's step writes one for about every hundred rows it keeps,
@@ -1057,7 +1058,7 @@ state_log_close(StateLogWriter *w)
 	pfree(w);
 }
 
-/* One state_log row. */
+/* One step's state_log rows, through a writer of its own. */
 static void
 state_log_insert(int32 id, int64 step, const char *changes, Size size)
 {
@@ -1067,7 +1068,7 @@ state_log_insert(int32 id, int64 step, const char *changes, Size size)
 	state_log_close(w);
 }
 
-/* Writes the step's changes as one state_log row. */
+/* Writes the step's changes as its state_log rows. */
 static void
 log_changes(int32 id, int64 step, Operator *op)
 {

@@ -24,12 +24,6 @@ extern bool state_taken(const StepState *ss);
 extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
 
 /*
- * A pipeline's state_log rows for a state of another form (join_store.c):
- * written one after another through a writer (step "step"'s changes each,
- * in as many rows as they need),
- * deleted those of n steps, or read all of them.
- */
-/*
  * The most of a step's changes one state_log row holds; the rest go on in
  * the step's next rows (its parts).  A row this size stays in its page: a
  * bigger one would pass the table's toast_tuple_target and be cut into
@@ -37,6 +31,11 @@ extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
  */
 #define STATE_LOG_ROW_BYTES 8000
 
+/*
+ * A pipeline's state_log rows for a state of another form (join_store.c):
+ * a step's changes written through a writer (in as many rows as they
+ * need), the rows of n steps deleted, or every step's changes read.
+ */
 typedef void (*StateLogFn) (int64 step, const char *changes, Size size, void *arg);
 typedef struct StateLogWriter StateLogWriter;
 
