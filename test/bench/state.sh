@@ -3,10 +3,11 @@
 # window per key (tumbling 1 day, or with KIND=session sessions with a gap
 # of 10 minutes; count + sum, nothing fires), then steps of 1000 rows over
 # random keys until the load's state log has been folded into
-# window_state, then STEPS steps of 1000 rows each over random keys: with
-# the default of 101, one whole cycle of 100 steps that log their changes
-# and one that folds them, so that the average counts what writing the
-# state costs.  A step should cost what it reads and touches; this
+# window_state, then steps of 1000 rows each over random keys: STEPS
+# (101 by default), then on to the next step that folds the log into
+# window_state, so that the steps measured are whole cycles of steps that
+# log their changes and one that folds them, and the average counts what
+# writing the state costs.  A step should cost what it reads and touches; this
 # measures how its cost grows with every open window of the pipeline
 # instead.
 #
@@ -135,9 +136,14 @@ DO \$\$
 DECLARE
     before bigint;
     t0 timestamptz;
+    s int := 0;
+    logged bigint;
+    logged_before bigint := -1;
 BEGIN
     PERFORM setseed(0.5);
-    FOR s IN 1..$STEPS LOOP
+    -- STEPS steps, then on to the end of a cycle: to the step that folds
+    LOOP
+        s := s + 1;
         INSERT INTO q SELECT 1 + floor(random() * $1)::int,
                              timestamptz '2026-01-01 12:00' + (s * 1000 + i) * interval '1 ms', 1
         FROM generate_series(1, 1000) i;
@@ -148,6 +154,9 @@ BEGIN
         COMMIT;
         INSERT INTO cpu VALUES (s, (pg_temp.cpu_ns() - before) / 1e6,
                                 extract(epoch FROM clock_timestamp() - t0) * 1000);
+        logged := (SELECT count(DISTINCT step) FROM windowing.state_log);
+        EXIT WHEN s >= $STEPS AND (logged = 0 OR logged < logged_before);
+        logged_before := logged;
     END LOOP;
 END \$\$;
 SELECT round(avg(ms)::numeric, 2) || ' ' ||
@@ -171,30 +180,48 @@ runs() {
 
 # The elapsed ms of a 1000-row step in a new session, which holds none of
 # the state (as after a restart) and reads from the heap what it needs,
-# with $2 steps of 1000 rows in the state log: 0, as a step in another
-# session leaves it (it folds the log first), or 99, the most a restart
-# finds after steps this large (the 100th in a row folds or rewrites
-# the log), which the step folds first.
+# with an empty state log ($2 = 0, as a step in another session leaves
+# it: it folds the log first) or with the longest one a restart can meet
+# ($2 = longest), which the step folds first: steps of 1000 rows until
+# one folds (or rewrites) the log, then until it holds as many steps again.
 first() {
 	local rows="INSERT INTO q SELECT 1 + floor(random() * $1)::int,
                      timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1
-FROM generate_series(1, 1000) i"
+FROM generate_series(1, 1000) i" shown="''"
 	sql -c "SELECT windowing.process('p')" >/dev/null
-	[ "$2" -eq 0 ] || sql >/dev/null <<SQL
-DO \$\$ BEGIN
-    FOR s IN 1..$2 LOOP
+	if [ "$2" != 0 ]; then
+		shown="', ' || :logged || ' steps'"
+		sql >/dev/null <<SQL
+DO \$\$
+DECLARE
+    logged bigint;
+    longest bigint := -1;
+BEGIN
+    LOOP
         $rows;
         COMMIT;
         PERFORM windowing.process('p');
         COMMIT;
+        logged := (SELECT count(DISTINCT step) FROM windowing.state_log);
+        EXIT WHEN logged < longest;
+        longest := logged;
+    END LOOP;
+    WHILE logged < longest LOOP
+        $rows;
+        COMMIT;
+        PERFORM windowing.process('p');
+        COMMIT;
+        logged := (SELECT count(DISTINCT step) FROM windowing.state_log);
     END LOOP;
 END \$\$;
 SQL
+	fi
 	sql <<SQL | tail -n 1
 $rows;
+SELECT count(DISTINCT step) AS logged FROM windowing.state_log \gset
 SELECT extract(epoch FROM clock_timestamp()) * 1000 AS t0 \gset
 SELECT windowing.process('p') >= 0 AS consumed \gset
-SELECT round(extract(epoch FROM clock_timestamp()) * 1000 - :t0);
+SELECT round(extract(epoch FROM clock_timestamp()) * 1000 - :t0) || $shown;
 SQL
 }
 
@@ -218,7 +245,7 @@ main() {
 	setup_cluster
 	local -a sizes
 	read -r -a sizes <<<"$SIZES"
-	printf '%-14s %-40s %8s %10s %-40s %8s %16s  %s\n' 'open windows' \
+	printf '%-14s %-40s %8s %10s %-40s %8s %22s  %s\n' 'open windows' \
 		'in memory: CPU ms/step [min-max] (median, longest ms)' ratio 'B/window' \
 		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms (log)' check
 	local ref_mem="" ref_spill=""
@@ -226,7 +253,7 @@ main() {
 		state_memory "$MEMORY"
 		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
 		local mem="$cpu [$lo-$hi] ($elapsed, $worst)" mcpu=$cpu mfirst mbytes=$bytes
-		mfirst="$(first "$n" 0) ($(first "$n" 99))"
+		mfirst="$(first "$n" 0) ($(first "$n" longest))"
 		ref_mem=${ref_mem:-$cpu}
 		local ok
 		ok=$(check "$n")
@@ -235,7 +262,7 @@ main() {
 		ref_spill=${ref_spill:-$cpu}
 		first "$n" 0 >/dev/null
 		ok="$ok $(check "$n")"
-		printf '%-14s %-40s %7sx %10s %-40s %7sx %16s  %s\n' "$n" "$mem" \
+		printf '%-14s %-40s %7sx %10s %-40s %7sx %22s  %s\n' "$n" "$mem" \
 			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" "$mbytes" \
 			"$cpu [$lo-$hi] ($elapsed, $worst)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
 			"$mfirst" "$ok"
