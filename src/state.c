@@ -50,6 +50,7 @@
 #include "operator.h"
 #include "owner.h"
 #include "plans.h"
+#include "prefetch.h"
 #include "state.h"
 #include "state_slots.h"
 #include "state_store.h"
@@ -715,6 +716,24 @@ delete_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 }
 
 /*
+ * The key and the state of row i + ROWS_AHEAD, brought towards the
+ * processor's cache: they are in the store's memory, where a million
+ * windows make each a load from memory, which finding the row before
+ * them in window_state then hides.
+ */
+#define ROWS_AHEAD 4
+
+static void
+prefetch_row(const StateRow *rows, int n, int i)
+{
+	if (i + ROWS_AHEAD < n)
+	{
+		prefetch_memory(rows[i + ROWS_AHEAD].key);
+		prefetch_memory(rows[i + ROWS_AHEAD].state);
+	}
+}
+
+/*
  * Upserts n windows (in the primary key's order, none twice) into
  * window_state, each with its key group: a window's row is found through
  * a walk of the primary key and updated (HOT, thanks to the table's
@@ -743,6 +762,7 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 		HeapTuple	tuple;
 		bool		found;
 
+		prefetch_row(rows, n, i);
 		values[4] = Int32GetDatum(rows[i].fire_count);
 		values[5] = PointerGetDatum(rows[i].state);
 		d->bytes += VARSIZE_ANY_EXHDR(rows[i].state);
