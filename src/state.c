@@ -190,12 +190,17 @@ typedef struct HeapDelta
 /* What put_window writes besides the key's and the state's bytes. */
 #define WINDOW_BYTES (BOUNDS_BYTES + 2 * sizeof(int) + 1)
 
-/* A live window's bounds, fire count, where its state is, and its state. */
+/*
+ * A live window's bounds, fire count, whether window_state may hold its
+ * row, and its state: a fold of the log inserts a window that it says has
+ * none (a session's new bounds) without looking for its row.  Logs that
+ * earlier versions wrote hold 1 there, which reads as "may".
+ */
 static void
-put_window(StringInfo buf, const WindowKey *k, int fire_count, bool logged,
+put_window(StringInfo buf, const WindowKey *k, int fire_count, bool stored,
 		   const bytea *state)
 {
-	char		flag = logged;
+	char		flag = stored;
 
 	Assert(state != NULL);
 	put_bounds(buf, k);
@@ -209,7 +214,8 @@ get_window(const char **p, SavedWindow *w)
 {
 	get_bounds(p, &w->k);
 	memcpy(&w->fire_count, *p, sizeof(int));
-	w->logged = (*p)[sizeof(int)];
+	w->stored = (*p)[sizeof(int)] != 0;
+	w->logged = true;
 	*p += sizeof(int) + 1;
 	w->state = get_bytes(p);
 }
@@ -269,7 +275,7 @@ changes_of(Operator *op, Size *size)
 	{
 		if (e->gone || !e->dirty)
 			continue;
-		put_window(&buf, &e->k, e->fire_count, e->logged, e->saved);
+		put_window(&buf, &e->k, e->fire_count, e->stored, e->saved);
 		changed = true;
 	}
 	*size = buf.len;
@@ -324,14 +330,9 @@ stored_changes(HTAB *stored, const char *changes, Size size, StateRows *departed
 	while (p < changes + size)
 	{
 		SavedWindow w;
-		bool		found;
-		SavedWindow *to;
 
 		get_window(&p, &w);
-		to = hash_search(stored, &w.k, HASH_ENTER, &found);
-		w.stored = found && to->stored;
-		w.logged = true;
-		*to = w;
+		*(SavedWindow *) hash_search(stored, &w.k, HASH_ENTER, NULL) = w;
 	}
 }
 
@@ -1116,7 +1117,7 @@ put_logged(const bytea *key, const StoredWindow *w, void *arg)
 {
 	WindowKey	k = {(bytea *) key, w->start, w->end};
 
-	put_window(arg, &k, w->fire_count, true, w->state);
+	put_window(arg, &k, w->fire_count, w->stored, w->state);
 }
 
 /*
@@ -1692,8 +1693,7 @@ fold_into_heap(int32 id, int key_groups)
 	steps = replay_log(logged, id, &gone, &bytes);
 	hash_seq_init(&seq, logged);
 	while ((w = hash_seq_search(&seq)) != NULL)
-		/* whether window_state has its row is not known here */
-		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, true, w->state);
+		rows_add(&changed, w->k.key, w->k.start, w->k.end, w->fire_count, w->stored, w->state);
 	write_heap(id, key_groups, &gone, &changed, (StateLog) {steps, bytes, 0});
 }
 
