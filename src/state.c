@@ -38,6 +38,7 @@
 #include "utils/array.h"
 #include "executor/tuptable.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -1203,6 +1204,83 @@ put_windows(StateStore *st, Operator *op)
 }
 
 /*
+ * Windows a partial store with room for all of the heap's reads ahead at
+ * the end of a step that saves its state, for each key the step looked
+ * up: whole keys in the primary key's order, from where the last such
+ * read stopped.  A key read this way costs a few entries of one leaf and
+ * rows of the pages its neighbours' are on; a row of a key the store does
+ * not know costs a descent of the primary key and a page of window_state
+ * of its own, about four times as much.  So a step's reading ahead costs
+ * about what its own keys do, and a store started after a restart holds
+ * every key after a few hundred steps, instead of learning them only as
+ * rows name them, which takes thousands of steps over a million keys.
+ */
+#define READ_AHEAD_PER_KEY 4
+
+/*
+ * Reads ahead (READ_AHEAD_PER_KEY) the windows of keys the store does not
+ * know into the operator, for state_save to put into the store.  Their
+ * rows are their newest states (a key the store does not know has no
+ * changes since the last fold), and none is due yet: a partial store reads
+ * the heap's windows by due time up to the watermark as the step goes.
+ */
+static void
+read_ahead(StepState *ss)
+{
+	StateStore *st = ss->store;
+	const bytea *from = state_store_read_ahead(st);
+	int			nkeys = from != NULL ? 2 : 1;
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing read ahead",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	StateScan	ps;
+	bytea	   *key = NULL;		/* the key whose rows come, a copy */
+	bool		unknown = false;
+	int64		loaded = 0;
+	int64		want = READ_AHEAD_PER_KEY * (ss->hits + ss->misses);
+	bool		more;
+
+	scan_begin(&ps, ss->id, InvalidOid, nkeys, AccessShareLock);
+	if (from != NULL)
+		ScanKeyInit(&ps.keys[1], 2, BTGreaterStrategyNumber, F_BYTEAGT, PointerGetDatum(from));
+	index_rescan(ps.scan, ps.keys, nkeys, NULL, 0);
+	while ((more = index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot)))
+	{
+		SavedWindow r;
+
+		MemoryContextSwitchTo(ps.row);
+		slot_getsomeattrs(ps.slot, 6);
+		saved_window(ps.slot->tts_values + 1, &r);
+		if (key == NULL || !keys_equal(key, r.k.key))
+		{
+			if (unknown)
+				state_store_know(st, key);
+			if (loaded >= want)
+				break;
+			MemoryContextSwitchTo(cxt);
+			key = (bytea *) DatumGetPointer(datumCopy(PointerGetDatum(r.k.key), false, -1));
+			unknown = !state_store_knows(st, key);
+		}
+		if (unknown)
+		{
+			load_saved(&r, ss->op);
+			loaded++;
+		}
+		MemoryContextSwitchTo(cxt);
+		MemoryContextReset(ps.row);
+	}
+	if (!more && unknown)
+		state_store_know(st, key);
+	MemoryContextSwitchTo(cxt);
+	scan_end(&ps);
+	/* past the last key, the next read starts from the first */
+	state_store_set_read_ahead(st, more ? key : NULL);
+	state_store_heap_windows(st, -loaded);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}
+
+/*
  * Writes step "step"'s window state.  The windows the step changed go into
  * one state_log row, with those that left, or window_state takes every
  * change logged so far.  One row per step instead of one per changed
@@ -1250,6 +1328,8 @@ state_save(StepState *ss, int64 step)
 	{
 		bool		evict;
 
+		if (ss->by_key && ss->hits + ss->misses > 0 && state_store_room_ahead(ss->store))
+			read_ahead(ss);
 		each_dropped(op, depart_from_store, ss->store);
 		if (!ss->by_key)
 			state_store_clear(ss->store);

@@ -222,6 +222,8 @@ struct StateStore
 	int64		heap_next;		/* partial: none due before this (WMK_NONE:
 								 * not known) */
 	int64		heap_windows;	/* partial: windows on the heap alone */
+	bytea	   *read_ahead;		/* partial: the last key read ahead
+								 * (state_store_read_ahead), or NULL */
 	bool		taken;			/* windows taken out, not yet put back */
 	MemoryContext cxt;
 	/*
@@ -377,6 +379,8 @@ free_store(HeldState *h)
 
 	MemoryContextDelete(st->cxt);
 	MemoryContextDelete(st->departed_cxt);
+	if (st->read_ahead != NULL)
+		pfree(st->read_ahead);
 	pfree(st);
 }
 
@@ -697,6 +701,44 @@ state_store_heap_windows(StateStore *st, int64 windows)
 	st->heap_windows += windows;
 	if (st->heap_windows <= 0)
 		st->complete = true;
+}
+
+/*
+ * Whether a partial store has room for every window the heap alone holds,
+ * at what each of its own takes: then reading them ahead sheds none.  Not
+ * before it holds some windows to measure by.
+ */
+bool
+state_store_room_ahead(StateStore *st)
+{
+	if (st->complete || st->windows == 0)
+		return false;
+	return state_store_fits(st->heap_windows * (store_bytes(st) / st->windows));
+}
+
+/*
+ * Partial: the last key whose windows were read ahead from the heap, in
+ * the primary key's order, where the next such read starts (NULL: from the
+ * first key).
+ */
+const bytea *
+state_store_read_ahead(const StateStore *st)
+{
+	return st->read_ahead;
+}
+
+void
+state_store_set_read_ahead(StateStore *st, const bytea *key)
+{
+	changing(st);
+	if (st->read_ahead != NULL)
+		pfree(st->read_ahead);
+	st->read_ahead = NULL;
+	if (key != NULL)
+	{
+		st->read_ahead = MemoryContextAlloc(TopMemoryContext, VARSIZE_ANY(key));
+		memcpy(st->read_ahead, key, VARSIZE_ANY(key));
+	}
 }
 
 /*

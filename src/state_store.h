@@ -59,6 +59,9 @@ extern int64 state_store_heap_until(const StateStore *st);
 extern int64 state_store_heap_next(const StateStore *st);
 extern void state_store_set_heap_due(StateStore *st, int64 until, int64 next);
 extern void state_store_heap_windows(StateStore *st, int64 windows);
+extern bool state_store_room_ahead(StateStore *st);
+extern const bytea *state_store_read_ahead(const StateStore *st);
+extern void state_store_set_read_ahead(StateStore *st, const bytea *key);
 extern bool state_store_take_due(StateStore *st, int64 upto, int64 max,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_taken(const StateStore *st);

@@ -26,7 +26,10 @@
 # the worker would; "first ms" is the elapsed time of a 1000-row step in a
 # new session, which holds none of the state (as after a restart) and
 # reads from the heap what it needs, with an empty state log and with
-# the longest one a restart can meet.  The worker is off
+# the longest one a restart can meet; "restart" is how many steps that new
+# session takes, and their average elapsed ms, until every window is in
+# its memory again (at most RAMP_STEPS, 1000 by default), read by key as
+# its rows name them and ahead of them.  The worker is off
 # (windowing.max_workers = 0); a 1000-row tick is read by the step itself.
 #
 #   test/bench/state.sh                              # 1,000 and 100,000
@@ -50,6 +53,7 @@ KIND=${KIND:-tumbling}
 MEMORY=${MEMORY:-1GB}
 SPILLED=${SPILLED:-1MB}
 CHECK_UP_TO=${CHECK_UP_TO:-1000000}
+RAMP_STEPS=${RAMP_STEPS:-1000}
 SETTINGS=${SETTINGS:-}
 case "$KIND" in
 tumbling) ASSIGNER="windowing.tumbling('1 day')" ;;
@@ -178,6 +182,14 @@ runs() {
 		                             print lo[1], hi[1], line[int((NR + 1) / 2)] }'
 }
 
+# SQL for 1000 rows over random keys of $1, a millisecond apart from 12:01
+# on, the same times at every step: nothing fires, and the sessions stay
+# as many.
+later_rows() {
+	echo "INSERT INTO q SELECT 1 + floor(random() * $1)::int,
+        timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1 FROM generate_series(1, 1000) i"
+}
+
 # The elapsed ms of a 1000-row step in a new session, which holds none of
 # the state (as after a restart) and reads from the heap what it needs,
 # with an empty state log ($2 = 0, as a step in another session leaves
@@ -185,9 +197,8 @@ runs() {
 # ($2 = longest), which the step folds first: steps of 1000 rows until
 # one folds (or rewrites) the log, then until it holds as many steps again.
 first() {
-	local rows="INSERT INTO q SELECT 1 + floor(random() * $1)::int,
-                     timestamptz '2026-01-01 12:01' + i * interval '1 ms', 1
-FROM generate_series(1, 1000) i" shown="''"
+	local rows shown="''"
+	rows=$(later_rows "$1")
 	sql -c "SELECT windowing.process('p')" >/dev/null
 	if [ "$2" != 0 ]; then
 		shown="', ' || :logged || ' steps'"
@@ -225,6 +236,37 @@ SELECT round(extract(epoch FROM clock_timestamp()) * 1000 - :t0) || $shown;
 SQL
 }
 
+# In a new session, as after a restart, steps of 1000 rows over random
+# keys of $1 (later_rows) until the session's memory holds every window
+# (or RAMP_STEPS steps): prints how many steps, and their average elapsed
+# ms.
+ramp() {
+	sql <<SQL | tail -n 1
+CREATE TEMP TABLE ramp (s int, elapsed float8);
+DO \$\$
+DECLARE
+    t0 timestamptz;
+    s int := 0;
+    open bigint;
+    memory bigint;
+BEGIN
+    LOOP
+        s := s + 1;
+        $(later_rows "$1");
+        COMMIT;
+        t0 := clock_timestamp();
+        PERFORM windowing.process('p');
+        COMMIT;
+        INSERT INTO ramp VALUES (s, extract(epoch FROM clock_timestamp() - t0) * 1000);
+        SELECT open_windows, memory_windows INTO open, memory
+        FROM windowing.pipeline_stats WHERE name = 'p';
+        EXIT WHEN memory >= open OR s >= $RAMP_STEPS;
+    END LOOP;
+END \$\$;
+SELECT count(*) || ' steps, ' || round(avg(elapsed)::numeric, 2) || ' ms' FROM ramp;
+SQL
+}
+
 # Every row in its window: prints "ok" or what was counted; "unchecked"
 # past CHECK_UP_TO windows, since open_windows() takes about 2 s for each
 # million windows.
@@ -245,15 +287,16 @@ main() {
 	setup_cluster
 	local -a sizes
 	read -r -a sizes <<<"$SIZES"
-	printf '%-14s %-40s %8s %10s %-40s %8s %22s  %s\n' 'open windows' \
+	printf '%-14s %-40s %8s %10s %-40s %8s %22s %22s  %s\n' 'open windows' \
 		'in memory: CPU ms/step [min-max] (median, longest ms)' ratio 'B/window' \
-		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms (log)' check
+		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms (log)' restart check
 	local ref_mem="" ref_spill=""
 	for n in "${sizes[@]}"; do
 		state_memory "$MEMORY"
 		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
-		local mem="$cpu [$lo-$hi] ($elapsed, $worst)" mcpu=$cpu mfirst mbytes=$bytes
+		local mem="$cpu [$lo-$hi] ($elapsed, $worst)" mcpu=$cpu mfirst mramp mbytes=$bytes
 		mfirst="$(first "$n" 0) ($(first "$n" longest))"
+		mramp=$(ramp "$n")
 		ref_mem=${ref_mem:-$cpu}
 		local ok
 		ok=$(check "$n")
@@ -262,10 +305,10 @@ main() {
 		ref_spill=${ref_spill:-$cpu}
 		first "$n" 0 >/dev/null
 		ok="$ok $(check "$n")"
-		printf '%-14s %-40s %7sx %10s %-40s %7sx %22s  %s\n' "$n" "$mem" \
+		printf '%-14s %-40s %7sx %10s %-40s %7sx %22s %22s  %s\n' "$n" "$mem" \
 			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" "$mbytes" \
 			"$cpu [$lo-$hi] ($elapsed, $worst)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
-			"$mfirst" "$ok"
+			"$mfirst" "$mramp" "$ok"
 	done
 }
 
