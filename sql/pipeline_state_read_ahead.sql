@@ -1,7 +1,7 @@
 -- A store started without the pipeline's state (as after a restart) reads
 -- the keys its rows name from the heap, and, once it holds windows, reads
--- ahead at the end of each step four windows for each key the step looked
--- up, whole keys in key order from where it stopped: it holds every key
+-- ahead at the end of each step four windows for each row whose key the
+-- step looked up, whole keys in key order from where it stopped: it holds every key
 -- after a few steps, and the results are those of a pipeline whose state
 -- never left memory.
 CREATE TABLE ra (k int, ts bigint, v int);

@@ -1205,20 +1205,21 @@ put_windows(StateStore *st, Operator *op)
 
 /*
  * Windows a partial store with room for all of the heap's reads ahead at
- * the end of a step that saves its state, for each key the step looked
- * up: whole keys in the primary key's order, from where the last such
- * read stopped.  A key read this way costs a few entries of one leaf and
- * rows of the pages its neighbours' are on; a row of a key the store does
- * not know costs a descent of the primary key and a page of window_state
- * of its own, about four times as much.  So a step's reading ahead costs
- * about what its own keys do, and a store started after a restart holds
- * every key after a few hundred steps, instead of learning them only as
- * rows name them, which takes thousands of steps over a million keys.
+ * the end of a step that saves its state, for each row whose key the step
+ * looked up (in memory or on the heap): whole keys in the primary key's
+ * order, from where the last such read stopped.  A key read this way
+ * costs a few entries of one leaf and rows of the pages its neighbours'
+ * are on; a row of a key the store does not know costs a descent of the
+ * primary key and a page of window_state of its own, four or five times
+ * as much.  So a step's reading ahead costs about what its own rows' keys
+ * do, and a store started after a restart holds every key after a few
+ * hundred steps, instead of learning them only as rows name them, which
+ * takes thousands of steps over a million keys.
  */
-#define READ_AHEAD_PER_KEY 4
+#define READ_AHEAD_PER_ROW 4
 
 /*
- * Reads ahead (READ_AHEAD_PER_KEY) the windows of keys the store does not
+ * Reads ahead (READ_AHEAD_PER_ROW) the windows of keys the store does not
  * know into the operator, for state_save to put into the store.  Their
  * rows are their newest states (a key the store does not know has no
  * changes since the last fold), and none is due yet: a partial store reads
@@ -1237,7 +1238,7 @@ read_ahead(StepState *ss)
 	bytea	   *key = NULL;		/* the key whose rows come, a copy */
 	bool		unknown = false;
 	int64		loaded = 0;
-	int64		want = READ_AHEAD_PER_KEY * (ss->hits + ss->misses);
+	int64		want = READ_AHEAD_PER_ROW * (ss->hits + ss->misses);
 	bool		more;
 
 	scan_begin(&ps, ss->id, InvalidOid, nkeys, AccessShareLock);
