@@ -38,7 +38,6 @@
 #include "utils/array.h"
 #include "executor/tuptable.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -1259,7 +1258,7 @@ read_ahead(StepState *ss)
 			if (loaded >= want)
 				break;
 			MemoryContextSwitchTo(cxt);
-			key = (bytea *) DatumGetPointer(datumCopy(PointerGetDatum(r.k.key), false, -1));
+			key = DatumGetByteaPCopy(PointerGetDatum(r.k.key));
 			unknown = !state_store_knows(st, key);
 		}
 		if (unknown)
