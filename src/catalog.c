@@ -572,12 +572,12 @@ catalog_load_pipeline(const char *name, int part, PipelineDef *def, PipelineProg
  * asks (so that others get a permission error rather than "does not
  * exist"): read through the name's unique index, past row security, as of
  * the current statement or, with "latest", of now.  Each step asks twice,
- * and through SQL that cost a fifth of a one-row step.  With "running",
- * only a pipeline in state 'running', and whether its last steps failed
- * (*failing).
+ * and through SQL that cost a fifth of a one-row step.  With "running"
+ * (not NULL), only a pipeline in state 'running', whether its last steps
+ * failed, and the tables it reads and writes.
  */
 static Oid
-owner_of(const char *name, int part, bool latest, bool running, bool *failing)
+owner_of(const char *name, int part, bool latest, PipelineRunning *running)
 {
 	PipelineRow r;
 	Oid			owner = InvalidOid;
@@ -590,7 +590,10 @@ owner_of(const char *name, int part, bool latest, bool running, bool *failing)
 		{
 			if (!row_running(&r))
 				owner = InvalidOid;
-			*failing = row_int8(&r, "failures", 0) != 0;
+			running->failing = row_int8(&r, "failures", 0) != 0;
+			running->source = row_oid(&r, "source");
+			running->result_table = row_oid(&r, "result_table");
+			running->late_table = row_oid(&r, "late_table");
 		}
 	}
 	row_close(&r);
@@ -600,7 +603,7 @@ owner_of(const char *name, int part, bool latest, bool running, bool *failing)
 Oid
 catalog_pipeline_owner(const char *name, bool latest)
 {
-	return owner_of(name, 0, latest, false, NULL);
+	return owner_of(name, 0, latest, NULL);
 }
 
 /* How many parts pipeline "name" has, as of now; 0 if there is no such pipeline. */
@@ -1081,13 +1084,14 @@ catalog_queue_consumes(Oid source)
 }
 
 /*
- * The pipeline's owner if it is running, else InvalidOid; "failing": its
- * last steps failed (catalog_clear_failures ends the streak).
+ * The pipeline's owner if it is running, else InvalidOid; with it, whether
+ * its last steps failed (catalog_clear_failures ends the streak) and its
+ * tables.
  */
 Oid
-catalog_owner_if_running(const PipelinePart *p, bool *failing)
+catalog_owner_if_running(const PipelinePart *p, PipelineRunning *running)
 {
-	return owner_of(p->name, p->part, true, true, failing);
+	return owner_of(p->name, p->part, true, running);
 }
 
 /*

@@ -161,7 +161,16 @@ extern void catalog_start_replay(const PipelineDef *def, const char *snapshot,
 								 int64 rows);
 extern List *catalog_running_pipelines(MemoryContext cxt, int part, int *parts);
 extern List *catalog_consumed_queues(MemoryContext cxt);
-extern Oid	catalog_owner_if_running(const PipelinePart *p, bool *failing);
+/* What the worker learns of a pipeline before it steps it. */
+typedef struct PipelineRunning
+{
+	bool		failing;		/* its last steps failed */
+	Oid			source;
+	Oid			result_table;
+	Oid			late_table;		/* or InvalidOid */
+} PipelineRunning;
+
+extern Oid	catalog_owner_if_running(const PipelinePart *p, PipelineRunning *running);
 extern bool catalog_record_failure(const PipelinePart *p, const ErrorData *edata,
 								   bool row_known, int64 row, int max_failures);
 extern void catalog_clear_failures(const PipelinePart *p);

@@ -21,7 +21,10 @@
  * pipelines pays one commit, not one per pipeline; a step's results wait
  * at most that long for the commit.  A pipeline whose last steps failed
  * steps in a transaction of its own, so that its errors roll back no
- * other pipeline's step.
+ * other pipeline's step.  A step never waits for a lock on its pipeline's
+ * tables: a pipeline whose queue, result or late table another session
+ * has locked, or is waiting to lock, is left for a later round
+ * (tables_free), and the other pipelines go on.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
  * recorded on the pipeline in a transaction of its own, and the worker
@@ -63,6 +66,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
@@ -428,15 +432,41 @@ step_error_context(void *arg)
  * skipped, and from here on a pause or drop waits for this step to finish.
  */
 static Oid
-lock_if_running(const PipelinePart *p, bool *failing)
+lock_if_running(const PipelinePart *p, PipelineRunning *running)
 {
 	Oid			owner;
 
 	pipeline_lock(p->name, p->part);
 	SPI_connect();
-	owner = catalog_owner_if_running(p, failing);
+	owner = catalog_owner_if_running(p, running);
 	SPI_finish();
 	return owner;
+}
+
+/*
+ * Takes the locks a step takes on the pipeline's tables if no one holds or
+ * awaits a conflicting one; false if someone does.  A step never waits for
+ * them: a session that locks a pipeline's table (ALTER TABLE, DROP
+ * TRIGGER, LOCK TABLE) would hold up the worker's other pipelines, and one
+ * that locks two tables of the round's steps in turn would deadlock with
+ * it.  On a Citus node the wait itself is the harm: Citus's deadlock
+ * detection counts all local processes as one transaction, so a drop of a
+ * distributed pipeline, waiting for one node's worker while another's
+ * waits for it, would be cancelled as a distributed deadlock.  The
+ * pipeline is stepped again at a later round.
+ */
+static bool
+table_free(Oid relid, LOCKMODE mode)
+{
+	return !OidIsValid(relid) || ConditionalLockRelationOid(relid, mode);
+}
+
+static bool
+tables_free(const PipelineRunning *running)
+{
+	return table_free(running->source, AccessShareLock) &&
+		table_free(running->result_table, RowExclusiveLock) &&
+		table_free(running->late_table, RowExclusiveLock);
 }
 
 /*
@@ -468,7 +498,7 @@ step_pipeline(const PipelinePart *p, bool *more)
 	const char *activity = p->part == 0 ? psprintf("step of pipeline \"%s\"", p->name) :
 		psprintf("step of part %d of pipeline \"%s\"", p->part, p->name);
 	Oid			owner;
-	bool		failing = false;
+	PipelineRunning running = {0};
 	bool		joined;
 	bool		left = false;
 	int64		consumed = 0;
@@ -485,14 +515,14 @@ step_pipeline(const PipelinePart *p, bool *more)
 		end_shared_transaction();
 		begin_shared_transaction(activity);
 	}
-	owner = lock_if_running(p, &failing);
-	if (failing && shared_stepped)
+	owner = lock_if_running(p, &running);
+	if (running.failing && shared_stepped)
 	{
 		end_shared_transaction();
 		begin_shared_transaction(activity);
-		owner = lock_if_running(p, &failing);
+		owner = lock_if_running(p, &running);
 	}
-	if (!OidIsValid(owner))
+	if (!OidIsValid(owner) || !tables_free(&running))
 		return 0;
 	joined = shared_stepped;
 	PG_TRY();
@@ -513,11 +543,11 @@ step_pipeline(const PipelinePart *p, bool *more)
 	}
 	PG_END_TRY();
 
-	if (consumed > 0 && failing)
+	if (consumed > 0 && running.failing)
 		clear_failures(p);
 	*more = *more || left;
 	shared_stepped = true;
-	if (failing || ms_since(shared_since) >= worker_batch_time)
+	if (running.failing || ms_since(shared_since) >= worker_batch_time)
 		end_shared_transaction();
 	return consumed;
 }

@@ -2584,7 +2584,11 @@ END
 $$;
 -- drop_pipeline() of a pipeline over a distributed queue: without the
 -- trigger that carries its definition, each node's worker drops the
--- pipelines of its shards.
+-- pipelines of its shards.  Its shards' watermarks go last: deleting them
+-- locks windowing.shard_progress on every node, where the nodes' workers
+-- write theirs, and Citus's deadlock detection, which counts all of a
+-- node's local processes as one transaction, would see a cycle if a
+-- worker waited for that lock while the drop waited for a shard.
 CREATE FUNCTION windowing._drop_distributed_pipeline(pipeline_name text, drop_tables boolean)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
@@ -2599,7 +2603,6 @@ BEGIN
                   DETAIL = 'Only the owner of a pipeline or a superuser may run, change or drop it.';
     END IF;
     DELETE FROM windowing.distributed_pipeline p WHERE p.name = pipeline_name RETURNING * INTO d;
-    PERFORM windowing._shard_progress_reset(pipeline_name);
     PERFORM set_config('citus.enable_unsafe_triggers', 'on', true);
     IF EXISTS (SELECT FROM pg_class WHERE oid = d.source) THEN
         EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', 'windowing_pipeline_' || d.id, d.source);
@@ -2611,6 +2614,7 @@ BEGIN
     IF drop_tables AND EXISTS (SELECT FROM pg_class WHERE oid = d.late_table) THEN
         EXECUTE format('DROP TABLE %s', d.late_table);
     END IF;
+    PERFORM windowing._shard_progress_reset(pipeline_name);
 END
 $$;
 

@@ -1,0 +1,65 @@
+# A pipeline whose table another session has locked is left for a later
+# round: the worker does not wait for the lock, so its other pipelines go
+# on, and a session that then locks another pipeline's table does not
+# deadlock with it.  Every wait polls a condition.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use Windowing qw(worker_node);
+
+# a round's steps share one transaction for up to a second
+my $node = worker_node('locked', q{
+windowing.poll_interval = 50
+windowing.worker_batch_time = 1000
+deadlock_timeout = 100ms
+});
+$node->safe_psql('postgres', q{
+CREATE EXTENSION windowing;
+CREATE TABLE q (k int, ts timestamptz);
+SELECT windowing.create_pipeline('a_free', 'q', 'ts', '{k}', windowing.tumbling('1 minute'),
+                                 'count(*) AS n', retention => 'consume');
+SELECT windowing.create_pipeline('b_locked', 'q', 'ts', '{k}', windowing.tumbling('1 minute'),
+                                 'count(*) AS n', retention => 'consume');
+});
+
+# rows 10 s apart: "batch" 0 fills minutes 0 to 9, 1 the next ten
+sub add_rows
+{
+	my ($batch) = @_;
+	my $from = 60 * $batch;
+	$node->safe_psql('postgres', qq{
+		INSERT INTO q SELECT g % 3, '2026-01-01 00:00+00'::timestamptz + g * interval '10 seconds'
+		FROM generate_series($from + 1, $from + 60) g});
+}
+my $counted = q{SELECT coalesce(sum(n), 0) FROM %s_results};
+
+# The worker steps a_free, then b_locked, in one transaction of its round.
+# Waiting for b_locked's result table would have held a_free's results
+# back, uncommitted, until the lock went.
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(q{BEGIN; LOCK TABLE b_locked_results IN ACCESS EXCLUSIVE MODE});
+add_rows(0);
+ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '59'),
+	'a pipeline fires while another pipeline of its queue has its result table locked');
+is($node->safe_psql('postgres', q{SELECT rows_consumed FROM windowing.pipeline WHERE name = 'b_locked'}),
+	'0', 'the locked one is left as it was');
+
+# The holder now locks a_free's table, which the worker's round also
+# writes.  Had the worker waited for b_locked's, each would wait for the
+# other, and one would be cancelled as a deadlock.
+$holder->query_safe(q{SET lock_timeout = '60s'; LOCK TABLE a_free_results IN ACCESS EXCLUSIVE MODE});
+add_rows(1);
+$holder->query_safe('COMMIT');
+$holder->quit;
+ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '119'), 'once committed, a_free goes on');
+ok($node->poll_query_until('postgres', sprintf($counted, 'b_locked'), '119'), 'and b_locked catches up');
+is($node->safe_psql('postgres', q{SELECT string_agg(name || ': ' || failures || ' ' || coalesce(last_error, ''), ', '
+	ORDER BY name) FROM windowing.pipeline}),
+	'a_free: 0 , b_locked: 0 ', 'no step failed');
+
+$node->stop;
+done_testing();
