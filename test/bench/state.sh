@@ -26,7 +26,8 @@
 # the worker would; "first ms" is the elapsed time of a 1000-row step in a
 # new session, which holds none of the state (as after a restart) and
 # reads from the heap what it needs, with an empty state log and with
-# the longest one a restart can meet; "restart" is how many steps that new
+# the longest one a restart can meet (its steps and size shown beside);
+# "restart" is how many steps that new
 # session takes, and their average elapsed ms, until every window is in
 # its memory again (at most RAMP_STEPS, 1000 by default), read by key as
 # its rows name them and ahead of them.  The worker is off
@@ -201,7 +202,7 @@ first() {
 	rows=$(later_rows "$1")
 	sql -c "SELECT windowing.process('p')" >/dev/null
 	if [ "$2" != 0 ]; then
-		shown="', ' || :logged || ' steps'"
+		shown="', ' || :logged || ' steps, ' || :log_mb || ' MB'"
 		sql >/dev/null <<SQL
 DO \$\$
 DECLARE
@@ -229,7 +230,8 @@ SQL
 	fi
 	sql <<SQL | tail -n 1
 $rows;
-SELECT count(DISTINCT step) AS logged FROM windowing.state_log \gset
+SELECT count(DISTINCT step) AS logged, round(coalesce(sum(octet_length(changes)), 0) / 1048576.0, 1) AS log_mb
+FROM windowing.state_log \gset
 SELECT extract(epoch FROM clock_timestamp()) * 1000 AS t0 \gset
 SELECT windowing.process('p') >= 0 AS consumed \gset
 SELECT round(extract(epoch FROM clock_timestamp()) * 1000 - :t0) || $shown;
