@@ -24,7 +24,7 @@
  * other pipeline's step.  A step never waits for a lock on its pipeline's
  * tables: a pipeline whose queue, result or late table another session
  * has locked, or is waiting to lock, is left for a later round
- * (tables_free), and the other pipelines go on.
+ * (locked_table), and the other pipelines go on.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
  * recorded on the pipeline in a transaction of its own, and the worker
@@ -130,6 +130,25 @@ static MemoryContext round_cxt = NULL;
 
 /* Which part of each pipeline this worker steps: the database's workers take one part each. */
 static int	my_part = 0;
+
+/*
+ * The pipelines whose tables were locked at their last rounds, since when,
+ * and whether that was logged (held_back): in TopMemoryContext.
+ */
+typedef struct HeldBack
+{
+	char		name[NAMEDATALEN];
+	int			part;
+	TimestampTz since;
+	bool		logged;
+	uint64		round;			/* the last round that held it back */
+} HeldBack;
+
+static List *held_back_list = NIL;
+static uint64 round_number = 0;
+
+/* How long a pipeline is held back by a lock before the worker logs it. */
+#define HELD_BACK_LOG_MS 1000
 
 static void
 begin_transaction(const char *activity)
@@ -461,12 +480,82 @@ table_free(Oid relid, LOCKMODE mode)
 	return !OidIsValid(relid) || ConditionalLockRelationOid(relid, mode);
 }
 
-static bool
-tables_free(const PipelineRunning *running)
+/* InvalidOid if every table is free, else the first that is not. */
+static Oid
+locked_table(const PipelineRunning *running)
 {
-	return table_free(running->source, AccessShareLock) &&
-		table_free(running->result_table, RowExclusiveLock) &&
-		table_free(running->late_table, RowExclusiveLock);
+	if (!table_free(running->source, AccessShareLock))
+		return running->source;
+	if (!table_free(running->result_table, RowExclusiveLock))
+		return running->result_table;
+	if (!table_free(running->late_table, RowExclusiveLock))
+		return running->late_table;
+	return InvalidOid;
+}
+
+/*
+ * Notes a pipeline left for a later round by a lock on table "locked": one
+ * held back for HELD_BACK_LOG_MS in a row is logged once, so that a
+ * session that keeps a pipeline's table locked, which no longer shows as a
+ * worker waiting in pg_stat_activity, shows in the log.
+ */
+static void
+held_back(const PipelinePart *p, Oid locked)
+{
+	ListCell   *lc;
+	HeldBack   *h = NULL;
+
+	foreach(lc, held_back_list)
+	{
+		HeldBack   *each = lfirst(lc);
+
+		if (each->part == p->part && strcmp(each->name, p->name) == 0)
+			h = each;
+	}
+	if (h == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		h = palloc0(sizeof(HeldBack));
+		strlcpy(h->name, p->name, NAMEDATALEN);
+		h->part = p->part;
+		h->since = GetCurrentTimestamp();
+		held_back_list = lappend(held_back_list, h);
+		MemoryContextSwitchTo(old);
+	}
+	h->round = round_number;
+	if (!h->logged && TimestampDifferenceExceeds(h->since, GetCurrentTimestamp(), HELD_BACK_LOG_MS))
+	{
+		char	   *table = get_rel_name(locked);
+
+		h->logged = true;
+		/* a table dropped meanwhile: the step will say so */
+		if (table == NULL)
+			return;
+		ereport(LOG,
+				(errmsg("pipeline \"%s\" waits for a lock on table \"%s\"", p->name, table),
+				 errdetail("Another session holds or awaits a lock on it that conflicts with a step's; "
+						   "the worker steps the pipeline once the lock is free, and its other pipelines meanwhile.")));
+	}
+}
+
+/* Forgets the pipelines this round did not hold back: stepped, paused or dropped. */
+static void
+held_back_prune(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, held_back_list)
+	{
+		HeldBack   *h = lfirst(lc);
+
+		if (h->round != round_number)
+		{
+			held_back_list = foreach_delete_current(held_back_list, lc);
+			pfree(h);
+		}
+	}
+	round_number++;
 }
 
 /*
@@ -499,6 +588,7 @@ step_pipeline(const PipelinePart *p, bool *more)
 		psprintf("step of part %d of pipeline \"%s\"", p->part, p->name);
 	Oid			owner;
 	PipelineRunning running = {0};
+	Oid			locked;
 	bool		joined;
 	bool		left = false;
 	int64		consumed = 0;
@@ -522,8 +612,14 @@ step_pipeline(const PipelinePart *p, bool *more)
 		begin_shared_transaction(activity);
 		owner = lock_if_running(p, &running);
 	}
-	if (!OidIsValid(owner) || !tables_free(&running))
+	if (!OidIsValid(owner))
 		return 0;
+	locked = locked_table(&running);
+	if (OidIsValid(locked))
+	{
+		held_back(p, locked);
+		return 0;
+	}
 	joined = shared_stepped;
 	PG_TRY();
 	{
@@ -686,6 +782,7 @@ windowing_worker_main(Datum main_arg)
 				consumed = true;
 		}
 		end_shared_transaction();
+		held_back_prune();
 		/*
 		 * Queues are emptied after rows were consumed, and again in the
 		 * next rounds while one could not be: else a queue whose lock was

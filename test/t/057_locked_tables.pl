@@ -41,12 +41,16 @@ my $counted = q{SELECT coalesce(sum(n), 0) FROM %s_results};
 # Waiting for b_locked's result table would have held a_free's results
 # back, uncommitted, until the lock went.
 my $holder = $node->background_psql('postgres');
+my $log_offset = -s $node->logfile;
 $holder->query_safe(q{BEGIN; LOCK TABLE b_locked_results IN ACCESS EXCLUSIVE MODE});
 add_rows(0);
 ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '59'),
 	'a pipeline fires while another pipeline of its queue has its result table locked');
 is($node->safe_psql('postgres', q{SELECT rows_consumed FROM windowing.pipeline WHERE name = 'b_locked'}),
 	'0', 'the locked one is left as it was');
+# no longer a worker waiting in pg_stat_activity: the log says it, once
+$node->wait_for_log(qr/pipeline "b_locked" waits for a lock on table "b_locked_results"/, $log_offset);
+pass('the log says which lock holds the pipeline back');
 
 # The holder now locks a_free's table, which the worker's round also
 # writes.  Had the worker waited for b_locked's, each would wait for the
@@ -60,6 +64,8 @@ ok($node->poll_query_until('postgres', sprintf($counted, 'b_locked'), '119'), 'a
 is($node->safe_psql('postgres', q{SELECT string_agg(name || ': ' || failures || ' ' || coalesce(last_error, ''), ', '
 	ORDER BY name) FROM windowing.pipeline}),
 	'a_free: 0 , b_locked: 0 ', 'no step failed');
+my @held = (slurp_file($node->logfile, $log_offset) =~ /pipeline "b_locked" waits for a lock/g);
+is(scalar(@held), 1, 'once for as long as it is held back');
 
 $node->stop;
 done_testing();
