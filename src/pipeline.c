@@ -25,6 +25,7 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -200,6 +201,38 @@ bool
 pipeline_try_lock(const char *name, int part)
 {
 	return lock_part(name, part, false);
+}
+
+/*
+ * Takes the locks a step takes on the pipeline's tables if no one holds or
+ * awaits a conflicting one; false if someone does.  The worker never waits
+ * for them: a session that locks a pipeline's table (ALTER TABLE, DROP
+ * TRIGGER, LOCK TABLE) would hold up the worker's other pipelines, one
+ * that locks two tables of the round's steps in turn would deadlock with
+ * it, and a reclaim waiting with the queue locked would hold up every
+ * producer of the queue.  On a Citus node the wait itself is the harm:
+ * Citus's deadlock detection counts all local processes as one
+ * transaction, so a drop of a distributed pipeline, waiting for one node's
+ * worker while another's waits for it, would be cancelled as a distributed
+ * deadlock.  The worker tries again at a later round.
+ */
+static bool
+table_free(Oid relid, LOCKMODE mode)
+{
+	return !OidIsValid(relid) || ConditionalLockRelationOid(relid, mode);
+}
+
+/* InvalidOid if every table is free, else the first that is not. */
+Oid
+pipeline_locked_table(const PipelineRunning *running)
+{
+	if (!table_free(running->source, AccessShareLock))
+		return running->source;
+	if (!table_free(running->result_table, RowExclusiveLock))
+		return running->result_table;
+	if (!table_free(running->late_table, RowExclusiveLock))
+		return running->late_table;
+	return InvalidOid;
 }
 
 /*

@@ -44,6 +44,7 @@ extern int64 pipeline_idle_watermark(int64 rows, TimestampTz last_row_at, Timest
 extern int64 pipeline_duration(const Interval *iv, bool is_ts, const char *what);
 extern void pipeline_lock(const char *name, int part);
 extern bool pipeline_try_lock(const char *name, int part);
+extern Oid	pipeline_locked_table(const PipelineRunning *running);
 extern int	pipeline_parts(const char *name, bool lock);
 extern void pipeline_catch_up(const char *name, int part, char *until, int64 watermark);
 

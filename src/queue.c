@@ -16,7 +16,10 @@
  * windowing.queue_lock_timeout, which bounds how long producers stall.  A
  * queue with a paused or failed pipeline is left alone, since that pipeline
  * has yet to read its rows, and so is a queue whose owner chose to keep its
- * rows (retention 'keep', held by the queue's trigger).
+ * rows (retention 'keep', held by the queue's trigger).  So is a queue one
+ * of whose pipelines has its result or late table locked by another
+ * session, until that lock goes: the pipeline's step would wait for it
+ * with the queue locked, and every producer would wait behind it.
  *
  * Steps run as each pipeline's owner and the TRUNCATE as the table's
  * owner, so no user code (a TRUNCATE trigger, an aggregate) ever runs with
@@ -174,6 +177,36 @@ queue_needs_reclaim(Oid source)
 }
 
 /*
+ * Takes the locks the readers' steps take on their result and late tables,
+ * if no session holds or awaits a conflicting one (pipeline_locked_table):
+ * else the steps would wait for them with the queue locked, and every
+ * producer with them.  Not on the queue, which the reclaim locks itself.
+ */
+static bool
+readers_tables_free(List *readers)
+{
+	ListCell   *lc;
+	bool		all_free = true;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	foreach(lc, readers)
+	{
+		PipelineRunning running = {0};
+
+		(void) catalog_owner_if_running(lfirst(lc), &running);
+		running.source = InvalidOid;
+		if (OidIsValid(pipeline_locked_table(&running)))
+		{
+			all_free = false;
+			break;
+		}
+	}
+	SPI_finish();
+	return all_free;
+}
+
+/*
  * Empties queue "source" if its rows are to be consumed, it has grown past
  * queue_truncate_size and every pipeline reading it can consume it now,
  * in the caller's transaction.  While a pipeline steps, *stepping names
@@ -198,6 +231,8 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 
 		pipeline_lock(p->name, p->part);
 	}
+	if (!readers_tables_free(readers))
+		return QUEUE_NOT_READY;
 	if (!ConditionalLockRelationOid(source, AccessExclusiveLock) &&
 		!(queue_at_least(source, 2 * (int64) queue_truncate_size) && wait_for_queue(qualified)))
 		return QUEUE_BUSY;

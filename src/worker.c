@@ -24,7 +24,7 @@
  * other pipeline's step.  A step never waits for a lock on its pipeline's
  * tables: a pipeline whose queue, result or late table another session
  * has locked, or is waiting to lock, is left for a later round
- * (locked_table), and the other pipelines go on.
+ * (pipeline_locked_table), and the other pipelines go on.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
  * recorded on the pipeline in a transaction of its own, and the worker
@@ -463,37 +463,6 @@ lock_if_running(const PipelinePart *p, PipelineRunning *running)
 }
 
 /*
- * Takes the locks a step takes on the pipeline's tables if no one holds or
- * awaits a conflicting one; false if someone does.  A step never waits for
- * them: a session that locks a pipeline's table (ALTER TABLE, DROP
- * TRIGGER, LOCK TABLE) would hold up the worker's other pipelines, and one
- * that locks two tables of the round's steps in turn would deadlock with
- * it.  On a Citus node the wait itself is the harm: Citus's deadlock
- * detection counts all local processes as one transaction, so a drop of a
- * distributed pipeline, waiting for one node's worker while another's
- * waits for it, would be cancelled as a distributed deadlock.  The
- * pipeline is stepped again at a later round.
- */
-static bool
-table_free(Oid relid, LOCKMODE mode)
-{
-	return !OidIsValid(relid) || ConditionalLockRelationOid(relid, mode);
-}
-
-/* InvalidOid if every table is free, else the first that is not. */
-static Oid
-locked_table(const PipelineRunning *running)
-{
-	if (!table_free(running->source, AccessShareLock))
-		return running->source;
-	if (!table_free(running->result_table, RowExclusiveLock))
-		return running->result_table;
-	if (!table_free(running->late_table, RowExclusiveLock))
-		return running->late_table;
-	return InvalidOid;
-}
-
-/*
  * Notes a pipeline left for a later round by a lock on table "locked": one
  * held back for HELD_BACK_LOG_MS in a row is logged once, so that a
  * session that keeps a pipeline's table locked, which no longer shows as a
@@ -614,7 +583,7 @@ step_pipeline(const PipelinePart *p, bool *more)
 	}
 	if (!OidIsValid(owner))
 		return 0;
-	locked = locked_table(&running);
+	locked = pipeline_locked_table(&running);
 	if (OidIsValid(locked))
 	{
 		held_back(p, locked);

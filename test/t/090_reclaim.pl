@@ -5,7 +5,8 @@
 # so that nothing is lost, nothing counted twice, and the worker keeps
 # running.  A queue whose rows are kept is never emptied.  A producer that
 # holds the queue keeps the worker out of line until the queue is twice
-# the size.
+# the size.  A session that locks a pipeline's result table holds the
+# reclaim back, never the queue's producers.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -125,6 +126,42 @@ ok( $node->poll_query_until(
 	'once the producer commits, its row is read and the queue emptied');
 $node->safe_psql('postgres', q{SELECT windowing.pause_pipeline('ht'); SELECT windowing.flush('ht')});
 is($node->safe_psql('postgres', 'SELECT sum(n) FROM ht_results'), '44001', 'each row counted once');
+
+# A pipeline of the queue has its result table locked by another session:
+# its step, which fires windows, would wait for that lock, and a reclaim
+# stepping it with the queue locked would hold up every producer of the
+# queue meanwhile.  The
+# worker empties the queue once the lock is gone.
+$node->safe_psql('postgres', q{
+CREATE TABLE lq (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('la', 'lq', 'ts', '{k}', windowing.tumbling('1 second'),
+                                 'count(*) AS n', retention => 'consume');
+SELECT windowing.create_pipeline('lb', 'lq', 'ts', '{k}', windowing.tumbling('1 second'),
+                                 'count(*) AS n', retention => 'consume');});
+$holder = $node->background_psql('postgres');
+$holder->query_safe(q{BEGIN; LOCK TABLE lb_results IN SHARE MODE});
+(my $lfill = $fill) =~ s/hq/lq/;
+$node->safe_psql('postgres', $lfill);
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = 'la'}),
+	'the free pipeline consumes the queue');
+(my $lwatch = $watch) =~ s/'hq'/'lq'/;
+is($node->safe_psql('postgres', $lwatch), '0',
+	'the worker does not lock the queue while a pipeline of it has a table locked');
+is( $node->safe_psql(
+		'postgres', q{SET statement_timeout = '10s'; INSERT INTO lq VALUES (1, '2026-01-01 04:00', 1);
+		SELECT count(*) FROM lq}),
+	'22001', 'producers go on, and the queue keeps its rows');
+$holder->query_safe('COMMIT');
+$holder->quit;
+ok( $node->poll_query_until(
+		'postgres', q{SELECT bool_and(rows_consumed = 22001) FROM windowing.pipeline WHERE name IN ('la', 'lb')})
+	  && $node->poll_query_until('postgres', q{SELECT pg_relation_size('lq') = 0}),
+	'once the lock is gone, both pipelines read the queue and it is emptied');
+$node->safe_psql('postgres', q{SELECT windowing.pause_pipeline('la'); SELECT windowing.flush('la');
+	SELECT windowing.pause_pipeline('lb'); SELECT windowing.flush('lb')});
+is($node->safe_psql('postgres', 'SELECT (SELECT sum(n) FROM la_results), (SELECT sum(n) FROM lb_results)'),
+	'22001|22001', 'each row counted once by each');
 
 my $log = slurp_file($node->logfile);
 unlike($log, qr/still has rows to consume/, 'reclaim never found rows left behind');
