@@ -576,6 +576,46 @@ catalog_load_pipeline(const char *name, int part, PipelineDef *def, PipelineProg
  * (not NULL), only a pipeline in state 'running', whether its last steps
  * failed, and the tables it reads and writes.
  */
+/*
+ * A join pipeline's right queue, from its row of windowing.join_input (its
+ * row of windowing.pipeline names the left one), read as row_read reads
+ * that row; InvalidOid if there is none.
+ */
+static Oid
+join_right_source(int32 id)
+{
+	Relation	rel = windowing_table_open("join_input", AccessShareLock);
+	Oid			relid = RelationGetRelid(rel);
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			source = InvalidOid;
+
+	ScanKeyEntryInitialize(&key[0], 0, get_attnum(relid, "pipeline_id"),
+						   BTEqualStrategyNumber, InvalidOid, InvalidOid,
+						   F_INT4EQ, Int32GetDatum(id));
+	ScanKeyEntryInitialize(&key[1], 0, get_attnum(relid, "side"),
+						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
+						   F_TEXTEQ, CStringGetTextDatum("right"));
+	scan = systable_beginscan(rel, get_relname_relid("join_input_pkey", RelationGetNamespace(rel)),
+							  true, snapshot, 2, key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, get_attnum(relid, "source"), RelationGetDescr(rel),
+									 &isnull);
+
+		if (!isnull)
+			source = DatumGetObjectId(d);
+	}
+	systable_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	table_close(rel, AccessShareLock);
+	return source;
+}
+
 static Oid
 owner_of(const char *name, int part, bool latest, PipelineRunning *running)
 {
@@ -588,10 +628,15 @@ owner_of(const char *name, int part, bool latest, PipelineRunning *running)
 		owner = row_oid(&r, "owner");
 		if (running)
 		{
+			bool		not_join;
+
 			if (!row_running(&r))
 				owner = InvalidOid;
 			running->failing = row_int8(&r, "failures", 0) != 0;
 			running->source = row_oid(&r, "source");
+			(void) row_datum(&r, "join_type", &not_join, NULL);
+			running->right_source = not_join ? InvalidOid :
+				join_right_source((int32) row_int8(&r, "id", 0));
 			running->result_table = row_oid(&r, "result_table");
 			running->late_table = row_oid(&r, "late_table");
 		}

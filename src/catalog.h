@@ -166,6 +166,7 @@ typedef struct PipelineRunning
 {
 	bool		failing;		/* its last steps failed */
 	Oid			source;
+	Oid			right_source;	/* a join's right queue, or InvalidOid */
 	Oid			result_table;
 	Oid			late_table;		/* or InvalidOid */
 } PipelineRunning;

@@ -228,6 +228,8 @@ pipeline_locked_table(const PipelineRunning *running)
 {
 	if (!table_free(running->source, AccessShareLock))
 		return running->source;
+	if (!table_free(running->right_source, AccessShareLock))
+		return running->right_source;
 	if (!table_free(running->result_table, RowExclusiveLock))
 		return running->result_table;
 	if (!table_free(running->late_table, RowExclusiveLock))

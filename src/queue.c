@@ -169,21 +169,28 @@ queue_at_least(Oid source, int64 kb)
 	return big;
 }
 
-/* Is the queue big enough to be worth emptying? */
+/*
+ * Is the queue big enough to be worth emptying?  Not now if another session
+ * holds or awaits its ACCESS EXCLUSIVE lock (ALTER TABLE, LOCK TABLE): the
+ * worker would wait for it to read the queue's size, and every pipeline
+ * with it.
+ */
 bool
 queue_needs_reclaim(Oid source)
 {
-	return queue_at_least(source, queue_truncate_size);
+	return ConditionalLockRelationOid(source, AccessShareLock) &&
+		queue_at_least(source, queue_truncate_size);
 }
 
 /*
- * Takes the locks the readers' steps take on their result and late tables,
- * if no session holds or awaits a conflicting one (pipeline_locked_table):
- * else the steps would wait for them with the queue locked, and every
- * producer with them.  Not on the queue, which the reclaim locks itself.
+ * Takes the locks the readers' steps take on their tables (result and late
+ * tables, a join's other queue), if no session holds or awaits a
+ * conflicting one (pipeline_locked_table): else the steps would wait for
+ * them with the queue locked, and every producer with them.  Not on the
+ * queue "source", which the reclaim locks itself.
  */
 static bool
-readers_tables_free(List *readers)
+readers_tables_free(List *readers, Oid source)
 {
 	ListCell   *lc;
 	bool		all_free = true;
@@ -195,7 +202,10 @@ readers_tables_free(List *readers)
 		PipelineRunning running = {0};
 
 		(void) catalog_owner_if_running(lfirst(lc), &running);
-		running.source = InvalidOid;
+		if (running.source == source)
+			running.source = InvalidOid;
+		if (running.right_source == source)
+			running.right_source = InvalidOid;
 		if (OidIsValid(pipeline_locked_table(&running)))
 		{
 			all_free = false;
@@ -231,7 +241,7 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 
 		pipeline_lock(p->name, p->part);
 	}
-	if (!readers_tables_free(readers))
+	if (!readers_tables_free(readers, source))
 		return QUEUE_NOT_READY;
 	if (!ConditionalLockRelationOid(source, AccessExclusiveLock) &&
 		!(queue_at_least(source, 2 * (int64) queue_truncate_size) && wait_for_queue(qualified)))

@@ -22,9 +22,9 @@
  * at most that long for the commit.  A pipeline whose last steps failed
  * steps in a transaction of its own, so that its errors roll back no
  * other pipeline's step.  A step never waits for a lock on its pipeline's
- * tables: a pipeline whose queue, result or late table another session
- * has locked, or is waiting to lock, is left for a later round
- * (pipeline_locked_table), and the other pipelines go on.
+ * tables: a pipeline whose queue (a join's two), result or late table
+ * another session has locked, or is waiting to lock, is left for a later
+ * round (pipeline_locked_table), and the other pipelines go on.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
  * recorded on the pipeline in a transaction of its own, and the worker

@@ -1,7 +1,8 @@
 # A pipeline whose table another session has locked is left for a later
 # round: the worker does not wait for the lock, so its other pipelines go
 # on, and a session that then locks another pipeline's table does not
-# deadlock with it.  Every wait polls a condition.
+# deadlock with it.  A join's right queue counts as its table.  Every wait
+# polls a condition.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -24,6 +25,10 @@ SELECT windowing.create_pipeline('a_free', 'q', 'ts', '{k}', windowing.tumbling(
                                  'count(*) AS n', retention => 'consume');
 SELECT windowing.create_pipeline('b_locked', 'q', 'ts', '{k}', windowing.tumbling('1 minute'),
                                  'count(*) AS n', retention => 'consume');
+SELECT windowing.create_queue('rq', 'k int, ts timestamptz');
+SELECT windowing.create_join_pipeline('b_join', 'q', 'ts', '{k}', 'rq', 'ts', '{k}',
+                                      'q.k, q.ts AS left_at, rq.ts AS right_at',
+                                      lower => '0', upper => '1 minute');
 });
 
 # rows 10 s apart: "batch" 0 fills minutes 0 to 9, 1 the next ten
@@ -61,11 +66,29 @@ $holder->query_safe('COMMIT');
 $holder->quit;
 ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '119'), 'once committed, a_free goes on');
 ok($node->poll_query_until('postgres', sprintf($counted, 'b_locked'), '119'), 'and b_locked catches up');
-is($node->safe_psql('postgres', q{SELECT string_agg(name || ': ' || failures || ' ' || coalesce(last_error, ''), ', '
-	ORDER BY name) FROM windowing.pipeline}),
-	'a_free: 0 , b_locked: 0 ', 'no step failed');
 my @held = (slurp_file($node->logfile, $log_offset) =~ /pipeline "b_locked" waits for a lock/g);
 is(scalar(@held), 1, 'once for as long as it is held back');
+
+# A join's step also reads its right queue: locked, the join is left for
+# a later round, and the round's other steps commit.
+my $join_read = q{SELECT string_agg(i.side || ' ' || i.rows_consumed, ', ' ORDER BY i.side)
+	FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id WHERE p.name = 'b_join'};
+ok($node->poll_query_until('postgres', $join_read, 'left 120, right 0'), 'the join read the left queue');
+$holder = $node->background_psql('postgres');
+$log_offset = -s $node->logfile;
+$holder->query_safe(q{BEGIN; LOCK TABLE rq IN ACCESS EXCLUSIVE MODE});
+add_rows(2);
+ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '179'),
+	'a pipeline fires while a join of its queue has its right queue locked');
+is($node->safe_psql('postgres', $join_read), 'left 120, right 0', 'the join is left as it was');
+$node->wait_for_log(qr/pipeline "b_join" waits for a lock on table "rq"/, $log_offset);
+pass('the log names the right queue');
+$holder->query_safe('COMMIT');
+$holder->quit;
+ok($node->poll_query_until('postgres', $join_read, 'left 180, right 0'), 'once committed, the join goes on');
+is($node->safe_psql('postgres', q{SELECT string_agg(name || ': ' || failures || ' ' || coalesce(last_error, ''), ', '
+	ORDER BY name) FROM windowing.pipeline}),
+	'a_free: 0 , b_join: 0 , b_locked: 0 ', 'no step failed');
 
 $node->stop;
 done_testing();
