@@ -21,10 +21,11 @@
  * pipelines pays one commit, not one per pipeline; a step's results wait
  * at most that long for the commit.  A pipeline whose last steps failed
  * steps in a transaction of its own, so that its errors roll back no
- * other pipeline's step.  A step never waits for a lock on its pipeline's
- * tables: a pipeline whose queue (a join's two), result or late table
- * another session has locked, or is waiting to lock, is left for a later
- * round (pipeline_locked_table), and the other pipelines go on.
+ * other pipeline's step.  A step never waits for a lock on its pipeline or
+ * its tables: a pipeline that another session holds (lock_if_running), or
+ * whose queue (a join's two), result or late table another session has
+ * locked or is waiting to lock (pipeline_locked_table), is left for a
+ * later round, and the other pipelines go on.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
  * recorded on the pipeline in a transaction of its own, and the worker
@@ -446,16 +447,24 @@ step_error_context(void *arg)
 }
 
 /*
- * Takes the pipeline's lock and returns its owner if it is still running,
- * else InvalidOid: a pipeline dropped or paused since the round began is
- * skipped, and from here on a pause or drop waits for this step to finish.
+ * Takes the pipeline's lock, if no session holds it (else *held is set),
+ * and returns its owner if it is still running, else InvalidOid: a
+ * pipeline dropped or paused since the round began is skipped, and from
+ * here on a pause or drop waits for this step to finish.  The worker never
+ * waits for that lock: a session that holds it in a transaction still open
+ * (process(), alter_pipeline(), pause_pipeline()) would hold up every
+ * other pipeline of the worker, and one that takes the locks of several
+ * pipelines (or parts) in turn, as alter_pipeline() of two does, would
+ * deadlock with the round's shared transaction.
  */
 static Oid
-lock_if_running(const PipelinePart *p, PipelineRunning *running)
+lock_if_running(const PipelinePart *p, PipelineRunning *running, bool *held)
 {
 	Oid			owner;
 
-	pipeline_lock(p->name, p->part);
+	*held = !pipeline_try_lock(p->name, p->part);
+	if (*held)
+		return InvalidOid;
 	SPI_connect();
 	owner = catalog_owner_if_running(p, running);
 	SPI_finish();
@@ -463,10 +472,11 @@ lock_if_running(const PipelinePart *p, PipelineRunning *running)
 }
 
 /*
- * Notes a pipeline left for a later round by a lock on table "locked": one
- * held back for HELD_BACK_LOG_MS in a row is logged once, so that a
- * session that keeps a pipeline's table locked, which no longer shows as a
- * worker waiting in pg_stat_activity, shows in the log.
+ * Notes a pipeline left for a later round by a lock on table "locked"
+ * (InvalidOid: on the pipeline itself): one held back for HELD_BACK_LOG_MS
+ * in a row is logged once, so that a session that keeps a pipeline or its
+ * table locked, which no longer shows as a worker waiting in
+ * pg_stat_activity, shows in the log.
  */
 static void
 held_back(const PipelinePart *p, Oid locked)
@@ -495,9 +505,14 @@ held_back(const PipelinePart *p, Oid locked)
 	h->round = round_number;
 	if (!h->logged && TimestampDifferenceExceeds(h->since, GetCurrentTimestamp(), HELD_BACK_LOG_MS))
 	{
-		char	   *table = get_rel_name(locked);
+		char	   *table = OidIsValid(locked) ? get_rel_name(locked) : NULL;
 
 		h->logged = true;
+		if (!OidIsValid(locked))
+			ereport(LOG,
+					(errmsg("pipeline \"%s\" waits for another session that holds it", p->name),
+					 errdetail("The session steps, changes, pauses or drops the pipeline in a transaction still open; "
+							   "the worker steps the pipeline once it ends, and its other pipelines meanwhile.")));
 		/* a table dropped meanwhile: the step will say so */
 		if (table == NULL)
 			return;
@@ -558,37 +573,27 @@ step_pipeline(const PipelinePart *p, bool *more)
 	Oid			owner;
 	PipelineRunning running = {0};
 	Oid			locked;
+	bool		held;
 	bool		joined;
 	bool		left = false;
 	int64		consumed = 0;
 
 	begin_shared_transaction(activity);
-	/*
-	 * Never wait for a lock while holding those of the round's earlier
-	 * steps: a session taking the locks of several pipelines (or parts) in
-	 * one transaction, as alter_pipeline() of two does, would wait for them
-	 * in turn, each of them for the other.
-	 */
-	if (shared_stepped && !pipeline_try_lock(p->name, p->part))
-	{
-		end_shared_transaction();
-		begin_shared_transaction(activity);
-	}
-	owner = lock_if_running(p, &running);
+	owner = lock_if_running(p, &running, &held);
 	if (running.failing && shared_stepped)
 	{
 		end_shared_transaction();
 		begin_shared_transaction(activity);
-		owner = lock_if_running(p, &running);
+		owner = lock_if_running(p, &running, &held);
 	}
-	if (!OidIsValid(owner))
-		return 0;
-	locked = pipeline_locked_table(&running);
-	if (OidIsValid(locked))
+	locked = OidIsValid(owner) ? pipeline_locked_table(&running) : InvalidOid;
+	if (held || OidIsValid(locked))
 	{
 		held_back(p, locked);
 		return 0;
 	}
+	if (!OidIsValid(owner))
+		return 0;
 	joined = shared_stepped;
 	PG_TRY();
 	{

@@ -1,8 +1,9 @@
 # A pipeline whose table another session has locked is left for a later
 # round: the worker does not wait for the lock, so its other pipelines go
 # on, and a session that then locks another pipeline's table does not
-# deadlock with it.  A join's right queue counts as its table.  Every wait
-# polls a condition.
+# deadlock with it.  A join's right queue counts as its table, and a
+# session that holds the pipeline itself (process() in a transaction still
+# open) holds it back alike.  Every wait polls a condition.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -86,6 +87,23 @@ pass('the log names the right queue');
 $holder->query_safe('COMMIT');
 $holder->quit;
 ok($node->poll_query_until('postgres', $join_read, 'left 180, right 0'), 'once committed, the join goes on');
+
+# A session that steps b_locked in a transaction it keeps open holds the
+# pipeline: the worker steps the others meanwhile, round after round.
+$holder = $node->background_psql('postgres');
+$log_offset = -s $node->logfile;
+$holder->query_safe(q{BEGIN; SELECT windowing.process('b_locked')});
+add_rows(3);
+ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '239'),
+	'a pipeline fires while a session holds another of its queue');
+add_rows(4);
+ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '299'), 'and again at the next rows');
+is($node->safe_psql('postgres', sprintf($counted, 'b_locked')), '179', 'the held one is left as it was');
+$node->wait_for_log(qr/pipeline "b_locked" waits for another session that holds it/, $log_offset);
+pass('the log says a session holds the pipeline');
+$holder->query_safe('COMMIT');
+$holder->quit;
+ok($node->poll_query_until('postgres', sprintf($counted, 'b_locked'), '299'), 'once it commits, b_locked catches up');
 is($node->safe_psql('postgres', q{SELECT string_agg(name || ': ' || failures || ' ' || coalesce(last_error, ''), ', '
 	ORDER BY name) FROM windowing.pipeline}),
 	'a_free: 0 , b_join: 0 , b_locked: 0 ', 'no step failed');
