@@ -17,9 +17,9 @@
  * queue with a paused or failed pipeline is left alone, since that pipeline
  * has yet to read its rows, and so is a queue whose owner chose to keep its
  * rows (retention 'keep', held by the queue's trigger).  So is a queue one
- * of whose pipelines has its result or late table locked by another
- * session, until that lock goes: the pipeline's step would wait for it
- * with the queue locked, and every producer would wait behind it.
+ * of whose pipelines another session holds, or has its result or late
+ * table locked, until that lock goes: the worker would wait for it (for a
+ * table, with the queue locked and every producer behind it).
  *
  * Steps run as each pipeline's owner and the TRUNCATE as the table's
  * owner, so no user code (a TRUNCATE trigger, an aggregate) ever runs with
@@ -234,12 +234,16 @@ queue_reclaim(Oid source, const PipelinePart *volatile *stepping)
 	if (name == NULL || !running_readers(source, &readers))
 		return QUEUE_NOT_READY;
 	qualified = quote_qualified_identifier(get_namespace_name(get_rel_namespace(source)), name);
-	/* pipelines first, in order of name and part, as a process() call would take them */
+	/*
+	 * Pipelines first, in order of name and part, as a process() call would
+	 * take them; none that a session holds (lock_if_running in worker.c).
+	 */
 	foreach(lc, readers)
 	{
 		PipelinePart *p = lfirst(lc);
 
-		pipeline_lock(p->name, p->part);
+		if (!pipeline_try_lock(p->name, p->part))
+			return QUEUE_NOT_READY;
 	}
 	if (!readers_tables_free(readers, source))
 		return QUEUE_NOT_READY;

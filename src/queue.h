@@ -17,8 +17,8 @@ typedef enum QueueReclaim
 {
 	QUEUE_EMPTIED,
 	QUEUE_BUSY,					/* producers held its lock */
-	QUEUE_NOT_READY				/* a pipeline of it does not run or has a table
-								 * locked, or the queue keeps its rows */
+	QUEUE_NOT_READY				/* a pipeline of it does not run, is held or has
+								 * a table locked, or the queue keeps its rows */
 } QueueReclaim;
 
 extern bool queue_needs_reclaim(Oid source);

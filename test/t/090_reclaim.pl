@@ -6,7 +6,8 @@
 # running.  A queue whose rows are kept is never emptied.  A producer that
 # holds the queue keeps the worker out of line until the queue is twice
 # the size.  A session that locks a pipeline's result table holds the
-# reclaim back, never the queue's producers.
+# reclaim back, never the queue's producers, and one that holds a pipeline
+# holds the reclaim back, never the worker.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -162,6 +163,37 @@ $node->safe_psql('postgres', q{SELECT windowing.pause_pipeline('la'); SELECT win
 	SELECT windowing.pause_pipeline('lb'); SELECT windowing.flush('lb')});
 is($node->safe_psql('postgres', 'SELECT (SELECT sum(n) FROM la_results), (SELECT sum(n) FROM lb_results)'),
 	'22001|22001', 'each row counted once by each');
+
+# A session that keeps one pipeline of the queue in a transaction still
+# open holds the reclaim back, not the worker: the queue's other pipeline
+# reads on, and the queue is emptied once the session commits.
+$node->safe_psql('postgres', q{
+CREATE TABLE mq (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('ma', 'mq', 'ts', '{k}', windowing.tumbling('1 second'),
+                                 'count(*) AS n', retention => 'consume');
+SELECT windowing.create_pipeline('mb', 'mq', 'ts', '{k}', windowing.tumbling('1 second'),
+                                 'count(*) AS n', retention => 'consume');});
+$holder = $node->background_psql('postgres');
+$holder->query_safe(q{BEGIN; SELECT windowing.process('mb')});
+(my $mfill = $fill) =~ s/hq/mq/;
+$node->safe_psql('postgres', $mfill);
+ok( $node->poll_query_until(
+		'postgres', q{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = 'ma'}),
+	'the free pipeline consumes the queue');
+# past a second apart: the worker tries to empty the queue between them
+for my $n (22001 .. 22003)
+{
+	$node->safe_psql('postgres', q{SELECT pg_sleep(1.1); INSERT INTO mq VALUES (1, '2026-01-01 05:00', 1)});
+	ok( $node->poll_query_until(
+			'postgres', qq{SELECT rows_consumed = $n FROM windowing.pipeline WHERE name = 'ma'}),
+		"and reads on: $n rows");
+}
+$holder->query_safe('COMMIT');
+$holder->quit;
+ok( $node->poll_query_until(
+		'postgres', q{SELECT bool_and(rows_consumed = 22003) FROM windowing.pipeline WHERE name IN ('ma', 'mb')})
+	  && $node->poll_query_until('postgres', q{SELECT pg_relation_size('mq') = 0}),
+	'once the session commits, both pipelines read the queue and it is emptied');
 
 my $log = slurp_file($node->logfile);
 unlike($log, qr/still has rows to consume/, 'reclaim never found rows left behind');
