@@ -131,18 +131,26 @@ is($node->safe_psql('postgres', 'SELECT sum(n) FROM ht_results'), '44001', 'each
 # A pipeline of the queue has its result table locked by another session:
 # its step, which fires windows, would wait for that lock, and a reclaim
 # stepping it with the queue locked would hold up every producer of the
-# queue meanwhile.  The
-# worker empties the queue once the lock is gone.
-$node->safe_psql('postgres', q{
-CREATE TABLE lq (k int, ts timestamptz, v int);
-SELECT windowing.create_pipeline('la', 'lq', 'ts', '{k}', windowing.tumbling('1 second'),
-                                 'count(*) AS n', retention => 'consume');
-SELECT windowing.create_pipeline('lb', 'lq', 'ts', '{k}', windowing.tumbling('1 second'),
-                                 'count(*) AS n', retention => 'consume');});
-$holder = $node->background_psql('postgres');
-$holder->query_safe(q{BEGIN; LOCK TABLE lb_results IN SHARE MODE});
-(my $lfill = $fill) =~ s/hq/lq/;
-$node->safe_psql('postgres', $lfill);
+# queue meanwhile.  The worker empties the queue once the lock is gone.
+
+# A queue "l" + "q" read by pipelines "l" + "a" and "l" + "b", which fire
+# 1-second windows, then filled past windowing.queue_truncate_size while
+# a session runs "hold" in a transaction it keeps open.
+sub held_queue
+{
+	my ($l, $hold) = @_;
+	my $h = $node->background_psql('postgres');
+
+	$node->safe_psql('postgres', qq{CREATE TABLE ${l}q (k int, ts timestamptz, v int)});
+	$node->safe_psql('postgres', qq{
+		SELECT windowing.create_pipeline('$l$_', '${l}q', 'ts', '{k}', windowing.tumbling('1 second'),
+		                                 'count(*) AS n', retention => 'consume')}) for ('a', 'b');
+	$h->query_safe("BEGIN; $hold");
+	(my $filled = $fill) =~ s/hq/${l}q/;
+	$node->safe_psql('postgres', $filled);
+	return $h;
+}
+$holder = held_queue('l', 'LOCK TABLE lb_results IN SHARE MODE');
 ok( $node->poll_query_until(
 		'postgres', q{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = 'la'}),
 	'the free pipeline consumes the queue');
@@ -167,16 +175,7 @@ is($node->safe_psql('postgres', 'SELECT (SELECT sum(n) FROM la_results), (SELECT
 # A session that keeps one pipeline of the queue in a transaction still
 # open holds the reclaim back, not the worker: the queue's other pipeline
 # reads on, and the queue is emptied once the session commits.
-$node->safe_psql('postgres', q{
-CREATE TABLE mq (k int, ts timestamptz, v int);
-SELECT windowing.create_pipeline('ma', 'mq', 'ts', '{k}', windowing.tumbling('1 second'),
-                                 'count(*) AS n', retention => 'consume');
-SELECT windowing.create_pipeline('mb', 'mq', 'ts', '{k}', windowing.tumbling('1 second'),
-                                 'count(*) AS n', retention => 'consume');});
-$holder = $node->background_psql('postgres');
-$holder->query_safe(q{BEGIN; SELECT windowing.process('mb')});
-(my $mfill = $fill) =~ s/hq/mq/;
-$node->safe_psql('postgres', $mfill);
+$holder = held_queue('m', q{SELECT windowing.process('mb')});
 ok( $node->poll_query_until(
 		'postgres', q{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = 'ma'}),
 	'the free pipeline consumes the queue');
