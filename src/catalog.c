@@ -568,15 +568,6 @@ catalog_load_pipeline(const char *name, int part, PipelineDef *def, PipelineProg
 }
 
 /*
- * The owner of pipeline "name", or InvalidOid if there is none, whoever
- * asks (so that others get a permission error rather than "does not
- * exist"): read through the name's unique index, past row security, as of
- * the current statement or, with "latest", of now.  Each step asks twice,
- * and through SQL that cost a fifth of a one-row step.  With "running"
- * (not NULL), only a pipeline in state 'running', whether its last steps
- * failed, and the tables it reads and writes.
- */
-/*
  * A join pipeline's right queue, from its row of windowing.join_input (its
  * row of windowing.pipeline names the left one), read as row_read reads
  * that row; InvalidOid if there is none.
@@ -616,6 +607,15 @@ join_right_source(int32 id)
 	return source;
 }
 
+/*
+ * The owner of pipeline "name", or InvalidOid if there is none, whoever
+ * asks (so that others get a permission error rather than "does not
+ * exist"): read through the name's unique index, past row security, as of
+ * the current statement or, with "latest", of now.  Each step asks twice,
+ * and through SQL that cost a fifth of a one-row step.  With "running"
+ * (not NULL), only a pipeline in state 'running', whether its last steps
+ * failed, and the tables it reads and writes.
+ */
 static Oid
 owner_of(const char *name, int part, bool latest, PipelineRunning *running)
 {

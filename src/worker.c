@@ -133,8 +133,9 @@ static MemoryContext round_cxt = NULL;
 static int	my_part = 0;
 
 /*
- * The pipelines whose tables were locked at their last rounds, since when,
- * and whether that was logged (held_back): in TopMemoryContext.
+ * The pipelines held back by a lock on them or on their tables at their
+ * last rounds, since when, and whether that was logged (held_back): in
+ * TopMemoryContext.
  */
 typedef struct HeldBack
 {

@@ -134,8 +134,9 @@ is($node->safe_psql('postgres', 'SELECT sum(n) FROM ht_results'), '44001', 'each
 # queue meanwhile.  The worker empties the queue once the lock is gone.
 
 # A queue "l" + "q" read by pipelines "l" + "a" and "l" + "b", which fire
-# 1-second windows, then filled past windowing.queue_truncate_size while
-# a session runs "hold" in a transaction it keeps open.
+# 1-second windows, filled past windowing.queue_truncate_size while a
+# session runs "hold" in a transaction it keeps open, until "l" + "a" has
+# consumed it.  Returns the session.
 sub held_queue
 {
 	my ($l, $hold) = @_;
@@ -148,12 +149,27 @@ sub held_queue
 	$h->query_safe("BEGIN; $hold");
 	(my $filled = $fill) =~ s/hq/${l}q/;
 	$node->safe_psql('postgres', $filled);
+	ok( $node->poll_query_until(
+			'postgres', qq{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = '${l}a'}),
+		'the free pipeline consumes the queue');
 	return $h;
 }
+
+# The session of held_queue("l") commits: both pipelines read all "rows"
+# of the queue, and it is emptied.
+sub released_queue
+{
+	my ($h, $l, $rows, $what) = @_;
+
+	$h->query_safe('COMMIT');
+	$h->quit;
+	ok( $node->poll_query_until(
+			'postgres', qq{SELECT bool_and(rows_consumed = $rows) FROM windowing.pipeline
+			               WHERE name IN ('${l}a', '${l}b')})
+		  && $node->poll_query_until('postgres', qq{SELECT pg_relation_size('${l}q') = 0}),
+		$what);
+}
 $holder = held_queue('l', 'LOCK TABLE lb_results IN SHARE MODE');
-ok( $node->poll_query_until(
-		'postgres', q{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = 'la'}),
-	'the free pipeline consumes the queue');
 (my $lwatch = $watch) =~ s/'hq'/'lq'/;
 is($node->safe_psql('postgres', $lwatch), '0',
 	'the worker does not lock the queue while a pipeline of it has a table locked');
@@ -161,12 +177,7 @@ is( $node->safe_psql(
 		'postgres', q{SET statement_timeout = '10s'; INSERT INTO lq VALUES (1, '2026-01-01 04:00', 1);
 		SELECT count(*) FROM lq}),
 	'22001', 'producers go on, and the queue keeps its rows');
-$holder->query_safe('COMMIT');
-$holder->quit;
-ok( $node->poll_query_until(
-		'postgres', q{SELECT bool_and(rows_consumed = 22001) FROM windowing.pipeline WHERE name IN ('la', 'lb')})
-	  && $node->poll_query_until('postgres', q{SELECT pg_relation_size('lq') = 0}),
-	'once the lock is gone, both pipelines read the queue and it is emptied');
+released_queue($holder, 'l', 22001, 'once the lock is gone, both pipelines read the queue and it is emptied');
 $node->safe_psql('postgres', q{SELECT windowing.pause_pipeline('la'); SELECT windowing.flush('la');
 	SELECT windowing.pause_pipeline('lb'); SELECT windowing.flush('lb')});
 is($node->safe_psql('postgres', 'SELECT (SELECT sum(n) FROM la_results), (SELECT sum(n) FROM lb_results)'),
@@ -176,9 +187,6 @@ is($node->safe_psql('postgres', 'SELECT (SELECT sum(n) FROM la_results), (SELECT
 # open holds the reclaim back, not the worker: the queue's other pipeline
 # reads on, and the queue is emptied once the session commits.
 $holder = held_queue('m', q{SELECT windowing.process('mb')});
-ok( $node->poll_query_until(
-		'postgres', q{SELECT rows_consumed = 22000 FROM windowing.pipeline WHERE name = 'ma'}),
-	'the free pipeline consumes the queue');
 # past a second apart: the worker tries to empty the queue between them
 for my $n (22001 .. 22003)
 {
@@ -187,12 +195,7 @@ for my $n (22001 .. 22003)
 			'postgres', qq{SELECT rows_consumed = $n FROM windowing.pipeline WHERE name = 'ma'}),
 		"and reads on: $n rows");
 }
-$holder->query_safe('COMMIT');
-$holder->quit;
-ok( $node->poll_query_until(
-		'postgres', q{SELECT bool_and(rows_consumed = 22003) FROM windowing.pipeline WHERE name IN ('ma', 'mb')})
-	  && $node->poll_query_until('postgres', q{SELECT pg_relation_size('mq') = 0}),
-	'once the session commits, both pipelines read the queue and it is emptied');
+released_queue($holder, 'm', 22003, 'once the session commits, both pipelines read the queue and it is emptied');
 
 my $log = slurp_file($node->logfile);
 unlike($log, qr/still has rows to consume/, 'reclaim never found rows left behind');
