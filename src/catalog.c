@@ -567,44 +567,46 @@ catalog_load_pipeline(const char *name, int part, PipelineDef *def, PipelineProg
 	row_close(&r);
 }
 
+/* Column "name" of "tup", a row of "rel" that has it NOT NULL. */
+static Datum
+column_of(Relation rel, HeapTuple tup, const char *name)
+{
+	bool		isnull;
+
+	return heap_getattr(tup, get_attnum(RelationGetRelid(rel), name), RelationGetDescr(rel), &isnull);
+}
+
 /*
- * A join pipeline's right queue, from its row of windowing.join_input (its
- * row of windowing.pipeline names the left one), read as row_read reads
- * that row; InvalidOid if there is none.
+ * A join pipeline's right queue and both state tables, from its rows of
+ * windowing.join_input (its row of windowing.pipeline names the left
+ * queue), read as row_read reads that row.
  */
-static Oid
-join_right_source(int32 id)
+static void
+join_tables(int32 id, PipelineRunning *running)
 {
 	Relation	rel = windowing_table_open("join_input", AccessShareLock);
 	Oid			relid = RelationGetRelid(rel);
 	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	ScanKeyData key[2];
+	ScanKeyData key;
 	SysScanDesc scan;
 	HeapTuple	tup;
-	Oid			source = InvalidOid;
 
-	ScanKeyEntryInitialize(&key[0], 0, get_attnum(relid, "pipeline_id"),
+	ScanKeyEntryInitialize(&key, 0, get_attnum(relid, "pipeline_id"),
 						   BTEqualStrategyNumber, InvalidOid, InvalidOid,
 						   F_INT4EQ, Int32GetDatum(id));
-	ScanKeyEntryInitialize(&key[1], 0, get_attnum(relid, "side"),
-						   BTEqualStrategyNumber, InvalidOid, DEFAULT_COLLATION_OID,
-						   F_TEXTEQ, CStringGetTextDatum("right"));
 	scan = systable_beginscan(rel, get_relname_relid("join_input_pkey", RelationGetNamespace(rel)),
-							  true, snapshot, 2, key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
+							  true, snapshot, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
-		bool		isnull;
-		Datum		d = heap_getattr(tup, get_attnum(relid, "source"), RelationGetDescr(rel),
-									 &isnull);
+		bool		left = strcmp(TextDatumGetCString(column_of(rel, tup, "side")), "left") == 0;
 
-		if (!isnull)
-			source = DatumGetObjectId(d);
+		running->state_tables[left ? 0 : 1] = DatumGetObjectId(column_of(rel, tup, "state_table"));
+		if (!left)
+			running->right_source = DatumGetObjectId(column_of(rel, tup, "source"));
 	}
 	systable_endscan(scan);
 	UnregisterSnapshot(snapshot);
 	table_close(rel, AccessShareLock);
-	return source;
 }
 
 /*
@@ -635,8 +637,10 @@ owner_of(const char *name, int part, bool latest, PipelineRunning *running)
 			running->failing = row_int8(&r, "failures", 0) != 0;
 			running->source = row_oid(&r, "source");
 			(void) row_datum(&r, "join_type", &not_join, NULL);
-			running->right_source = not_join ? InvalidOid :
-				join_right_source((int32) row_int8(&r, "id", 0));
+			running->right_source = InvalidOid;
+			running->state_tables[0] = running->state_tables[1] = InvalidOid;
+			if (!not_join)
+				join_tables((int32) row_int8(&r, "id", 0), running);
 			running->result_table = row_oid(&r, "result_table");
 			running->late_table = row_oid(&r, "late_table");
 		}

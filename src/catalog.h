@@ -169,6 +169,7 @@ typedef struct PipelineRunning
 	Oid			right_source;	/* a join's right queue, or InvalidOid */
 	Oid			result_table;
 	Oid			late_table;		/* or InvalidOid */
+	Oid			state_tables[2];	/* a join's, left then right, or InvalidOid */
 } PipelineRunning;
 
 extern Oid	catalog_owner_if_running(const PipelinePart *p, PipelineRunning *running);

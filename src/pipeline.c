@@ -234,6 +234,9 @@ pipeline_locked_table(const PipelineRunning *running)
 		return running->result_table;
 	if (!table_free(running->late_table, RowExclusiveLock))
 		return running->late_table;
+	for (int i = 0; i < 2; i++)
+		if (!table_free(running->state_tables[i], RowExclusiveLock))
+			return running->state_tables[i];
 	return InvalidOid;
 }
 

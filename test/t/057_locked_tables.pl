@@ -1,9 +1,10 @@
 # A pipeline whose table another session has locked is left for a later
 # round: the worker does not wait for the lock, so its other pipelines go
 # on, and a session that then locks another pipeline's table does not
-# deadlock with it.  A join's right queue counts as its table, and a
-# session that holds the pipeline itself (process() in a transaction still
-# open) holds it back alike.  Every wait polls a condition.
+# deadlock with it.  A join's right queue and state tables count as its
+# tables, and a session that holds the pipeline itself (process() in a
+# transaction still open) holds it back alike.  Every wait polls a
+# condition.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -70,40 +71,50 @@ ok($node->poll_query_until('postgres', sprintf($counted, 'b_locked'), '119'), 'a
 my @held = (slurp_file($node->logfile, $log_offset) =~ /pipeline "b_locked" waits for a lock/g);
 is(scalar(@held), 1, 'once for as long as it is held back');
 
-# A join's step also reads its right queue: locked, the join is left for
-# a later round, and the round's other steps commit.
+# A join's step also reads its right queue and opens its state tables (a
+# window join's deletes from them): with one of them locked, the join is
+# left for a later round, and the round's other steps commit.
 my $join_read = q{SELECT string_agg(i.side || ' ' || i.rows_consumed, ', ' ORDER BY i.side)
 	FROM windowing.join_input i JOIN windowing.pipeline p ON p.id = i.pipeline_id WHERE p.name = 'b_join'};
 ok($node->poll_query_until('postgres', $join_read, 'left 120, right 0'), 'the join read the left queue');
-$holder = $node->background_psql('postgres');
-$log_offset = -s $node->logfile;
-$holder->query_safe(q{BEGIN; LOCK TABLE rq IN ACCESS EXCLUSIVE MODE});
-add_rows(2);
-ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '179'),
-	'a pipeline fires while a join of its queue has its right queue locked');
-is($node->safe_psql('postgres', $join_read), 'left 120, right 0', 'the join is left as it was');
-$node->wait_for_log(qr/pipeline "b_join" waits for a lock on table "rq"/, $log_offset);
-pass('the log names the right queue');
-$holder->query_safe('COMMIT');
-$holder->quit;
-ok($node->poll_query_until('postgres', $join_read, 'left 180, right 0'), 'once committed, the join goes on');
+sub join_held_by
+{
+	my ($table, $batch) = @_;
+	my $read = 60 * ($batch + 1);
+	$holder = $node->background_psql('postgres');
+	$log_offset = -s $node->logfile;
+	$holder->query_safe(qq{BEGIN; LOCK TABLE $table IN ACCESS EXCLUSIVE MODE});
+	add_rows($batch);
+	ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), $read - 1),
+		"a pipeline fires while a join of its queue has $table locked");
+	is($node->safe_psql('postgres', $join_read), 'left ' . ($read - 60) . ', right 0',
+		'the join is left as it was');
+	$node->wait_for_log(qr/pipeline "b_join" waits for a lock on table "$table"/, $log_offset);
+	pass("the log names $table");
+	$holder->query_safe('COMMIT');
+	$holder->quit;
+	ok($node->poll_query_until('postgres', $join_read, "left $read, right 0"),
+		'once committed, the join goes on');
+}
+join_held_by('rq', 2);
+join_held_by('b_join_left_state', 3);
 
 # A session that steps b_locked in a transaction it keeps open holds the
 # pipeline: the worker steps the others meanwhile, round after round.
 $holder = $node->background_psql('postgres');
 $log_offset = -s $node->logfile;
 $holder->query_safe(q{BEGIN; SELECT windowing.process('b_locked')});
-add_rows(3);
-ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '239'),
-	'a pipeline fires while a session holds another of its queue');
 add_rows(4);
-ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '299'), 'and again at the next rows');
-is($node->safe_psql('postgres', sprintf($counted, 'b_locked')), '179', 'the held one is left as it was');
+ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '299'),
+	'a pipeline fires while a session holds another of its queue');
+add_rows(5);
+ok($node->poll_query_until('postgres', sprintf($counted, 'a_free'), '359'), 'and again at the next rows');
+is($node->safe_psql('postgres', sprintf($counted, 'b_locked')), '239', 'the held one is left as it was');
 $node->wait_for_log(qr/pipeline "b_locked" waits for another session that holds it/, $log_offset);
 pass('the log says a session holds the pipeline');
 $holder->query_safe('COMMIT');
 $holder->quit;
-ok($node->poll_query_until('postgres', sprintf($counted, 'b_locked'), '299'), 'once it commits, b_locked catches up');
+ok($node->poll_query_until('postgres', sprintf($counted, 'b_locked'), '359'), 'once it commits, b_locked catches up');
 is($node->safe_psql('postgres', q{SELECT string_agg(name || ': ' || failures || ' ' || coalesce(last_error, ''), ', '
 	ORDER BY name) FROM windowing.pipeline}),
 	'a_free: 0 , b_join: 0 , b_locked: 0 ', 'no step failed');
