@@ -23,8 +23,8 @@
  * steps in a transaction of its own, so that its errors roll back no
  * other pipeline's step.  A step never waits for a lock on its pipeline or
  * its tables: a pipeline that another session holds (lock_if_running), or
- * whose queue (a join's two), result or late table another session has
- * locked or is waiting to lock (pipeline_locked_table), is left for a
+ * whose queue (a join's two), result or late table (a join's state
+ * tables) another session has locked or is waiting to lock (pipeline_locked_table), is left for a
  * later round, and the other pipelines go on.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
