@@ -24,8 +24,9 @@
  * other pipeline's step.  A step never waits for a lock on its pipeline or
  * its tables: a pipeline that another session holds (lock_if_running), or
  * whose queue (a join's two), result or late table (a join's state
- * tables) another session has locked or is waiting to lock (pipeline_locked_table), is left for a
- * later round, and the other pipelines go on.
+ * tables) another session has locked or is waiting to lock
+ * (pipeline_locked_table), is left for a later round, and the other
+ * pipelines go on.
  *
  * The worker is crash-only: a step that fails is rolled back, its error is
  * recorded on the pipeline in a transaction of its own, and the worker
