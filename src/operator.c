@@ -336,6 +336,13 @@ op_by_key(const Operator *op)
 	return op->kind->by_key && !trigger_on_clock(op->trigger);
 }
 
+/* Whether a window's bounds move as rows join it (sessions). */
+bool
+op_moving_bounds(const Operator *op)
+{
+	return op->kind->moving_bounds;
+}
+
 /*
  * Whether the windows whose timers a watermark reaches can be found by
  * their end alone: their timers are their firing and their cleanup, not a

@@ -59,6 +59,7 @@ typedef struct OpKind
 	bool		final_when_fired;	/* its windows fire once, by their rows */
 	bool		by_key;			/* a key's entries and those due can be
 								 * loaded alone (Operator.fetch_key) */
+	bool		moving_bounds;	/* a window's bounds move as rows join it */
 	void		(*init) (Operator *op);	/* may be NULL */
 	/* a row, in arrival order, whose key fits */
 	void		(*row) (Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,

@@ -251,6 +251,7 @@ const OpKind session_window_kind = {
 	.keyed = true,
 	.fresh_windows = false,
 	.by_key = true,
+	.moving_bounds = true,
 	.row = session_kind_row,
 	.time_counts = session_time_counts,
 	.on_watermark = op_run_timers,

@@ -68,6 +68,16 @@
 #define STATE_LOG_BYTES (1024 * 1024)
 #define STATE_LOG_MAX_STEPS 1000
 /*
+ * The most the log holds of windows whose bounds move (sessions): a
+ * process that holds none of the pipeline's state (the worker after a
+ * restart) folds the log at its first step, and the fold moves each such
+ * window's row to its new bounds, a delete and an insert with its index
+ * entries, several times what the update in place of another window's
+ * row costs.  Other windows' logs are held to their steps: folding every
+ * few steps would walk the whole primary key more often.
+ */
+#define STATE_LOG_MOVING_BYTES (3 * 1024 * 1024)
+/*
  * A full log is rewritten as one row when that row is this many times
  * smaller: each rewrite at least halves the log, so the row stays within
  * what the steps between two rewrites log, and reading it back stays short.
@@ -1175,7 +1185,8 @@ static bool
 log_full(const Operator *op)
 {
 	return op->log.steps >= STATE_LOG_MAX_STEPS ||
-		(op->log.steps >= STATE_LOG_STEPS && op->log.bytes >= STATE_LOG_BYTES);
+		(op->log.steps >= STATE_LOG_STEPS && op->log.bytes >= STATE_LOG_BYTES) ||
+		(op_moving_bounds(op) && op->log.bytes >= STATE_LOG_MOVING_BYTES);
 }
 
 /*
