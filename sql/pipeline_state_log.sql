@@ -69,18 +69,18 @@ SELECT windowing.flush('wide_t');
 SELECT count(*), min(length(v)), max(length(v)), count(DISTINCT v) FROM wide_t_results;
 SELECT windowing.drop_pipeline('wide_t', true);
 -- sessions move their rows to new bounds at each fold, a delete and an
--- insert for each: their log is folded once it holds 3MB, however few
+-- insert for each: their log is folded once it holds 2MB, however few
 -- steps wrote it, so that a step that finds none of the state in memory
 -- (after a restart) folds no more than that.  Ten sessions of 12kB grow
--- at each step: 120kB a step, 26 steps in 3MB.
+-- at each step: 120kB a step, 17 steps in 2MB.
 CREATE TABLE wide_s (k int, ts bigint, v text);
 INSERT INTO wide_s SELECT k, s, (SELECT string_agg(md5(s || '.' || k || '.' || j), '') FROM generate_series(1, 375) j)
 FROM generate_series(1, 40) s, generate_series(1, 10) k ORDER BY s, k;
 SELECT windowing.create_pipeline('wide_s', 'wide_s', 'ts', '{k}', windowing.session('1 second'),
     'max(v) AS v', start => false, retention => 'consume') > 0;
-CALL pg_temp.drain('wide_s', 10, 0, 20, false);
+CALL pg_temp.drain('wide_s', 10, 0, 15, false);
 SELECT pg_temp.log_rows('wide_s');
-CALL pg_temp.drain('wide_s', 10, 0, 20, false);
+CALL pg_temp.drain('wide_s', 10, 0, 25, false);
 SELECT pg_temp.log_rows('wide_s');
 SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'wide_s';
 SELECT windowing.flush('wide_s');

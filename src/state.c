@@ -76,7 +76,7 @@
  * row costs.  Other windows' logs are held to their steps: folding every
  * few steps would walk the whole primary key more often.
  */
-#define STATE_LOG_MOVING_BYTES (3 * 1024 * 1024)
+#define STATE_LOG_MOVING_BYTES (2 * 1024 * 1024)
 /*
  * A full log is rewritten as one row when that row is this many times
  * smaller: each rewrite at least halves the log, so the row stays within
