@@ -222,7 +222,10 @@ table_free(Oid relid, LOCKMODE mode)
 	return !OidIsValid(relid) || ConditionalLockRelationOid(relid, mode);
 }
 
-/* InvalidOid if every table is free, else the first that is not. */
+/*
+ * InvalidOid if every table is free, else the first that is not.  A join's
+ * state tables count as written: a window join's step deletes from them.
+ */
 Oid
 pipeline_locked_table(const PipelineRunning *running)
 {

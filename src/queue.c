@@ -17,9 +17,10 @@
  * queue with a paused or failed pipeline is left alone, since that pipeline
  * has yet to read its rows, and so is a queue whose owner chose to keep its
  * rows (retention 'keep', held by the queue's trigger).  So is a queue one
- * of whose pipelines another session holds, or has its result or late
- * table locked, until that lock goes: the worker would wait for it (for a
- * table, with the queue locked and every producer behind it).
+ * of whose pipelines another session holds, or has one of its tables
+ * locked (pipeline_locked_table), until that lock goes: the worker would
+ * wait for it (for a table, with the queue locked and every producer
+ * behind it).
  *
  * Steps run as each pipeline's owner and the TRUNCATE as the table's
  * owner, so no user code (a TRUNCATE trigger, an aggregate) ever runs with
