@@ -52,7 +52,8 @@ OBJS = \
 	src/zone.o
 
 EXTENSION = windowing
-DATA = $(wildcard windowing--*.sql)
+# the extension's scripts: the current version whole, and every upgrade step
+DATA = $(wildcard sql/windowing--*.sql)
 DOCS = $(wildcard doc/*.md)
 PGFILEDESC = "windowing - Flink-style event-time windows"
 
