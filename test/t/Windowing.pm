@@ -15,14 +15,22 @@
 # differences() counts the rows two queries do not share (their symmetric
 # difference as multisets), so that a pipeline's results can be asserted
 # equal to the same windows computed with plain SQL over the committed rows.
+#
+# fault_pipelines() makes the exactly-once tests' queue, events, with a
+# copy of every committed row in truth, and three pipelines on it: sums
+# (tumbling), fires (hopping, append) and sess (sessions), of the sizes
+# given in ms; fault_results_exact() flushes them and asserts that their
+# results equal the same windows computed over truth.
 package Windowing;
 
 use strict;
 use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
+use Test::More;
 
-our @EXPORT_OK = qw(worker_node differences worker_pid wait_for_worker kill_worker kill_worker_between);
+our @EXPORT_OK = qw(worker_node differences worker_pid wait_for_worker kill_worker kill_worker_between
+  fault_pipelines fault_results_exact);
 
 sub worker_node
 {
@@ -90,6 +98,52 @@ sub differences
 	return $node->safe_psql($db, qq{
 WITH r AS ($results), o AS ($offline)
 SELECT count(*) FROM ((TABLE r EXCEPT ALL TABLE o) UNION ALL (TABLE o EXCEPT ALL TABLE r)) d});
+}
+
+sub fault_pipelines
+{
+	my ($node, %ms) = @_;
+	my ($size, $slide) = @{ $ms{hop} };
+	$node->safe_psql('postgres', qq{
+CREATE EXTENSION windowing;
+CREATE TABLE events (k int, ts bigint, v int);
+CREATE TABLE truth (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('sums', 'events', 'ts', '{k}',
+    windowing.tumbling('$ms{tumble} milliseconds'), 'count(*) AS n, sum(v) AS total',
+    max_out_of_orderness => '0', retention => 'consume');
+SELECT windowing.create_pipeline('fires', 'events', 'ts', '{k}',
+    windowing.hopping('$size milliseconds', '$slide milliseconds'), 'count(*) AS n',
+    emit => 'append', retention => 'consume');
+SELECT windowing.create_pipeline('sess', 'events', 'ts', '{k}',
+    windowing.session('$ms{gap} milliseconds'), 'count(*) AS n, sum(v) AS total',
+    retention => 'consume');
+});
+}
+
+sub fault_results_exact
+{
+	my ($node, %ms) = @_;
+	my ($size, $slide) = @{ $ms{hop} };
+	$node->safe_psql('postgres',
+		q{SELECT windowing.flush('sums'), windowing.flush('fires'), windowing.flush('sess')});
+	is(differences($node, 'postgres', 'SELECT k, window_start, n, total FROM sums_results',
+			"SELECT k, windowing.tumble_start(ts, $ms{tumble}), count(*), sum(v) FROM truth GROUP BY 1, 2"),
+		'0', 'tumbling results equal the offline recomputation');
+	is($node->safe_psql('postgres', q{
+SELECT count(*) FROM (
+  SELECT k, window_start, count(*) FROM fires_results GROUP BY 1, 2 HAVING count(*) <> 1) d}),
+		'0', 'no window fired twice');
+	is(differences($node, 'postgres', 'SELECT k, window_start, n FROM fires_results',
+			"SELECT t.k, w.window_start, count(*) FROM truth t, windowing.hop(t.ts, $size, $slide) w GROUP BY 1, 2"),
+		'0', 'sliding results equal the offline recomputation');
+	is(differences($node, 'postgres', 'SELECT k, window_start, window_end, n, total FROM sess_results', qq{
+WITH s AS (SELECT k, unnest(windowing.sessions(ts, $ms{gap})) AS w FROM truth GROUP BY k)
+SELECT s.k, (s.w).window_start, (s.w).window_end, count(*), sum(t.v)
+FROM s JOIN truth t ON t.k = s.k AND t.ts >= (s.w).window_start AND t.ts < (s.w).window_end
+GROUP BY 1, 2, 3}),
+		'0', 'session results equal the offline recomputation');
+	is($node->safe_psql('postgres', 'SELECT sum(late_routed + late_dropped) FROM windowing.pipeline_stats'),
+		'0', 'no row was late');
 }
 
 1;
