@@ -15,3 +15,42 @@ FROM windowing.pipeline_stats WHERE name = 'many_t';
 SELECT count(*) AS fired, sum(n) AS rows_in_windows FROM many_t_results;
 SELECT windowing.drop_pipeline('many_t', true);
 DROP TABLE many;
+
+-- A store counts against windowing.state_memory what its windows and keys
+-- take, not the rest of the block it carves them from: two pipelines over
+-- 3,000 keys each, stepped in turn in one session under 256kB, where a
+-- store that had shed its windows would count up to 64kB of empty block
+-- (111kB with no window in memory), leaving the budget to neither, and
+-- the steps found 3,543 of their 24,000 keys in memory.
+ALTER SYSTEM SET windowing.state_memory = '256kB';
+SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+CREATE TABLE budget_a (k int, ts bigint, v int);
+CREATE TABLE budget_b (k int, ts bigint, v int);
+SELECT windowing.create_pipeline(name, name, 'ts', '{k}', windowing.tumbling('1 day'),
+    'count(*) AS n', start => false, retention => 'consume') > 0 AS created
+FROM (VALUES ('budget_a'), ('budget_b')) AS p (name);
+DO $$
+BEGIN
+    PERFORM setseed(0.5);
+    FOR s IN 1..60 LOOP
+        INSERT INTO budget_a SELECT (random() * 3000)::int, s * 1000 + i, 1 FROM generate_series(1, 200) i;
+        INSERT INTO budget_b SELECT (random() * 3000)::int, s * 1000 + i, 1 FROM generate_series(1, 200) i;
+        COMMIT;
+        PERFORM windowing.process('budget_a');
+        PERFORM windowing.process('budget_b');
+        COMMIT;
+    END LOOP;
+END $$;
+SELECT name, open_windows, state_memory_bytes <= 16384 + 400 * memory_windows AS bytes_for_windows
+FROM windowing.pipeline_stats WHERE name LIKE 'budget_%' ORDER BY name;
+SELECT sum(state_memory_bytes) <= 256 * 1024 AS within_budget,
+       sum(state_hits) + sum(state_misses) AS keys_looked_up, sum(state_hits) > 5000 AS hits_over_5000
+FROM windowing.pipeline_stats WHERE name LIKE 'budget_%';
+SELECT windowing.flush(name) FROM (VALUES ('budget_a'), ('budget_b')) AS p (name);
+SELECT count(*) AS windows, sum(n) AS rows_in_windows FROM budget_a_results;
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('budget_a'), ('budget_b')) AS p (name);
+DROP TABLE budget_a, budget_b;
+ALTER SYSTEM RESET windowing.state_memory;
+SELECT pg_reload_conf();

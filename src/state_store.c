@@ -386,13 +386,15 @@ free_store(HeldState *h)
 
 /*
  * The memory a store takes: what its contexts hold (the keys' table
- * whole), less the room kept for new windows and keys where others left.
+ * whole), less the room kept for new windows and keys: where others left,
+ * and the rest of the block pieces are carved from (up to PIECE_BLOCK_MAX).
  */
 static int64
 store_bytes(StateStore *st)
 {
 	return MemoryContextMemAllocated(st->cxt, true) +
-		MemoryContextMemAllocated(st->departed_cxt, true) - st->pieces.free_bytes;
+		MemoryContextMemAllocated(st->departed_cxt, true) -
+		st->pieces.free_bytes - st->pieces.left;
 }
 
 /*
