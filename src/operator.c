@@ -345,11 +345,13 @@ op_moving_bounds(const Operator *op)
 
 /*
  * Whether the windows whose timers a watermark reaches can be found by
- * their end alone: their timers are their firing and their cleanup, not a
- * trigger's own, kept in their state.
+ * their end alone: their timers are their firing and their cleanup, not
+ * early timers of the trigger's own, kept in their state.  A trigger that
+ * counts rows or watches a column keeps state but no timer, and neither
+ * does purging.
  */
 bool
 op_due_by_end(const Operator *op)
 {
-	return op->kind->timed && !keeps_trigger_state(op);
+	return op->kind->timed && !op->trigger->event_timers;
 }

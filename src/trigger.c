@@ -128,6 +128,7 @@ const WindowTrigger trigger_early = {
 	.on_event_time = early_on_event_time,
 	.on_merge = early_on_merge,
 	.has_state = true,
+	.event_timers = true,
 };
 
 /*

@@ -50,6 +50,8 @@ typedef struct WindowTrigger
 							 const struct WindowEntry *from);
 	bool		has_state;		/* keeps trigger_time, trigger_rows and changed
 								 * with the window */
+	bool		event_timers;	/* sets timers of its own on event time
+								 * (trigger_time), before the window's end */
 } WindowTrigger;
 
 /* A pipeline's trigger as its definition gives it (trigger_parse). */
