@@ -355,3 +355,13 @@ op_due_by_end(const Operator *op)
 {
 	return op->kind->timed && !op->trigger->event_timers;
 }
+
+/*
+ * Whether no window is due before the end of input: count windows, which
+ * fire by their rows and keep no timer.
+ */
+bool
+op_due_at_end(const Operator *op)
+{
+	return op->kind->by_key && !op->kind->timed;
+}

@@ -232,6 +232,7 @@ extern HTAB *op_window_table(const char *name, Size entrysize);
 extern int64 op_due(const Operator *op, const WindowEntry *e);
 extern bool op_by_key(const Operator *op);
 extern bool op_due_by_end(const Operator *op);
+extern bool op_due_at_end(const Operator *op);
 extern bool op_moving_bounds(const Operator *op);
 
 #endif							/* WINDOWING_OPERATOR_H */

@@ -38,6 +38,7 @@
 #include "utils/array.h"
 #include "executor/tuptable.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -1190,6 +1191,17 @@ log_full(const Operator *op)
 }
 
 /*
+ * Whether a store of the pipeline may hold some of its keys and read the
+ * others from the heap as the steps reach them: the heap tells when a
+ * window is due by its end, or none is due before the end of input.
+ */
+static bool
+sheds_keys(const Operator *op)
+{
+	return op_due_by_end(op) || op_due_at_end(op);
+}
+
+/*
  * What the times a store keeps its windows due at depend on: a store made
  * under another allowed lateness or trigger is not used.
  */
@@ -1346,7 +1358,7 @@ state_save(StepState *ss, int64 step)
 			state_store_clear(ss->store);
 		put_windows(ss->store, op);
 		/* a store that reads its keys from the heap as needed can shed some */
-		evict = ss->by_key && op_due_by_end(op) && !state_store_fits(0);
+		evict = ss->by_key && sheds_keys(op) && !state_store_fits(0);
 		if (evict || (fold && !compact_log(ss, step)))
 			fold_store(ss);
 		else if (!fold)
@@ -1716,9 +1728,53 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 	return loaded;
 }
 
+/* The keys on the heap that a store does not know, as heap_each gives them. */
+typedef struct UnknownKeys
+{
+	StateStore *st;
+	MemoryContext cxt;
+	List	   *keys;
+} UnknownKeys;
+
+static void
+add_unknown_key(const SavedWindow *r, void *arg)
+{
+	UnknownKeys *uk = arg;
+	bytea	   *last = uk->keys != NIL ? llast(uk->keys) : NULL;
+
+	MemoryContext old;
+
+	/* a key's windows are next to each other in the primary key's order */
+	if ((last != NULL && keys_equal(last, r->k.key)) || state_store_knows(uk->st, r->k.key))
+		return;
+	old = MemoryContextSwitchTo(uk->cxt);
+	uk->keys = lappend(uk->keys, DatumGetPointer(datumCopy(PointerGetDatum(r->k.key), false, -1)));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Every key on the heap that the store does not know, for the end of input
+ * of a kind whose windows are due only then: listed first, then each read
+ * whole, so that the reads of keys do not run inside the scan.
+ */
+static void
+read_unknown_keys(Operator *op, StepState *ss)
+{
+	UnknownKeys uk = {ss->store, AllocSetContextCreate(CurrentMemoryContext,
+													   "windowing unknown keys",
+													   ALLOCSET_DEFAULT_SIZES), NIL};
+	ListCell   *lc;
+
+	heap_each(ss->id, add_unknown_key, &uk);
+	foreach(lc, uk.keys)
+		(void) scan_key(op, ss, lfirst(lc));
+	MemoryContextDelete(uk.cxt);
+}
+
 /*
  * The windows whose timers run at or before "upto" come in from the heap
- * and the store, a batch at a time: true while some are left out.
+ * and the store, a batch at a time: true while some are left out.  Where
+ * none is due before the end of input, the heap is read then, whole.
  */
 static bool
 fetch_due(Operator *op, int64 upto)
@@ -1727,6 +1783,12 @@ fetch_due(Operator *op, int64 upto)
 	StateStore *st = ss->store;
 	int64		loaded = 0;
 
+	if (op_due_at_end(op))
+	{
+		if (upto == WMK_END && !state_store_complete(st))
+			read_unknown_keys(op, ss);
+		return state_store_take_due(st, upto, DUE_BATCH, load_stored, op);
+	}
 	if (!ss->due.active && !state_store_complete(st) && upto > state_store_heap_until(st))
 		due_scan_begin(op, ss, upto);
 	if (ss->due.active)
@@ -1985,7 +2047,7 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	ss->key_groups = key_groups;
 	rows_init(&ss->log_departed);
 	ss->store = state_store_find(id, steps, state_shape(op));
-	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || op_due_by_end(op));
+	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || sheds_keys(op));
 	if (ss->store != NULL)
 		op->log = state_store_log(ss->store);
 	else if (ss->by_key)
