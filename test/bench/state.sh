@@ -38,7 +38,10 @@
 #   KIND=session SIZES="1000 1000000" test/bench/state.sh
 #   SIZES="1000 10000000" MEMORY=2GB SPILLED=150MB RUNS=1 test/bench/state.sh   # 10% of 10M windows
 #   SETTINGS="min_dynamic_shared_memory = 1GB" test/bench/state.sh
+#   TRIGGER='early every 100 rows' test/bench/state.sh
 #
+# TRIGGER is the pipeline's trigger (create_pipeline's "trigger"), one
+# that fires early: its firings are written, and the windows stay open.
 # SETTINGS are more lines for the cluster's postgresql.conf.  The script
 # says whether the server's shared memory is in huge pages (huge_pages is
 # "try" by default: the kernel must have them, vm.nr_hugepages).
@@ -56,6 +59,7 @@ SPILLED=${SPILLED:-1MB}
 CHECK_UP_TO=${CHECK_UP_TO:-1000000}
 RAMP_STEPS=${RAMP_STEPS:-1000}
 SETTINGS=${SETTINGS:-}
+TRIGGER=${TRIGGER:-}
 case "$KIND" in
 tumbling) ASSIGNER="windowing.tumbling('1 day')" ;;
 session) ASSIGNER="windowing.session('10 minutes')" ;;
@@ -91,7 +95,7 @@ SELECT windowing.drop_pipeline(name) FROM windowing.pipelines;
 CREATE TABLE q (k int, ts timestamptz, v int);
 SELECT windowing.create_pipeline('p', 'q', 'ts', '{k}', $ASSIGNER,
                                  'count(*) AS n, sum(v) AS s', start => false,
-                                 retention => 'consume');
+                                 retention => 'consume', "trigger" => NULLIF('$TRIGGER', ''));
 INSERT INTO q SELECT i, timestamptz '2026-01-01 11:59' + (i % 60000) * interval '1 ms', 1
 FROM generate_series(1, $1) i;
 DO \$\$ BEGIN
