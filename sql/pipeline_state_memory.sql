@@ -52,5 +52,48 @@ SELECT windowing.flush(name) FROM (VALUES ('budget_a'), ('budget_b')) AS p (name
 SELECT count(*) AS windows, sum(n) AS rows_in_windows FROM budget_a_results;
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('budget_a'), ('budget_b')) AS p (name);
 DROP TABLE budget_a, budget_b;
+
+-- Under the same budget, count windows and early firing by rows shed keys
+-- as tumbling windows do, rather than reading all of their state from the
+-- heap at every step; flush() in a new session reads back every key a
+-- count window needs (each fires its incomplete window).
+CREATE TABLE shed (k int, ts bigint, v int);
+SELECT windowing.create_pipeline(name, 'shed', 'ts', '{k}', assigner,
+    'count(*) AS n, sum(v) AS total', "trigger" => trig, emit => 'append',
+    start => false, retention => 'keep') > 0 AS created
+FROM (VALUES ('shed_count', windowing.counting(3), NULL),
+             ('shed_rows', windowing.tumbling('1 day'), 'early every 2 rows')) AS p (name, assigner, trig);
+DO $$
+BEGIN
+    PERFORM setseed(0.25);
+    FOR s IN 1..60 LOOP
+        INSERT INTO shed SELECT (random() * 3000)::int, s * 1000 + i, i FROM generate_series(1, 200) i;
+        COMMIT;
+        PERFORM windowing.process('shed_count');
+        PERFORM windowing.process('shed_rows');
+        COMMIT;
+    END LOOP;
+END $$;
+SELECT name, memory_windows > 0 AS some_in_memory, state_spilled_bytes = 0 AS not_spilled,
+       state_misses > 1000 AS read_back
+FROM windowing.pipeline_stats WHERE name LIKE 'shed_%' ORDER BY name;
+SELECT sum(state_memory_bytes) <= 256 * 1024 AS within_budget
+FROM windowing.pipeline_stats WHERE name LIKE 'shed_%';
+\c
+SET client_min_messages = warning;
+SELECT windowing.flush('shed_count'), windowing.flush('shed_rows');
+-- a count window of 3 rows per key's 3 rows, then one of the rest
+SELECT (SELECT count(*) FROM shed_count_results) =
+       (SELECT sum(ceil(n / 3.0)) FROM (SELECT count(*) AS n FROM shed GROUP BY k) c) AS count_windows,
+       (SELECT sum(n) FROM shed_count_results) = (SELECT count(*) FROM shed) AS rows_counted,
+       (SELECT sum(total) FROM shed_count_results) = (SELECT sum(v) FROM shed) AS values_summed;
+-- every second row of a key fires its window early, and flush() on time
+SELECT (SELECT count(*) FROM shed_rows_results WHERE pane = 'early') =
+       (SELECT sum(n / 2) FROM (SELECT count(*) AS n FROM shed GROUP BY k) c) AS early_firings,
+       (SELECT array_agg(k || ':' || n || ':' || total ORDER BY k) FROM shed_rows_results WHERE pane = 'on_time') =
+       (SELECT array_agg(k || ':' || n || ':' || t ORDER BY k)
+        FROM (SELECT k, count(*) AS n, sum(v) AS t FROM shed GROUP BY k) c) AS on_time_windows;
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('shed_count'), ('shed_rows')) AS p (name);
+DROP TABLE shed;
 ALTER SYSTEM RESET windowing.state_memory;
 SELECT pg_reload_conf();
