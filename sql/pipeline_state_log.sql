@@ -1,8 +1,9 @@
 -- Steps write their changes as one state_log row each; every 100 such
 -- steps, when a step finds none of its pipeline's state in memory, and at
--- each step that reads all of its state from the heap (slices), window_state
--- takes them all and the log empties.  A full log whose windows are few
--- (they came and went) is rewritten as one row instead.
+-- each step that reads all of its state from the heap (a trigger that
+-- fires early every interval), window_state takes them all and the log
+-- empties.  A full log whose windows are few (they came and went) is
+-- rewritten as one row instead.
 -- Whatever the steps and wherever the state is read from, the results are
 -- those of one step over every row.
 CREATE TABLE taps (k int, ts bigint, v int);

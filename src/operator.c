@@ -345,15 +345,37 @@ op_moving_bounds(const Operator *op)
 
 /*
  * Whether the windows whose timers a watermark reaches can be found by
- * their end alone: their timers are their firing and their cleanup, not
- * early timers of the trigger's own, kept in their state.  A trigger that
- * counts rows or watches a column keeps state but no timer, and neither
- * does purging.
+ * their end alone (a slice by its key's windows' ends, op_ends_before):
+ * their timers are their firing and their cleanup, not early timers of
+ * the trigger's own, kept in their state.  A trigger that counts rows or
+ * watches a column keeps state but no timer, and neither does purging.
  */
 bool
 op_due_by_end(const Operator *op)
 {
-	return op->kind->timed && !op->trigger->event_timers;
+	return (op->kind->timed || op->kind->due != NULL) && !op->trigger->event_timers;
+}
+
+/*
+ * How much earlier than a window's end the entries that make it may end
+ * (a slice of a sliding window ends before the window does): a read of
+ * the heap by due time reads that much further back.
+ */
+int64
+op_ends_before(const Operator *op)
+{
+	return op->kind->ends_before != NULL ? op->kind->ends_before(op) : 0;
+}
+
+/*
+ * The first window end whose last instant is past t (windows that end on
+ * a grid), or WMK_NONE where any instant may be one.
+ */
+int64
+op_next_end(const Operator *op, int64 t)
+{
+	return op->kind->next_end != NULL && t != WMK_NONE && t != WMK_END ?
+		op->kind->next_end(op, t) : WMK_NONE;
 }
 
 /*
@@ -363,5 +385,5 @@ op_due_by_end(const Operator *op)
 bool
 op_due_at_end(const Operator *op)
 {
-	return op->kind->by_key && !op->kind->timed;
+	return op->kind->final_when_fired;
 }

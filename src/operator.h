@@ -229,7 +229,9 @@ extern WindowEntry *op_next_window(Operator *op, wintab_iterator *it);
 extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),
 							void *arg);
 extern HTAB *op_window_table(const char *name, Size entrysize);
-extern int64 op_due(const Operator *op, const WindowEntry *e);
+extern int64 op_due(Operator *op, const WindowEntry *e);
+extern int64 op_ends_before(const Operator *op);
+extern int64 op_next_end(const Operator *op, int64 t);
 extern bool op_by_key(const Operator *op);
 extern bool op_due_by_end(const Operator *op);
 extern bool op_due_at_end(const Operator *op);

@@ -75,6 +75,16 @@ typedef struct OpKind
 	/* each window that has rows and has not fired yet */
 	void		(*open_windows) (Operator *op, void (*fn) (WindowEntry *, void *),
 								 void *arg);
+
+	/*
+	 * Kinds whose entries' timers are their key's (slices): when entry e
+	 * must be back in the table; how much earlier than the windows they are
+	 * part of entries may end; the first window end whose last instant is
+	 * past t.  NULL: an entry's own timers, 0, any.
+	 */
+	int64		(*due) (Operator *op, const WindowEntry *e);
+	int64		(*ends_before) (const Operator *op);
+	int64		(*next_end) (const Operator *op, int64 t);
 } OpKind;
 
 /* window_table.c: entries, key lists, timers, firings and late rows */

@@ -717,6 +717,42 @@ fire_sliced(Operator *op)
 	}
 }
 
+/*
+ * Sliced: a key's entries are due together, when its next window fires or
+ * the oldest of its fired windows still alive is cleaned up, so that the
+ * store and the heap hand the key to a step whole by then.
+ */
+static int64
+sliced_due(Operator *op, const WindowEntry *e)
+{
+	KeyEntries *sk = op_key_entries(op, e->k.key);
+	int64		due = WMK_END;
+
+	if (sk->in_timers)
+		due = sk->next_end - 1;
+	if (sk->in_cleanups)
+		due = Min(due, wmk_cleanup_time(sk->clean_end - 1, op->lateness));
+	return due;
+}
+
+/* A slice may end this much before the last window holding it. */
+static int64
+sliced_ends_before(const Operator *op)
+{
+	return op->spec->size - op->slice;
+}
+
+/* The first window end whose last instant is past t: of a window holding t + 1. */
+static int64
+sliced_next_end(const Operator *op, int64 t)
+{
+	int64		first;
+	int64		last;
+
+	slice_ends(op, wmk_add(t, 1), &first, &last);
+	return first;
+}
+
 /* Sliced: each key's windows not fired yet, from its next one on. */
 static void
 open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
@@ -796,11 +832,14 @@ const OpKind sliced_window_kind = {
 	.timed = false,
 	.keyed = true,
 	.fresh_windows = true,
-	.by_key = false,
+	.by_key = true,
 	.init = slices_init,
 	.row = sliced_row,
 	.time_counts = sliced_time_counts,
 	.on_watermark = fire_sliced,
 	.load = load_slice,
 	.open_windows = open_sliced_windows,
+	.due = sliced_due,
+	.ends_before = sliced_ends_before,
+	.next_end = sliced_next_end,
 };

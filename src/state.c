@@ -1582,6 +1582,22 @@ end_or_never(int column)
 }
 
 /*
+ * The earliest a window whose entries' first end past "from" on the heap
+ * is "end" may be due: its last instant, and no sooner than the next
+ * window end on its kind's grid (a slice ends before the windows it is
+ * in); WMK_END if there is none.
+ */
+static int64
+due_after(const Operator *op, int64 end, int64 from)
+{
+	int64		grid = op_next_end(op, from);
+
+	if (end == WMK_END)
+		return WMK_END;
+	return wmk_add(grid == WMK_NONE ? end : Max(end, grid), -1);
+}
+
+/*
  * The earliest a window on the heap may be due after "from": the first end
  * after it (a window not fired yet fires at its last instant, end - 1), or
  * the first cleanup after it (a fired one ends lateness after that).  Rows
@@ -1593,17 +1609,20 @@ heap_next_due(Operator *op, StateStore *st, int64 from)
 {
 	Oid			types[3] = {INT4OID, INT8OID, INT8OID};
 	Datum		args[3];
+	int64		back = op_ends_before(op);
+	int64		lively = wmk_add(from, -op->lateness);
 	int64		next;
 
 	args[0] = Int32GetDatum(state_store_pipeline(st));
-	args[1] = Int64GetDatum(wmk_add(from, 1));
-	args[2] = Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1));
+	args[1] = Int64GetDatum(wmk_add(wmk_add(from, -back), 1));
+	args[2] = Int64GetDatum(wmk_add(wmk_add(lively, -back), 1));
 	read_state("SELECT (SELECT pg_catalog.min(window_end) FROM windowing.window_state "
 			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND window_end OPERATOR(pg_catalog.>) $2), "
 			   "(SELECT pg_catalog.min(window_end) FROM windowing.window_state "
 			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND window_end OPERATOR(pg_catalog.>) $3)",
 			   3, types, args);
-	next = Min(wmk_add(end_or_never(1), -1), wmk_add(wmk_add(end_or_never(2), -1), op->lateness));
+	next = Min(due_after(op, end_or_never(1), from),
+			   wmk_add(due_after(op, end_or_never(2), lively), op->lateness));
 	SPI_finish();
 	return next;
 }
@@ -1665,7 +1684,8 @@ heap_ahead(StateStore *st, int64 upto)
  * with every other window of their keys, for the keys the store does not
  * know (fetch_key), unless none is due by then.  A window's timer is its
  * end (firing) or its cleanup, the allowed lateness after: every such
- * window ends in (from - lateness, until].
+ * window ends in (from - lateness, until], and its entries no more than
+ * op_ends_before earlier (the slices of a sliding window).
  */
 static void
 due_scan_begin(Operator *op, StepState *ss, int64 upto)
@@ -1687,7 +1707,7 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	d->until = heap_ahead(st, upto);
 	scan_begin(&d->by_end, ss->id, by_end, 3, AccessShareLock);
 	ScanKeyInit(&d->by_end.keys[1], 2, BTGreaterStrategyNumber, F_INT8GT,
-				Int64GetDatum(wmk_add(wmk_add(from, -op->lateness), 1)));
+				Int64GetDatum(wmk_add(wmk_add(wmk_add(from, -op->lateness), -op_ends_before(op)), 1)));
 	ScanKeyInit(&d->by_end.keys[2], 2, BTLessEqualStrategyNumber, F_INT8LE,
 				Int64GetDatum(wmk_add(d->until, 1)));
 	index_rescan(d->by_end.scan, d->by_end.keys, 3, NULL, 0);

@@ -678,10 +678,12 @@ op_observe(Operator *op, int64 ts)
  * back in the table, if it was kept outside.
  */
 int64
-op_due(const Operator *op, const WindowEntry *e)
+op_due(Operator *op, const WindowEntry *e)
 {
 	int64		due = WMK_END;
 
+	if (op->kind->due != NULL)
+		return op->kind->due(op, e);
 	if (e->in_fire_heap)
 		due = fire_time(op, e);
 	if (e->in_cleanup_heap)

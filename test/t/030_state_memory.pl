@@ -127,11 +127,14 @@ is(differences($node, 'postgres', 'SELECT k, window_start, window_end, n, total 
 # is flushed in a new session, which reads the keys it needs from the
 # heap (for count windows, every key: each fires its incomplete window).
 my $tumbling = q{windowing.tumbling('20 seconds')};
-my @shed = (['rows', $tumbling, q{trigger => 'early every 40 rows'}],
-	['purged', $tumbling, q{trigger => 'purging early every 25 rows'}],
-	['delta', $tumbling, q{trigger => 'early when v moves more than 3000'}],
-	['rows_s', q{windowing.session('5 seconds')}, q{trigger => 'early every 40 rows'}],
-	['count', q{windowing.counting(50, slide => 20)}, '']);
+my $early = q{pane = 'early'};
+my @shed = (['rows', $tumbling, q{trigger => 'early every 40 rows'}, $early],
+	['purged', $tumbling, q{trigger => 'purging early every 25 rows'}, $early],
+	['delta', $tumbling, q{trigger => 'early when v moves more than 3000'}, $early],
+	['rows_s', q{windowing.session('5 seconds')}, q{trigger => 'early every 40 rows'}, $early],
+	['count', q{windowing.counting(50, slide => 20)}, '', 'n < 50'],
+	['hop', q{windowing.hopping('20 seconds', '5 seconds')}, '', 'n > 100'],
+	['cumulate', q{windowing.cumulating('5 seconds', '20 seconds')}, '', 'n > 100']);
 for my $budget ('64MB', '256kB')
 {
 	$node->append_conf('postgresql.conf', "windowing.state_memory = $budget");
@@ -164,12 +167,11 @@ FROM windowing.pipeline_stats WHERE name = '$name'});
 }
 for my $case (@shed)
 {
-	my $what = $case->[0];
+	my ($what, $seen) = @$case[0, 3];
 	my $columns = 'k, window_start, window_end, n, total, fire_count, is_final'
-	  . ($what eq 'count' ? '' : ', pane');
-	my $early = $what eq 'count' ? 'n < 50' : q{pane = 'early'};
-	cmp_ok($node->safe_psql('postgres', "SELECT count(*) FROM ${what}_whole_results WHERE $early"),
-		'>', 30, "${what}: windows fired early, or incomplete at the end");
+	  . ($seen =~ /pane/ ? ', pane' : '');
+	cmp_ok($node->safe_psql('postgres', "SELECT count(*) FROM ${what}_whole_results WHERE $seen"),
+		'>', 30, "${what}: windows fired early, late, or incomplete at the end");
 	is(differences($node, 'postgres', "SELECT $columns FROM ${what}_shed_results",
 			"SELECT $columns FROM ${what}_whole_results"),
 		'0', "${what}: shed to the heap, the results of a pipeline held in memory");
