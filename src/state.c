@@ -38,7 +38,6 @@
 #include "utils/array.h"
 #include "executor/tuptable.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -1241,17 +1240,16 @@ put_windows(StateStore *st, Operator *op)
 #define READ_AHEAD_PER_ROW 4
 
 /*
- * Reads ahead (READ_AHEAD_PER_ROW) the windows of keys the store does not
- * know into the operator, for state_save to put into the store.  Their
- * rows are their newest states (a key the store does not know has no
- * changes since the last fold), and none is due yet: a partial store reads
- * the heap's windows by due time up to the watermark as the step goes.
+ * Reads the windows of whole keys the store does not know into the
+ * operator, in the primary key's order from the key after "from" (NULL:
+ * the first), until at least "want" windows came in; the next read starts
+ * where this one stopped.  Their rows are their newest states (a key the
+ * store does not know has no changes since the last fold).
  */
 static void
-read_ahead(StepState *ss)
+read_unknown(StepState *ss, const bytea *from, int64 want)
 {
 	StateStore *st = ss->store;
-	const bytea *from = state_store_read_ahead(st);
 	int			nkeys = from != NULL ? 2 : 1;
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing read ahead",
 											  ALLOCSET_SMALL_SIZES);
@@ -1260,7 +1258,6 @@ read_ahead(StepState *ss)
 	bytea	   *key = NULL;		/* the key whose rows come, a copy */
 	bool		unknown = false;
 	int64		loaded = 0;
-	int64		want = READ_AHEAD_PER_ROW * (ss->hits + ss->misses);
 	bool		more;
 
 	scan_begin(&ps, ss->id, InvalidOid, nkeys, AccessShareLock);
@@ -1301,6 +1298,19 @@ read_ahead(StepState *ss)
 	state_store_heap_windows(st, -loaded);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+}
+
+/*
+ * Reads ahead (READ_AHEAD_PER_ROW) the windows of keys the store does not
+ * know, for state_save to put into the store.  None is due yet: a partial
+ * store reads the heap's windows by due time up to the watermark as the
+ * step goes.
+ */
+static void
+read_ahead(StepState *ss)
+{
+	read_unknown(ss, state_store_read_ahead(ss->store),
+				 READ_AHEAD_PER_ROW * (ss->hits + ss->misses));
 }
 
 /*
@@ -1748,49 +1758,6 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 	return loaded;
 }
 
-/* The keys on the heap that a store does not know, as heap_each gives them. */
-typedef struct UnknownKeys
-{
-	StateStore *st;
-	MemoryContext cxt;
-	List	   *keys;
-} UnknownKeys;
-
-static void
-add_unknown_key(const SavedWindow *r, void *arg)
-{
-	UnknownKeys *uk = arg;
-	bytea	   *last = uk->keys != NIL ? llast(uk->keys) : NULL;
-
-	MemoryContext old;
-
-	/* a key's windows are next to each other in the primary key's order */
-	if ((last != NULL && keys_equal(last, r->k.key)) || state_store_knows(uk->st, r->k.key))
-		return;
-	old = MemoryContextSwitchTo(uk->cxt);
-	uk->keys = lappend(uk->keys, DatumGetPointer(datumCopy(PointerGetDatum(r->k.key), false, -1)));
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * Every key on the heap that the store does not know, for the end of input
- * of a kind whose windows are due only then: listed first, then each read
- * whole, so that the reads of keys do not run inside the scan.
- */
-static void
-read_unknown_keys(Operator *op, StepState *ss)
-{
-	UnknownKeys uk = {ss->store, AllocSetContextCreate(CurrentMemoryContext,
-													   "windowing unknown keys",
-													   ALLOCSET_DEFAULT_SIZES), NIL};
-	ListCell   *lc;
-
-	heap_each(ss->id, add_unknown_key, &uk);
-	foreach(lc, uk.keys)
-		(void) scan_key(op, ss, lfirst(lc));
-	MemoryContextDelete(uk.cxt);
-}
-
 /*
  * The windows whose timers run at or before "upto" come in from the heap
  * and the store, a batch at a time: true while some are left out.  Where
@@ -1806,7 +1773,7 @@ fetch_due(Operator *op, int64 upto)
 	if (op_due_at_end(op))
 	{
 		if (upto == WMK_END && !state_store_complete(st))
-			read_unknown_keys(op, ss);
+			read_unknown(ss, NULL, PG_INT64_MAX);
 		return state_store_take_due(st, upto, DUE_BATCH, load_stored, op);
 	}
 	if (!ss->due.active && !state_store_complete(st) && upto > state_store_heap_until(st))
