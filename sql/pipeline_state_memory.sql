@@ -26,23 +26,32 @@ ALTER SYSTEM SET windowing.state_memory = '256kB';
 SELECT pg_reload_conf();
 \c
 SET client_min_messages = warning;
+-- 60 steps: 200 rows of keys drawn from 3,000 into each table, committed,
+-- then a step of each pipeline, committed
+CREATE PROCEDURE pg_temp.random_steps(seed float8, tables text[], pipelines text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    name text;
+BEGIN
+    PERFORM setseed(seed);
+    FOR s IN 1..60 LOOP
+        FOREACH name IN ARRAY tables LOOP
+            EXECUTE format('INSERT INTO %I SELECT (random() * 3000)::int, $1 * 1000 + i, i
+                            FROM generate_series(1, 200) i', name) USING s;
+        END LOOP;
+        COMMIT;
+        FOREACH name IN ARRAY pipelines LOOP
+            PERFORM windowing.process(name);
+        END LOOP;
+        COMMIT;
+    END LOOP;
+END $$;
 CREATE TABLE budget_a (k int, ts bigint, v int);
 CREATE TABLE budget_b (k int, ts bigint, v int);
 SELECT windowing.create_pipeline(name, name, 'ts', '{k}', windowing.tumbling('1 day'),
     'count(*) AS n', start => false, retention => 'consume') > 0 AS created
 FROM (VALUES ('budget_a'), ('budget_b')) AS p (name);
-DO $$
-BEGIN
-    PERFORM setseed(0.5);
-    FOR s IN 1..60 LOOP
-        INSERT INTO budget_a SELECT (random() * 3000)::int, s * 1000 + i, 1 FROM generate_series(1, 200) i;
-        INSERT INTO budget_b SELECT (random() * 3000)::int, s * 1000 + i, 1 FROM generate_series(1, 200) i;
-        COMMIT;
-        PERFORM windowing.process('budget_a');
-        PERFORM windowing.process('budget_b');
-        COMMIT;
-    END LOOP;
-END $$;
+CALL pg_temp.random_steps(0.5, '{budget_a,budget_b}', '{budget_a,budget_b}');
 SELECT name, open_windows, state_memory_bytes <= 16384 + 400 * memory_windows AS bytes_for_windows
 FROM windowing.pipeline_stats WHERE name LIKE 'budget_%' ORDER BY name;
 SELECT sum(state_memory_bytes) <= 256 * 1024 AS within_budget,
@@ -63,17 +72,7 @@ SELECT windowing.create_pipeline(name, 'shed', 'ts', '{k}', assigner,
     start => false, retention => 'keep') > 0 AS created
 FROM (VALUES ('shed_count', windowing.counting(3), NULL),
              ('shed_rows', windowing.tumbling('1 day'), 'early every 2 rows')) AS p (name, assigner, trig);
-DO $$
-BEGIN
-    PERFORM setseed(0.25);
-    FOR s IN 1..60 LOOP
-        INSERT INTO shed SELECT (random() * 3000)::int, s * 1000 + i, i FROM generate_series(1, 200) i;
-        COMMIT;
-        PERFORM windowing.process('shed_count');
-        PERFORM windowing.process('shed_rows');
-        COMMIT;
-    END LOOP;
-END $$;
+CALL pg_temp.random_steps(0.25, '{shed}', '{shed_count,shed_rows}');
 SELECT name, memory_windows > 0 AS some_in_memory, state_spilled_bytes = 0 AS not_spilled,
        state_misses > 1000 AS read_back
 FROM windowing.pipeline_stats WHERE name LIKE 'shed_%' ORDER BY name;
