@@ -139,13 +139,19 @@ load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
 		elog(ERROR, "stored window state is too short for its trigger");
 	memcpy(&time, VARDATA_ANY(state), sizeof(int64));
 	flags = VARDATA_ANY(state)[2 * sizeof(int64)];
+	e->changed = (flags & CHANGED) != 0;
 	/* a timer set under a trigger of the other clock (alter_pipeline) goes */
 	if (((flags & CLOCK_TIMER) != 0) != trigger_on_clock(op->trigger))
 		time = WMK_NONE;
+	else if (op->trigger->stored_timer != NULL)
+	{
+		WmWindow	w = {e->k.start, e->k.end};
+
+		time = op->trigger->stored_timer(op, e, &w, time);
+	}
 	op_set_trigger_timer(op, e, time);
 	memcpy(&e->trigger_rows, VARDATA_ANY(state) + sizeof(int64), sizeof(int64));
 	e->dirty = false;
-	e->changed = (flags & CHANGED) != 0;
 	e->trigger_primed = (flags & PRIMED) != 0;
 	/* a delta trigger's input, left by it for another trigger (alter_pipeline) */
 	if (e->trigger_primed && op->trigger != &trigger_early_delta)
@@ -327,13 +333,20 @@ op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 
 /*
  * Whether the kind's windows can be kept outside and loaded a key at a
- * time (fetch_key, fetch_due); else every window is loaded for a step.
+ * time (fetch_key, fetch_due) for a step at op->clock, after one at
+ * "since" (WMK_NONE: not known) that ran every timer on the clock up to
+ * there; else every window is loaded for the step.  Timers on the clock
+ * come due whatever the rows and the watermark, but each is set at the
+ * multiple of the interval after the clock of the step that sets it
+ * (next_timer): a step whose clock passes none since finds none due.
  */
 bool
-op_by_key(const Operator *op)
+op_by_key(const Operator *op, int64 since)
 {
-	/* timers on the clock come due whatever the rows and the watermark */
-	return op->kind->by_key && !trigger_on_clock(op->trigger);
+	if (!trigger_on_clock(op->trigger))
+		return op->kind->by_key;
+	return op->kind->by_key && since != WMK_NONE &&
+		op->clock < op->trigger->next_timer(op, since);
 }
 
 /* Whether a window's bounds move as rows join it (sessions). */
@@ -345,15 +358,29 @@ op_moving_bounds(const Operator *op)
 
 /*
  * Whether the windows whose timers a watermark reaches can be found by
- * their end alone (a slice by its key's windows' ends, op_ends_before):
- * their timers are their firing and their cleanup, not early timers of
- * the trigger's own, kept in their state.  A trigger that counts rows or
- * watches a column keeps state but no timer, and neither does purging.
+ * their end (a slice by its key's windows' ends, op_ends_before): their
+ * timers are their firing and their cleanup, and a trigger's own timers
+ * on event time run only where op_next_early says, where every window may
+ * be due.  A trigger that counts rows or watches a column keeps state but
+ * no timer, and neither does purging.
  */
 bool
 op_due_by_end(const Operator *op)
 {
-	return (op->kind->timed || op->kind->due != NULL) && !op->trigger->event_timers;
+	return op->kind->timed || op->kind->due != NULL;
+}
+
+/*
+ * The first time past t at which a timer of the trigger's own on event
+ * time may run, where the windows are kept outside the operator: WMK_END
+ * if the trigger sets none, WMK_NONE where t is (any time may be).
+ */
+int64
+op_next_early(const Operator *op, int64 t)
+{
+	if (op->trigger->next_timer == NULL || trigger_on_clock(op->trigger) || t == WMK_END)
+		return WMK_END;
+	return t == WMK_NONE ? WMK_NONE : op->trigger->next_timer(op, t);
 }
 
 /*

@@ -99,6 +99,7 @@ extern bool op_rekey(Operator *op, WindowEntry *e, int64 start, int64 end);
 extern void op_add_fire_timer(Operator *op, WindowEntry *e);
 extern void op_keep_cleanup_timer(Operator *op, WindowEntry *e);
 extern void op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time);
+extern void op_move_trigger_timer(Operator *op, WindowEntry *e, int64 time);
 extern void op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args,
 					   bool *argnulls);
 extern void op_fire(Operator *op, WindowEntry *e, Pane pane);

@@ -327,6 +327,8 @@ load_step(Step *s, const char *name, int part)
 	if (def->fire_spread)
 		s->op->spread = pipeline_duration(def->fire_spread, def->is_ts, "fire_spread");
 	s->op->final_rows = def->append;
+	/* what the step's clock passed decides which windows it loads (op_by_key) */
+	s->op->clock = s->now;
 	wm = &s->op->wm;
 	/* a shard's rows make its input's watermark; it fires by the shards' least */
 	wmk_init(wm, def->max_out_of_orderness ?

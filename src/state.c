@@ -910,7 +910,9 @@ typedef struct DueScan
 {
 	bool		active;
 	int64		until;			/* the heap is read up to there once done */
-	StateScan	by_end;
+	bool		every;			/* every window is due: read in key order */
+	bytea	   *after;			/* every: the last key read, or NULL */
+	StateScan	by_end;			/* else: by end */
 } DueScan;
 
 /* What a step's state came from, for state_save. */
@@ -1192,7 +1194,8 @@ log_full(const Operator *op)
 /*
  * Whether a store of the pipeline may hold some of its keys and read the
  * others from the heap as the steps reach them: the heap tells when a
- * window is due by its end, or none is due before the end of input.
+ * window is due by its end (or, for early timers, that any may be:
+ * op_next_early), or none is due before the end of input.
  */
 static bool
 sheds_keys(const Operator *op)
@@ -1242,12 +1245,14 @@ put_windows(StateStore *st, Operator *op)
 /*
  * Reads the windows of whole keys the store does not know into the
  * operator, in the primary key's order from the key after "from" (NULL:
- * the first), until at least "want" windows came in; the next read starts
- * where this one stopped.  Their rows are their newest states (a key the
- * store does not know has no changes since the last fold).
+ * the first), until at least "want" windows came in; *stop is the last
+ * key read (in the caller's memory), for the next read to start after, or
+ * NULL past the last.  Their rows are their newest states (a key the store
+ * does not know has no changes since the last fold).  Returns how many
+ * windows came in, and adds the keys they are of to *keys.
  */
-static void
-read_unknown(StepState *ss, const bytea *from, int64 want)
+static int64
+read_unknown(StepState *ss, const bytea *from, int64 want, bytea **stop, int64 *keys)
 {
 	StateStore *st = ss->store;
 	int			nkeys = from != NULL ? 2 : 1;
@@ -1274,7 +1279,10 @@ read_unknown(StepState *ss, const bytea *from, int64 want)
 		if (key == NULL || !keys_equal(key, r.k.key))
 		{
 			if (unknown)
+			{
 				state_store_know(st, key);
+				(*keys)++;
+			}
 			if (loaded >= want)
 				break;
 			MemoryContextSwitchTo(cxt);
@@ -1290,14 +1298,17 @@ read_unknown(StepState *ss, const bytea *from, int64 want)
 		MemoryContextReset(ps.row);
 	}
 	if (!more && unknown)
+	{
 		state_store_know(st, key);
+		(*keys)++;
+	}
 	MemoryContextSwitchTo(cxt);
 	scan_end(&ps);
-	/* past the last key, the next read starts from the first */
-	state_store_set_read_ahead(st, more ? key : NULL);
 	state_store_heap_windows(st, -loaded);
 	MemoryContextSwitchTo(old);
+	*stop = more ? DatumGetByteaPCopy(PointerGetDatum(key)) : NULL;
 	MemoryContextDelete(cxt);
+	return loaded;
 }
 
 /*
@@ -1309,8 +1320,13 @@ read_unknown(StepState *ss, const bytea *from, int64 want)
 static void
 read_ahead(StepState *ss)
 {
-	read_unknown(ss, state_store_read_ahead(ss->store),
-				 READ_AHEAD_PER_ROW * (ss->hits + ss->misses));
+	bytea	   *stop;
+	int64		keys = 0;
+
+	(void) read_unknown(ss, state_store_read_ahead(ss->store),
+						READ_AHEAD_PER_ROW * (ss->hits + ss->misses), &stop, &keys);
+	/* past the last key, the next read starts from the first */
+	state_store_set_read_ahead(ss->store, stop);
 }
 
 /*
@@ -1351,11 +1367,18 @@ state_save(StepState *ss, int64 step)
 	if (ss->store == NULL)
 	{
 		fold_windows(ss);
-		/* no copy of what cannot fit: a stored window takes that much at least */
-		if (!state_store_fits(op->windows->members * (int64) sizeof(StoredWindow)))
+
+		/*
+		 * No copy of what cannot fit (a stored window takes that much at
+		 * least), unless the store may shed keys down to the budget.
+		 */
+		if (!sheds_keys(op) &&
+			!state_store_fits(op->windows->members * (int64) sizeof(StoredWindow)))
 			return;
 		ss->store = state_store_create(ss->id, state_shape(op), true);
 		put_windows(ss->store, op);
+		if (sheds_keys(op) && !state_store_fits(0))
+			state_store_evict(ss->store);
 	}
 	else
 	{
@@ -1368,7 +1391,7 @@ state_save(StepState *ss, int64 step)
 			state_store_clear(ss->store);
 		put_windows(ss->store, op);
 		/* a store that reads its keys from the heap as needed can shed some */
-		evict = ss->by_key && sheds_keys(op) && !state_store_fits(0);
+		evict = sheds_keys(op) && !state_store_fits(0);
 		if (evict || (fold && !compact_log(ss, step)))
 			fold_store(ss);
 		else if (!fold)
@@ -1376,7 +1399,7 @@ state_save(StepState *ss, int64 step)
 		if (evict)
 			state_store_evict(ss->store);
 	}
-	state_store_done(ss->store, step, op->log);
+	state_store_done(ss->store, step, op->log, op->clock);
 }
 
 /*
@@ -1609,8 +1632,9 @@ due_after(const Operator *op, int64 end, int64 from)
 
 /*
  * The earliest a window on the heap may be due after "from": the first end
- * after it (a window not fired yet fires at its last instant, end - 1), or
- * the first cleanup after it (a fired one ends lateness after that).  Rows
+ * after it (a window not fired yet fires at its last instant, end - 1),
+ * the first cleanup after it (a fired one ends lateness after that), or
+ * the trigger's next early timer (op_next_early).  Rows
  * of keys the store knows count too, which only makes the next read come
  * sooner than needed.
  */
@@ -1631,8 +1655,9 @@ heap_next_due(Operator *op, StateStore *st, int64 from)
 			   "(SELECT pg_catalog.min(window_end) FROM windowing.window_state "
 			   "WHERE pipeline_id OPERATOR(pg_catalog.=) $1 AND window_end OPERATOR(pg_catalog.>) $3)",
 			   3, types, args);
-	next = Min(due_after(op, end_or_never(1), from),
-			   wmk_add(due_after(op, end_or_never(2), lively), op->lateness));
+	next = Min(Min(due_after(op, end_or_never(1), from),
+				   wmk_add(due_after(op, end_or_never(2), lively), op->lateness)),
+			   op_next_early(op, from));
 	SPI_finish();
 	return next;
 }
@@ -1690,12 +1715,16 @@ heap_ahead(StateStore *st, int64 upto)
 
 /*
  * Begins to read the windows on the heap whose timers run after the
- * store's heap_until and at or before "upto" (or further, heap_ahead),
- * with every other window of their keys, for the keys the store does not
- * know (fetch_key), unless none is due by then.  A window's timer is its
- * end (firing) or its cleanup, the allowed lateness after: every such
- * window ends in (from - lateness, until], and its entries no more than
- * op_ends_before earlier (the slices of a sliding window).
+ * store's heap_until and at or before "upto" (or further, heap_ahead, but
+ * short of the trigger's next early timer after it), with every other
+ * window of their keys, for the keys the store does not know (fetch_key),
+ * unless none is due by then.  A window's timer is its end (firing) or its
+ * cleanup, the allowed lateness after: every such window ends in (from -
+ * lateness, until], and its entries no more than op_ends_before earlier
+ * (the slices of a sliding window).  An early timer of the trigger's own
+ * may be any open window's: a read that passes one reads every key the
+ * store does not know, in the primary key's order (read_unknown), a few
+ * index entries a key where one read by end costs a descent.
  */
 static void
 due_scan_begin(Operator *op, StepState *ss, int64 upto)
@@ -1706,6 +1735,7 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	int64		next = state_store_heap_next(st);
 	Oid			by_end = get_relname_relid("window_state_by_end",
 										   get_namespace_oid("windowing", false));
+	int64		early = op_next_early(op, upto);
 
 	if (next == WMK_NONE)
 		next = heap_next_due(op, st, from);
@@ -1715,13 +1745,29 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 		return;
 	}
 	d->until = heap_ahead(st, upto);
+	if (early != WMK_END)
+		d->until = Min(d->until, early - 1);
+	early = op_next_early(op, from);
+	d->every = early != WMK_END && early <= d->until;
+	d->after = NULL;
+	d->active = true;
+	if (d->every)
+		return;
 	scan_begin(&d->by_end, ss->id, by_end, 3, AccessShareLock);
 	ScanKeyInit(&d->by_end.keys[1], 2, BTGreaterStrategyNumber, F_INT8GT,
 				Int64GetDatum(wmk_add(wmk_add(wmk_add(from, -op->lateness), -op_ends_before(op)), 1)));
 	ScanKeyInit(&d->by_end.keys[2], 2, BTLessEqualStrategyNumber, F_INT8LE,
 				Int64GetDatum(wmk_add(d->until, 1)));
 	index_rescan(d->by_end.scan, d->by_end.keys, 3, NULL, 0);
-	d->active = true;
+}
+
+/* The read is done: the store knows where the heap is read to. */
+static void
+due_scan_done(Operator *op, StepState *ss)
+{
+	ss->due.active = false;
+	state_store_set_heap_due(ss->store, ss->due.until,
+							 heap_next_due(op, ss->store, ss->due.until));
 }
 
 /*
@@ -1735,6 +1781,20 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 	DueScan    *d = &ss->due;
 	int64		loaded = 0;
 
+	if (d->every)
+	{
+		/* the last key read lives as long as the step's state */
+		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(ss));
+		bytea	   *after = d->after;
+
+		loaded = read_unknown(ss, after, max, &d->after, &ss->misses);
+		MemoryContextSwitchTo(old);
+		if (after != NULL)
+			pfree(after);
+		if (d->after == NULL)
+			due_scan_done(op, ss);
+		return loaded;
+	}
 	while (loaded < max)
 	{
 		MemoryContext old;
@@ -1743,8 +1803,7 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 		if (!index_getnext_slot(d->by_end.scan, ForwardScanDirection, d->by_end.slot))
 		{
 			scan_end(&d->by_end);
-			d->active = false;
-			state_store_set_heap_due(ss->store, d->until, heap_next_due(op, ss->store, d->until));
+			due_scan_done(op, ss);
 			break;
 		}
 		slot_getsomeattrs(d->by_end.slot, 2);
@@ -1772,8 +1831,10 @@ fetch_due(Operator *op, int64 upto)
 
 	if (op_due_at_end(op))
 	{
+		bytea	   *stop;
+
 		if (upto == WMK_END && !state_store_complete(st))
-			read_unknown(ss, NULL, PG_INT64_MAX);
+			(void) read_unknown(ss, NULL, PG_INT64_MAX, &stop, &ss->misses);
 		return state_store_take_due(st, upto, DUE_BATCH, load_stored, op);
 	}
 	if (!ss->due.active && !state_store_complete(st) && upto > state_store_heap_until(st))
@@ -2034,7 +2095,9 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	ss->key_groups = key_groups;
 	rows_init(&ss->log_departed);
 	ss->store = state_store_find(id, steps, state_shape(op));
-	ss->by_key = by_key && op_by_key(op) && (ss->store != NULL || sheds_keys(op));
+	ss->by_key = by_key &&
+		op_by_key(op, ss->store != NULL ? state_store_clock(ss->store) : WMK_NONE) &&
+		(ss->store != NULL || sheds_keys(op));
 	if (ss->store != NULL)
 		op->log = state_store_log(ss->store);
 	else if (ss->by_key)

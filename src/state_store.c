@@ -164,8 +164,12 @@ typedef struct KeySlot
 	char		status;
 } KeySlot;
 
+/* How full the table may be before it doubles (simplehash's own default). */
+#define KEYS_FILL 0.9
+
 #define SH_PREFIX storekeys
 #define SH_ELEMENT_TYPE KeySlot
+#define SH_FILLFACTOR KEYS_FILL
 #define SH_KEY_TYPE const bytea *
 #define SH_KEY key
 #define SH_HASH_KEY(tb, k) keys_hash(k)
@@ -176,13 +180,6 @@ typedef struct KeySlot
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
-
-/*
- * What a key counts for in the table when it leaves: its slot, in a table
- * about half full (it doubles when nine tenths full, and shrinks once
- * under a quarter full as a step ends: shrink_keys).
- */
-#define KEY_SLOT_BYTES (2 * sizeof(KeySlot))
 
 static StoreKeyEnt *
 slot_entry(const KeySlot *slot)
@@ -224,6 +221,7 @@ struct StateStore
 	int64		heap_windows;	/* partial: windows on the heap alone */
 	bytea	   *read_ahead;		/* partial: the last key read ahead
 								 * (state_store_read_ahead), or NULL */
+	int64		clock;			/* the clock of the step that left it */
 	bool		taken;			/* windows taken out, not yet put back */
 	MemoryContext cxt;
 	/*
@@ -491,6 +489,13 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 	changing(st);
 	st->taken = true;
 	return st;
+}
+
+/* The clock of the step whose state the store holds (state_store_done). */
+int64
+state_store_clock(const StateStore *st)
+{
+	return st->clock;
 }
 
 /* The pipeline's state_log rows since the last fold. */
@@ -807,6 +812,9 @@ state_store_clear(StateStore *st)
 	changing(st);
 	st->taken = true;
 	st->complete = true;
+	st->heap_until = WMK_NONE;
+	st->heap_next = WMK_NONE;
+	st->heap_windows = 0;
 	MemoryContextReset(st->cxt);
 	init_contents(st);
 }
@@ -1126,7 +1134,7 @@ evictable(const StoreKeyEnt *k)
 static int64
 evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
 {
-	int64		bytes = MAXALIGN(key_ent_size(KEY_OF(k))) + KEY_SLOT_BYTES;
+	int64		bytes = MAXALIGN(key_ent_size(KEY_OF(k)));
 	StoreWin   *w = KEY_WINDOWS(k);
 
 	while (w != NULL)
@@ -1150,26 +1158,46 @@ evict_key(StateStore *st, StoreKeyEnt *k, int64 *windows, int64 *first_due)
  * The keys' table rebuilt for the keys left, where that at least halves
  * it: it does not shrink by itself as keys leave (their windows fired and
  * left, or an eviction took them), and the budget counts all of it.  The
- * entries stay in place.
+ * entries stay in place.  The old table hands its keys over in the order
+ * of their hashes, which can make the new one grow on the way, as
+ * simplehash does where keys crowd together: then the old one stays.
  */
 static void
 shrink_keys(StateStore *st)
 {
 	storekeys_hash *old = st->keys;
+	storekeys_hash *smaller;
 	storekeys_iterator it;
 	KeySlot    *slot;
 
 	if (old->members >= old->size / 4)
 		return;
-	st->keys = storekeys_create(st->cxt, old->members, NULL);
+	smaller = storekeys_create(st->cxt, old->members, NULL);
 	storekeys_start_iterate(old, &it);
 	while ((slot = storekeys_iterate(old, &it)) != NULL)
 	{
 		bool		found;
 
-		storekeys_insert_hash(st->keys, slot->key, slot->hash, &found)->key = slot->key;
+		storekeys_insert_hash(smaller, slot->key, slot->hash, &found)->key = slot->key;
 	}
+	if (smaller->size >= old->size)
+	{
+		storekeys_destroy(smaller);
+		return;
+	}
+	st->keys = smaller;
 	storekeys_destroy(old);
+}
+
+/* The bytes of the keys' table once shrink_keys ran with "members" keys left. */
+static int64
+keys_table_bytes(const StateStore *st, uint64 members)
+{
+	uint64		size = st->keys->size;
+
+	if (members < size / 4)
+		size = pg_nextpower2_64(Max((uint64) (members / KEYS_FILL), 2));
+	return size * sizeof(KeySlot);
 }
 
 /*
@@ -1184,43 +1212,57 @@ shrink_keys(StateStore *st)
  * keys no step touched since the last eviction first, then any that may
  * leave (evictable: the caller folds the state log first).  The store is
  * partial from then on: it reads the keys that left by key and by due
- * time, as it reads those it never held.
+ * time, as it reads those it never held.  The keys' table gives its slots
+ * back only as it shrinks, at the end (shrink_keys): what it will take
+ * then counts, not what it takes, and a table that did not shrink as
+ * expected makes a second round.
  */
 void
 state_store_evict(StateStore *st)
 {
-	int64		over = stores_bytes() - EVICT_TO((int64) state_store_memory * 1024);
+	int64		to = EVICT_TO((int64) state_store_memory * 1024);
 	int64		windows = 0;
 	int64		first_due = WMK_END;
 
 	changing(st);
 	settle(st);
-	for (int pass = 0; pass < 2 && over > 0; pass++)
+	for (int round = 0; round < 2 && stores_bytes() > to; round++)
 	{
-		storekeys_iterator it;
-		KeySlot    *slot;
+		int64		over = stores_bytes() - keys_table_bytes(st, st->keys->members) - to;
 
-		/* a key evicted leaves the table: iteration allows it */
-		storekeys_start_iterate(st->keys, &it);
-		while (over > 0 && (slot = storekeys_iterate(st->keys, &it)) != NULL)
+		for (int pass = 0; pass < 2; pass++)
 		{
-			StoreKeyEnt *k = slot_entry(slot);
+			storekeys_iterator it;
+			KeySlot    *slot;
 
-			if ((pass == 0 && touched(k)) || !evictable(k))
-				continue;
-			over -= evict_key(st, k, &windows, &first_due);
+			/* a key evicted leaves the table: iteration allows it */
+			storekeys_start_iterate(st->keys, &it);
+			while (over + keys_table_bytes(st, st->keys->members) > 0 &&
+				   (slot = storekeys_iterate(st->keys, &it)) != NULL)
+			{
+				StoreKeyEnt *k = slot_entry(slot);
+
+				if ((pass == 0 && touched(k)) || !evictable(k))
+					continue;
+				over -= evict_key(st, k, &windows, &first_due);
+			}
 		}
+		shrink_keys(st);
 	}
 	if (windows > 0)
 	{
 		/*
 		 * What the heap alone holds may now be due from first_due: the next
 		 * read by due time starts before it (state.c reads ahead of the
-		 * watermark, so the store may have read past it).
+		 * watermark, so the store may have read past it).  Every window of
+		 * a complete store was in memory, so none on the heap is due
+		 * sooner: a read from the start would read the windows of every
+		 * key that left (all of them, where a trigger's early timers make
+		 * every window due at once).
 		 */
 		if (st->complete)
 		{
-			st->heap_until = WMK_NONE;
+			st->heap_until = wmk_add(first_due, -1);
 			st->heap_next = first_due;
 		}
 		else
@@ -1236,17 +1278,19 @@ state_store_evict(StateStore *st)
 
 /*
  * The step put back what it took: the store holds the state of step
- * "version", to be the pipeline's if the transaction commits.  Past the
- * budget it is thrown away (the pipeline's next step reads the heap).
+ * "version", at the step's clock, to be the pipeline's if the transaction
+ * commits.  Past the budget it is thrown away (the pipeline's next step
+ * reads the heap).
  */
 void
-state_store_done(StateStore *st, int64 version, StateLog log)
+state_store_done(StateStore *st, int64 version, StateLog log, int64 clock)
 {
 	changing(st);
 	settle(st);
 	shrink_keys(st);
 	st->held.version = version;
 	st->log = log;
+	st->clock = clock;
 	st->taken = false;
 	if (stores_bytes() > (int64) state_store_memory * 1024)
 	{

@@ -16,7 +16,11 @@
  * heap keeps one per window either way) and ask the trigger at each row
  * and each timer.  A trigger that fires early keeps one timer of its own
  * per window (WindowEntry.trigger_time), stored with the window's state so
- * that a step's size never changes when a window fires.
+ * that a step's size never changes when a window fires.  Every such timer
+ * falls on a multiple of the interval (next_timer), which tells a store
+ * when any window may be due; one that passes without firing moves on
+ * without the window being written, and stored_timer moves on the one
+ * its stored state still holds.
  */
 #include "compat.h"
 
@@ -60,20 +64,35 @@ const WindowTrigger trigger_event_time = {
 	.on_event_time = event_time_on_event_time,
 };
 
+/* The multiple of "every" at or before t. */
+static int64
+grid_floor(int64 t, int64 every)
+{
+	int64		r = t % every;
+
+	return t - (r < 0 ? r + every : r);
+}
+
 /*
  * The early timer after "from" (a multiple of the interval): the next
  * multiple, if it comes before the window's last instant, where the
  * window fires on time anyway (one firing there, as Flink's timer service
  * keeps one timer per time).
  */
-static void
-set_next_early(Operator *op, WindowEntry *e, const WmWindow *w, int64 from)
+static int64
+next_early(const Operator *op, const WmWindow *w, int64 from)
 {
 	int64		next;
 
 	if (pg_add_s64_overflow(from, op->trigger_every, &next) || next >= w->end - 1)
-		next = WMK_NONE;
-	op_set_trigger_timer(op, e, next);
+		return WMK_NONE;
+	return next;
+}
+
+static void
+set_next_early(Operator *op, WindowEntry *e, const WmWindow *w, int64 from)
+{
+	op_set_trigger_timer(op, e, next_early(op, w, from));
 }
 
 /*
@@ -88,12 +107,10 @@ set_next_early(Operator *op, WindowEntry *e, const WmWindow *w, int64 from)
 static TriggerResult
 early_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 {
-	int64		r = ts % op->trigger_every;
-
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
 	if (e->trigger_time == WMK_NONE && e->fire_count == 0)
-		set_next_early(op, e, w, ts - (r < 0 ? r + op->trigger_every : r));
+		set_next_early(op, e, w, grid_floor(ts, op->trigger_every));
 	return TRIGGER_CONTINUE;
 }
 
@@ -108,8 +125,33 @@ early_on_event_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
 		op_set_trigger_timer(op, e, WMK_END);
 		return TRIGGER_CONTINUE;
 	}
+	if (!e->changed)
+	{
+		/*
+		 * Nothing to fire: the timer moves on to the first multiple past the
+		 * watermark (those between would pass without firing too), and the
+		 * window's stored state keeps the one that passed, which
+		 * early_stored_timer moves on as the window comes back.  So a
+		 * window without new rows is not written again at each multiple.
+		 */
+		op_move_trigger_timer(op, e,
+							  next_early(op, w, grid_floor(op->wm.value, op->trigger_every)));
+		return TRIGGER_CONTINUE;
+	}
 	set_next_early(op, e, w, time);
-	return e->changed ? TRIGGER_FIRE : TRIGGER_CONTINUE;
+	return TRIGGER_FIRE;
+}
+
+/*
+ * A stored window's early timer: one that the watermark passed before the
+ * window had new rows, moved on as early_on_event_time moved it.
+ */
+static int64
+early_stored_timer(const Operator *op, const WindowEntry *e, const WmWindow *w, int64 time)
+{
+	if (e->changed || time == WMK_NONE || time == WMK_END || time > op->wm.value)
+		return time;
+	return next_early(op, w, grid_floor(op->wm.value, op->trigger_every));
 }
 
 /* A merged session takes the earliest early timer of those it covers. */
@@ -122,13 +164,28 @@ early_on_merge(Operator *op, WindowEntry *into, const WindowEntry *from)
 		op_set_trigger_timer(op, into, from->trigger_time);
 }
 
+/*
+ * Every early timer is a multiple of the interval (set_next_early), so the
+ * first after t is the next multiple, whatever the window.
+ */
+static int64
+early_next_timer(const Operator *op, int64 t)
+{
+	int64		next;
+
+	if (pg_add_s64_overflow(grid_floor(t, op->trigger_every), op->trigger_every, &next))
+		return WMK_END;
+	return next;
+}
+
 const WindowTrigger trigger_early = {
 	.name = "early",
 	.on_element = early_on_element,
 	.on_event_time = early_on_event_time,
 	.on_merge = early_on_merge,
 	.has_state = true,
-	.event_timers = true,
+	.next_timer = early_next_timer,
+	.stored_timer = early_stored_timer,
 };
 
 /*
@@ -173,18 +230,21 @@ const WindowTrigger trigger_early_rows = {
  * without rows since it last fired sets no timer, where Flink's would fire
  * again with the same result.
  */
+static int64
+clock_next_timer(const Operator *op, int64 t)
+{
+	const int64 unix_shift = (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+	return grid_floor(t + unix_shift, op->trigger_every) - unix_shift + op->trigger_every;
+}
+
 static TriggerResult
 clock_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 {
-	const int64 unix_shift = (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-	int64		since_1970 = op->clock + unix_shift;
-	int64		r = since_1970 % op->trigger_every;
-
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
 	if (e->trigger_time == WMK_NONE)
-		op_set_trigger_timer(op, e, op->clock - (r < 0 ? r + op->trigger_every : r) +
-							 op->trigger_every);
+		op_set_trigger_timer(op, e, clock_next_timer(op, op->clock));
 	return TRIGGER_CONTINUE;
 }
 
@@ -209,6 +269,7 @@ const WindowTrigger trigger_early_clock = {
 	.on_processing_time = clock_on_processing_time,
 	.on_merge = early_on_merge,
 	.has_state = true,
+	.next_timer = clock_next_timer,
 };
 
 /*

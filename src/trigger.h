@@ -50,8 +50,21 @@ typedef struct WindowTrigger
 							 const struct WindowEntry *from);
 	bool		has_state;		/* keeps trigger_time, trigger_rows and changed
 								 * with the window */
-	bool		event_timers;	/* sets timers of its own on event time
-								 * (trigger_time), before the window's end */
+
+	/*
+	 * The first time past t at which a timer of its own (trigger_time) may
+	 * run, on event time or on the clock (trigger_on_clock); NULL if it
+	 * sets none.
+	 */
+	int64		(*next_timer) (const struct Operator *op, int64 t);
+
+	/*
+	 * The timer of its own of a window whose stored state says "time", as
+	 * it stands at the watermark (a timer may move on without the window
+	 * being written); NULL: "time".
+	 */
+	int64		(*stored_timer) (const struct Operator *op, const struct WindowEntry *e,
+								 const WmWindow *w, int64 time);
 } WindowTrigger;
 
 /* A pipeline's trigger as its definition gives it (trigger_parse). */

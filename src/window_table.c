@@ -279,11 +279,12 @@ trigger_time_pending(int64 time)
 }
 
 /*
- * The trigger's own timer of an entry, at "time", WMK_NONE (not set yet) or
- * WMK_END (no more): it is part of the window's stored state.
+ * The trigger's own timer of an entry moves to "time", WMK_NONE (not set
+ * yet) or WMK_END (no more), where the window's stored state need not
+ * follow (the trigger's stored_timer makes up for it).
  */
 void
-op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time)
+op_move_trigger_timer(Operator *op, WindowEntry *e, int64 time)
 {
 	if (e->in_trigger_heap)
 		pairingheap_remove(op->trigger_timers, &e->trigger_node);
@@ -291,6 +292,13 @@ op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time)
 	e->in_trigger_heap = trigger_time_pending(time);
 	if (e->in_trigger_heap)
 		pairingheap_add(op->trigger_timers, &e->trigger_node);
+}
+
+/* The same, as part of the window's stored state. */
+void
+op_set_trigger_timer(Operator *op, WindowEntry *e, int64 time)
+{
+	op_move_trigger_timer(op, e, time);
 	e->dirty = true;
 }
 

@@ -38,13 +38,25 @@ SELECT windowing.create_pipeline('$name', 'events', 'ts', '{k}',
 }
 
 # Steps of 500 rows, each reading the state the previous one left; then,
-# in the same session (whose memory holds the state), a query.
+# in the same session (whose memory holds the state), a query.  "clocked":
+# the clock of step n is n seconds past midnight (windowing.clock), then
+# the wall clock again.
 sub drain
 {
-	my ($name, $then) = @_;
+	my ($name, $then, $clocked) = @_;
+	my $clock = $clocked
+	  ? q{PERFORM set_config('windowing.clock',
+	                         (timestamptz '2026-01-01 00:00+00' + n * interval '1 second')::text, false);}
+	  : '';
 	return $node->safe_psql('postgres', qq{
-DO \$\$ BEGIN
-  WHILE windowing.process('$name', 500) > 0 LOOP COMMIT; END LOOP;
+DO \$\$ DECLARE n int := 0; BEGIN
+  LOOP
+    $clock
+    EXIT WHEN windowing.process('$name', 500) = 0;
+    n := n + 1;
+    COMMIT;
+  END LOOP;
+  PERFORM set_config('windowing.clock', '', false);
 END \$\$;
 } . ($then // ''));
 }
@@ -120,8 +132,12 @@ is(differences($node, 'postgres', 'SELECT k, window_start, window_end, n, total 
 # Triggers that keep state but set no timer of their own (early firing by
 # rows or by a column's move, purging) leave a window due at its end and
 # cleanup only, and count windows are due at the end of input only: their
-# pipelines shed keys as well, where early firing by event time, whose
-# early timers are in the windows' state, reads all of it at every step.
+# pipelines shed keys as well.  So does early firing every interval of
+# event time, whose early timers, kept in the windows' state, all fall on
+# multiples of the interval: a step whose watermark passes one reads every
+# open window from the heap, and the steps between read the keys their
+# rows name; and early firing every interval of the clock, whose steps
+# load every window when their clock passes a multiple of the interval.
 # Each runs beside the same pipeline stepped and flushed with every window
 # in memory, whose results (every firing: append mode) it must give; it
 # is flushed in a new session, which reads the keys it needs from the
@@ -132,6 +148,11 @@ my @shed = (['rows', $tumbling, q{trigger => 'early every 40 rows'}, $early],
 	['purged', $tumbling, q{trigger => 'purging early every 25 rows'}, $early],
 	['delta', $tumbling, q{trigger => 'early when v moves more than 3000'}, $early],
 	['rows_s', q{windowing.session('5 seconds')}, q{trigger => 'early every 40 rows'}, $early],
+	['every', $tumbling, q{trigger => 'early every 5 seconds'}, $early],
+	['every_s', q{windowing.session('5 seconds')}, q{trigger => 'early every 2 seconds'}, $early],
+	['clock', $tumbling, q{trigger => 'early every 5 seconds of processing time'}, $early],
+	['clock_s', q{windowing.session('5 seconds')},
+		q{trigger => 'early every 3 seconds of processing time'}, $early],
 	['count', q{windowing.counting(50, slide => 20)}, '', 'n < 50'],
 	['hop', q{windowing.hopping('20 seconds', '5 seconds')}, '', 'n > 100'],
 	['cumulate', q{windowing.cumulating('5 seconds', '20 seconds')}, '', 'n > 100']);
@@ -148,14 +169,15 @@ SELECT windowing.create_pipeline('$name', 'mixed', 'ts', '{k}', $assigner,
     'count(*) AS n, sum(v) AS total', max_out_of_orderness => '30 milliseconds',
     allowed_lateness => '1 second', emit => 'append', start => false, retention => 'keep'
     @{[ $trigger ? ", $trigger" : '' ]})});
+		my $clocked = $what =~ /^clock/;
 		if ($budget eq '64MB')
 		{
-			drain($name, "SELECT windowing.flush('$name')");
+			drain($name, "SELECT windowing.flush('$name')", $clocked);
 			next;
 		}
 		my ($in_memory, $open, $bytes, $spilled, $misses) = split /\|/, drain($name, qq{
 SELECT memory_windows, open_windows, state_memory_bytes, state_spilled_bytes, state_misses
-FROM windowing.pipeline_stats WHERE name = '$name'});
+FROM windowing.pipeline_stats WHERE name = '$name'}, $clocked);
 		cmp_ok($in_memory, '>', 0, "$name: windows kept in memory ($in_memory)");
 		cmp_ok($misses, '>', 0, "$name: keys read back from the heap ($misses)");
 		cmp_ok($in_memory, '<', $open, "$name: windows shed to the heap (of $open)")
@@ -176,6 +198,37 @@ for my $case (@shed)
 			"SELECT $columns FROM ${what}_whole_results"),
 		'0', "${what}: shed to the heap, the results of a pipeline held in memory");
 }
+
+# An early timer that the watermark passes without new rows moves on to
+# the next multiple past the watermark without the window being written:
+# its stored state keeps the timer that passed, and a step that reads it
+# back moves it on the same way.  Key a's window fires early at :10; :20
+# and :30 pass without rows; read back from the heap, a row at :36 waits
+# for :40, where it fires with both rows, as it does in memory.
+$node->safe_psql('postgres', q{
+CREATE TABLE idle (k text, ts bigint, v int);
+SELECT windowing.create_pipeline(p, 'idle', 'ts', '{k}', windowing.tumbling('1 minute'),
+    'count(*) AS n', emit => 'append', start => false, retention => 'keep',
+    trigger => 'early every 10 seconds')
+FROM unnest(ARRAY['idle_memory', 'idle_heap']) p});
+# Each step in one session, whose memory holds idle_memory's state.
+sub idle_steps
+{
+	return $node->safe_psql('postgres', 'DO $$ BEGIN ' . join('', map { qq{
+INSERT INTO idle VALUES $_;
+COMMIT;
+PERFORM windowing.process('idle_memory');
+PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'idle_heap';
+PERFORM windowing.process('idle_heap');
+COMMIT;} } @_) . q{ END $$;
+SELECT string_agg(p || ' ' || n || '@' || fire_count, ', ' ORDER BY p, fire_count)
+FROM (SELECT 'memory' AS p, * FROM idle_memory_results UNION ALL
+      SELECT 'heap', * FROM idle_heap_results) r WHERE k = 'a'});
+}
+is(idle_steps("('a', 5000, 1), ('b', 12000, 1)", "('b', 35000, 1)", "('a', 36000, 1), ('b', 37000, 1)"),
+	'heap 1@1, memory 1@1', 'an early timer passed without rows is not the one a new row waits for');
+is(idle_steps("('b', 41000, 1)"), 'heap 1@1, heap 2@2, memory 1@1, memory 2@2',
+	'the window fires at the next multiple past the watermark, with its new row');
 
 # open_windows() in a session that holds no store reads window_state row
 # by row beneath state_log, whose changes and departures win, and builds
