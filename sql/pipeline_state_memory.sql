@@ -28,7 +28,7 @@ SELECT pg_reload_conf();
 SET client_min_messages = warning;
 -- 60 steps: 200 rows of keys drawn from 3,000 into each table, committed,
 -- then a step of each pipeline, committed
-CREATE PROCEDURE pg_temp.random_steps(seed float8, tables text[], pipelines text[])
+CREATE PROCEDURE random_steps(seed float8, tables text[], pipelines text[])
 LANGUAGE plpgsql AS $$
 DECLARE
     name text;
@@ -51,7 +51,7 @@ CREATE TABLE budget_b (k int, ts bigint, v int);
 SELECT windowing.create_pipeline(name, name, 'ts', '{k}', windowing.tumbling('1 day'),
     'count(*) AS n', start => false, retention => 'consume') > 0 AS created
 FROM (VALUES ('budget_a'), ('budget_b')) AS p (name);
-CALL pg_temp.random_steps(0.5, '{budget_a,budget_b}', '{budget_a,budget_b}');
+CALL random_steps(0.5, '{budget_a,budget_b}', '{budget_a,budget_b}');
 SELECT name, open_windows, state_memory_bytes <= 16384 + 400 * memory_windows AS bytes_for_windows
 FROM windowing.pipeline_stats WHERE name LIKE 'budget_%' ORDER BY name;
 SELECT sum(state_memory_bytes) <= 256 * 1024 AS within_budget,
@@ -72,7 +72,7 @@ SELECT windowing.create_pipeline(name, 'shed', 'ts', '{k}', assigner,
     start => false, retention => 'keep') > 0 AS created
 FROM (VALUES ('shed_count', windowing.counting(3), NULL),
              ('shed_rows', windowing.tumbling('1 day'), 'early every 2 rows')) AS p (name, assigner, trig);
-CALL pg_temp.random_steps(0.25, '{shed}', '{shed_count,shed_rows}');
+CALL random_steps(0.25, '{shed}', '{shed_count,shed_rows}');
 SELECT name, memory_windows > 0 AS some_in_memory, state_spilled_bytes = 0 AS not_spilled,
        state_misses > 1000 AS read_back
 FROM windowing.pipeline_stats WHERE name LIKE 'shed_%' ORDER BY name;
@@ -94,5 +94,42 @@ SELECT (SELECT count(*) FROM shed_rows_results WHERE pane = 'early') =
         FROM (SELECT k, count(*) AS n, sum(v) AS t FROM shed GROUP BY k) c) AS on_time_windows;
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('shed_count'), ('shed_rows')) AS p (name);
 DROP TABLE shed;
+
+-- So does early firing every interval, on its own (the stores of a
+-- process share its budget).  Each step moves the watermark by a second:
+-- every tenth passes a multiple of 10 seconds, where each window with rows
+-- since it last fired fires early, and the step reads back the keys of
+-- such windows.
+CREATE TABLE shed_e (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('shed_every', 'shed_e', 'ts', '{k}', windowing.tumbling('1 day'),
+    'count(*) AS n, sum(v) AS total', "trigger" => 'early every 10 seconds', emit => 'append',
+    start => false, retention => 'keep') > 0 AS created;
+CALL random_steps(0.25, '{shed_e}', '{shed_every}');
+SELECT memory_windows > 0 AS some_in_memory, state_spilled_bytes = 0 AS not_spilled,
+       state_misses > 1000 AS read_back, state_memory_bytes <= 256 * 1024 AS within_budget
+FROM windowing.pipeline_stats WHERE name = 'shed_every';
+\c
+SET client_min_messages = warning;
+SELECT windowing.flush('shed_every');
 ALTER SYSTEM RESET windowing.state_memory;
 SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+-- the same firings as the pipeline stepped with all of its state in
+-- memory, in as few steps as it takes
+SELECT windowing.create_pipeline('whole_every', 'shed_e', 'ts', '{k}', windowing.tumbling('1 day'),
+    'count(*) AS n, sum(v) AS total', "trigger" => 'early every 10 seconds', emit => 'append',
+    start => false, retention => 'keep') > 0 AS created;
+DO $$ BEGIN WHILE windowing.process('whole_every') > 0 LOOP END LOOP; END $$;
+SELECT windowing.flush('whole_every');
+SELECT count(*) FILTER (WHERE pane = 'early') > 1000 AS fired_early,
+       (SELECT count(*) FROM (
+          (SELECT k, n, total, fire_count, pane FROM shed_every_results
+           EXCEPT ALL SELECT k, n, total, fire_count, pane FROM whole_every_results)
+          UNION ALL
+          (SELECT k, n, total, fire_count, pane FROM whole_every_results
+           EXCEPT ALL SELECT k, n, total, fire_count, pane FROM shed_every_results)) d) AS differences
+FROM shed_every_results;
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('shed_every'), ('whole_every')) AS p (name);
+DROP TABLE shed_e;
+DROP PROCEDURE random_steps;

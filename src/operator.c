@@ -126,30 +126,59 @@ stored_aggs(const Operator *op, bytea *state)
 	return aggs;
 }
 
-/* The trigger's state of a stored window, back; returns its aggregates' states. */
-static bytea *
-load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
+/*
+ * The trigger's own timer of stored window [start, end), as it stands at
+ * the watermark (WindowTrigger.stored_timer); *flags are its stored flags.
+ */
+static int64
+stored_trigger_timer(const Operator *op, int64 start, int64 end, const bytea *state, char *flags)
+{
+	int64		time;
+	WmWindow	w = {start, end};
+
+	if (VARSIZE_ANY_EXHDR(state) < TRIGGER_STATE_BYTES)
+		elog(ERROR, "stored window state is too short for its trigger");
+	memcpy(&time, VARDATA_ANY(state), sizeof(int64));
+	*flags = VARDATA_ANY(state)[2 * sizeof(int64)];
+	/* a timer set under a trigger of the other clock (alter_pipeline) goes */
+	if (((*flags & CLOCK_TIMER) != 0) != trigger_on_clock(op->trigger))
+		return WMK_NONE;
+	if (op->trigger->stored_timer == NULL)
+		return time;
+	return op->trigger->stored_timer(op, (*flags & CHANGED) != 0, &w, time);
+}
+
+/*
+ * Whether stored window [start, end) may have a timer at or before
+ * "until" on event time that does something, without loading it: its
+ * firing or cleanup (it ends by then), or the trigger's own timer its
+ * state holds, if rows came since it last fired (else the timer passes
+ * without firing, and moves on as the window loads: stored_timer).
+ */
+bool
+op_stored_due(const Operator *op, int64 start, int64 end, const bytea *state, int64 until)
 {
 	int64		time;
 	char		flags;
 
+	if (wmk_add(end, -1) <= until)
+		return true;
+	if (!keeps_trigger_state(op) || trigger_on_clock(op->trigger))
+		return false;
+	time = stored_trigger_timer(op, start, end, state, &flags);
+	return (flags & CHANGED) != 0 && time != WMK_NONE && time != WMK_END && time <= until;
+}
+
+/* The trigger's state of a stored window, back; returns its aggregates' states. */
+static bytea *
+load_trigger_state(Operator *op, WindowEntry *e, bytea *state)
+{
+	char		flags;
+
 	if (!keeps_trigger_state(op))
 		return state;
-	if (VARSIZE_ANY_EXHDR(state) < TRIGGER_STATE_BYTES)
-		elog(ERROR, "stored window state is too short for its trigger");
-	memcpy(&time, VARDATA_ANY(state), sizeof(int64));
-	flags = VARDATA_ANY(state)[2 * sizeof(int64)];
+	op_set_trigger_timer(op, e, stored_trigger_timer(op, e->k.start, e->k.end, state, &flags));
 	e->changed = (flags & CHANGED) != 0;
-	/* a timer set under a trigger of the other clock (alter_pipeline) goes */
-	if (((flags & CLOCK_TIMER) != 0) != trigger_on_clock(op->trigger))
-		time = WMK_NONE;
-	else if (op->trigger->stored_timer != NULL)
-	{
-		WmWindow	w = {e->k.start, e->k.end};
-
-		time = op->trigger->stored_timer(op, e, &w, time);
-	}
-	op_set_trigger_timer(op, e, time);
 	memcpy(&e->trigger_rows, VARDATA_ANY(state) + sizeof(int64), sizeof(int64));
 	e->dirty = false;
 	e->trigger_primed = (flags & PRIMED) != 0;

@@ -233,6 +233,8 @@ extern int64 op_due(Operator *op, const WindowEntry *e);
 extern int64 op_ends_before(const Operator *op);
 extern int64 op_next_end(const Operator *op, int64 t);
 extern int64 op_next_early(const Operator *op, int64 t);
+extern bool op_stored_due(const Operator *op, int64 start, int64 end, const bytea *state,
+						  int64 until);
 extern bool op_by_key(const Operator *op, int64 since);
 extern bool op_due_by_end(const Operator *op);
 extern bool op_due_at_end(const Operator *op);

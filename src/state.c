@@ -1243,25 +1243,69 @@ put_windows(StateStore *st, Operator *op)
 #define READ_AHEAD_PER_ROW 4
 
 /*
+ * A key's windows read from the heap that none of so far may be due: held
+ * (copies, in the key's memory) until one is, or the key ends.
+ */
+typedef struct HeldKey
+{
+	List	   *windows;		/* SavedWindow * */
+	bool		due;			/* one may be: the rest load as they come */
+	int64		loaded;			/* windows loaded */
+} HeldKey;
+
+/* Window r of the key being read joins the operator, or waits in h. */
+static void
+hold_or_load(StepState *ss, HeldKey *h, const SavedWindow *r, int64 until)
+{
+	ListCell   *lc;
+	SavedWindow *copy;
+
+	if (!h->due && op_stored_due(ss->op, r->k.start, r->k.end, r->state, until))
+	{
+		h->due = true;
+		foreach(lc, h->windows)
+			load_saved(lfirst(lc), ss->op);
+		h->loaded += list_length(h->windows);
+	}
+	if (h->due)
+	{
+		load_saved(r, ss->op);
+		h->loaded++;
+		return;
+	}
+	copy = palloc(sizeof(SavedWindow));
+	*copy = *r;
+	copy->k.key = DatumGetByteaPCopy(PointerGetDatum(r->k.key));
+	copy->state = DatumGetByteaPCopy(PointerGetDatum(r->state));
+	h->windows = lappend(h->windows, copy);
+}
+
+/*
  * Reads the windows of whole keys the store does not know into the
  * operator, in the primary key's order from the key after "from" (NULL:
- * the first), until at least "want" windows came in; *stop is the last
- * key read (in the caller's memory), for the next read to start after, or
- * NULL past the last.  Their rows are their newest states (a key the store
- * does not know has no changes since the last fold).  Returns how many
- * windows came in, and adds the keys they are of to *keys.
+ * the first), until at least "want" windows came in: the keys with a
+ * window that may be due by "until" (op_stored_due; WMK_END: every key),
+ * which the store knows from then on, where the others stay on the heap
+ * alone.  *stop is the last key read (in the caller's memory), for the
+ * next read to start after, or NULL past the last.  Their rows are their
+ * newest states (a key the store does not know has no changes since the
+ * last fold).  Returns how many windows came in, and adds their keys to
+ * *keys.
  */
 static int64
-read_unknown(StepState *ss, const bytea *from, int64 want, bytea **stop, int64 *keys)
+read_unknown(StepState *ss, const bytea *from, int64 want, int64 until, bytea **stop,
+			 int64 *keys)
 {
 	StateStore *st = ss->store;
 	int			nkeys = from != NULL ? 2 : 1;
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "windowing read ahead",
 											  ALLOCSET_SMALL_SIZES);
+	MemoryContext keycxt = AllocSetContextCreate(cxt, "windowing key read", ALLOCSET_SMALL_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	StateScan	ps;
 	bytea	   *key = NULL;		/* the key whose rows come, a copy */
 	bool		unknown = false;
+	HeldKey		h = {NIL, false, 0};
 	int64		loaded = 0;
 	bool		more;
 
@@ -1278,29 +1322,36 @@ read_unknown(StepState *ss, const bytea *from, int64 want, bytea **stop, int64 *
 		saved_window(ps.slot->tts_values + 1, &r);
 		if (key == NULL || !keys_equal(key, r.k.key))
 		{
-			if (unknown)
+			if (unknown && h.due)
 			{
 				state_store_know(st, key);
 				(*keys)++;
 			}
+			loaded += h.loaded;
 			if (loaded >= want)
 				break;
-			MemoryContextSwitchTo(cxt);
+			MemoryContextReset(keycxt);
+			MemoryContextSwitchTo(keycxt);
 			key = DatumGetByteaPCopy(PointerGetDatum(r.k.key));
 			unknown = !state_store_knows(st, key);
+			h = (HeldKey) {NIL, false, 0};
 		}
 		if (unknown)
 		{
-			load_saved(&r, ss->op);
-			loaded++;
+			MemoryContextSwitchTo(keycxt);
+			hold_or_load(ss, &h, &r, until);
 		}
 		MemoryContextSwitchTo(cxt);
 		MemoryContextReset(ps.row);
 	}
-	if (!more && unknown)
+	if (!more)
 	{
-		state_store_know(st, key);
-		(*keys)++;
+		if (unknown && h.due)
+		{
+			state_store_know(st, key);
+			(*keys)++;
+		}
+		loaded += h.loaded;
 	}
 	MemoryContextSwitchTo(cxt);
 	scan_end(&ps);
@@ -1324,7 +1375,7 @@ read_ahead(StepState *ss)
 	int64		keys = 0;
 
 	(void) read_unknown(ss, state_store_read_ahead(ss->store),
-						READ_AHEAD_PER_ROW * (ss->hits + ss->misses), &stop, &keys);
+						READ_AHEAD_PER_ROW * (ss->hits + ss->misses), WMK_END, &stop, &keys);
 	/* past the last key, the next read starts from the first */
 	state_store_set_read_ahead(ss->store, stop);
 }
@@ -1724,7 +1775,9 @@ heap_ahead(StateStore *st, int64 upto)
  * (the slices of a sliding window).  An early timer of the trigger's own
  * may be any open window's: a read that passes one reads every key the
  * store does not know, in the primary key's order (read_unknown), a few
- * index entries a key where one read by end costs a descent.
+ * index entries a key where one read by end costs a descent, and takes
+ * those with a window that may be due, by its end or the early timer its
+ * state holds.
  */
 static void
 due_scan_begin(Operator *op, StepState *ss, int64 upto)
@@ -1787,7 +1840,7 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 		MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(ss));
 		bytea	   *after = d->after;
 
-		loaded = read_unknown(ss, after, max, &d->after, &ss->misses);
+		loaded = read_unknown(ss, after, max, d->until, &d->after, &ss->misses);
 		MemoryContextSwitchTo(old);
 		if (after != NULL)
 			pfree(after);
@@ -1834,7 +1887,7 @@ fetch_due(Operator *op, int64 upto)
 		bytea	   *stop;
 
 		if (upto == WMK_END && !state_store_complete(st))
-			(void) read_unknown(ss, NULL, PG_INT64_MAX, &stop, &ss->misses);
+			(void) read_unknown(ss, NULL, PG_INT64_MAX, WMK_END, &stop, &ss->misses);
 		return state_store_take_due(st, upto, DUE_BATCH, load_stored, op);
 	}
 	if (!ss->due.active && !state_store_complete(st) && upto > state_store_heap_until(st))

@@ -147,9 +147,9 @@ early_on_event_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
  * window had new rows, moved on as early_on_event_time moved it.
  */
 static int64
-early_stored_timer(const Operator *op, const WindowEntry *e, const WmWindow *w, int64 time)
+early_stored_timer(const Operator *op, bool changed, const WmWindow *w, int64 time)
 {
-	if (e->changed || time == WMK_NONE || time == WMK_END || time > op->wm.value)
+	if (changed || time == WMK_NONE || time == WMK_END || time > op->wm.value)
 		return time;
 	return next_early(op, w, grid_floor(op->wm.value, op->trigger_every));
 }

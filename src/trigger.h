@@ -59,11 +59,12 @@ typedef struct WindowTrigger
 	int64		(*next_timer) (const struct Operator *op, int64 t);
 
 	/*
-	 * The timer of its own of a window whose stored state says "time", as
-	 * it stands at the watermark (a timer may move on without the window
-	 * being written); NULL: "time".
+	 * The timer of its own of a window whose stored state says "time" (and
+	 * whether rows came since it last fired), as it stands at the
+	 * watermark: a timer may move on without the window being written;
+	 * NULL: "time".
 	 */
-	int64		(*stored_timer) (const struct Operator *op, const struct WindowEntry *e,
+	int64		(*stored_timer) (const struct Operator *op, bool changed,
 								 const WmWindow *w, int64 time);
 } WindowTrigger;
 

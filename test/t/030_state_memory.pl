@@ -134,8 +134,9 @@ is(differences($node, 'postgres', 'SELECT k, window_start, window_end, n, total 
 # cleanup only, and count windows are due at the end of input only: their
 # pipelines shed keys as well.  So does early firing every interval of
 # event time, whose early timers, kept in the windows' state, all fall on
-# multiples of the interval: a step whose watermark passes one reads every
-# open window from the heap, and the steps between read the keys their
+# multiples of the interval: a step whose watermark passes one reads
+# through every key on the heap and takes the keys with windows that have
+# rows since they last fired, and the steps between read the keys their
 # rows name; and early firing every interval of the clock, whose steps
 # load every window when their clock passes a multiple of the interval.
 # Each runs beside the same pipeline stepped and flushed with every window
