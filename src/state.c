@@ -1281,6 +1281,21 @@ hold_or_load(StepState *ss, HeldKey *h, const SavedWindow *r, int64 until)
 }
 
 /*
+ * The key whose windows h held or loaded is read: the store knows it if
+ * they came in.  Returns how many did.
+ */
+static int64
+key_read(StateStore *st, const bytea *key, bool unknown, const HeldKey *h, int64 *keys)
+{
+	if (unknown && h->due)
+	{
+		state_store_know(st, key);
+		(*keys)++;
+	}
+	return h->loaded;
+}
+
+/*
  * Reads the windows of whole keys the store does not know into the
  * operator, in the primary key's order from the key after "from" (NULL:
  * the first), until at least "want" windows came in: the keys with a
@@ -1322,12 +1337,7 @@ read_unknown(StepState *ss, const bytea *from, int64 want, int64 until, bytea **
 		saved_window(ps.slot->tts_values + 1, &r);
 		if (key == NULL || !keys_equal(key, r.k.key))
 		{
-			if (unknown && h.due)
-			{
-				state_store_know(st, key);
-				(*keys)++;
-			}
-			loaded += h.loaded;
+			loaded += key_read(st, key, unknown, &h, keys);
 			if (loaded >= want)
 				break;
 			MemoryContextReset(keycxt);
@@ -1345,14 +1355,7 @@ read_unknown(StepState *ss, const bytea *from, int64 want, int64 until, bytea **
 		MemoryContextReset(ps.row);
 	}
 	if (!more)
-	{
-		if (unknown && h.due)
-		{
-			state_store_know(st, key);
-			(*keys)++;
-		}
-		loaded += h.loaded;
-	}
+		loaded += key_read(st, key, unknown, &h, keys);
 	MemoryContextSwitchTo(cxt);
 	scan_end(&ps);
 	state_store_heap_windows(st, -loaded);

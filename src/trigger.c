@@ -95,6 +95,13 @@ set_next_early(Operator *op, WindowEntry *e, const WmWindow *w, int64 from)
 	op_set_trigger_timer(op, e, next_early(op, w, from));
 }
 
+/* The early timer after every multiple the watermark passed. */
+static int64
+next_early_past_watermark(const Operator *op, const WmWindow *w)
+{
+	return next_early(op, w, grid_floor(op->wm.value, op->trigger_every));
+}
+
 /*
  * Flink's ContinuousEventTimeTrigger: the window fires on time and late as
  * with EventTimeTrigger, and before that each time the watermark passes a
@@ -134,8 +141,7 @@ early_on_event_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
 		 * early_stored_timer moves on as the window comes back.  So a
 		 * window without new rows is not written again at each multiple.
 		 */
-		op_move_trigger_timer(op, e,
-							  next_early(op, w, grid_floor(op->wm.value, op->trigger_every)));
+		op_move_trigger_timer(op, e, next_early_past_watermark(op, w));
 		return TRIGGER_CONTINUE;
 	}
 	set_next_early(op, e, w, time);
@@ -151,7 +157,7 @@ early_stored_timer(const Operator *op, bool changed, const WmWindow *w, int64 ti
 {
 	if (changed || time == WMK_NONE || time == WMK_END || time > op->wm.value)
 		return time;
-	return next_early(op, w, grid_floor(op->wm.value, op->trigger_every));
+	return next_early_past_watermark(op, w);
 }
 
 /* A merged session takes the earliest early timer of those it covers. */
