@@ -223,7 +223,7 @@ extern void op_advance_watermark(Operator *op, int64 to);
 extern bool op_open_as_stored(const Operator *op);
 extern void op_peek(Operator *op, bytea *key, int64 start, int64 end, bytea *state,
 					void (*fn) (WindowEntry *, void *), void *arg);
-extern void op_run_clock(Operator *op, int64 now);
+extern bool op_run_clock(Operator *op, int64 now);
 extern void op_compact(Operator *op);
 extern WindowEntry *op_next_window(Operator *op, wintab_iterator *it);
 extern void op_open_windows(Operator *op, void (*fn) (WindowEntry *, void *),

@@ -822,6 +822,7 @@ static void
 step_body(Step *s, const StepRequest *req)
 {
 	bool		tick_was_open;
+	bool		clock_timers;
 	bool		replaying = s->progress.replay_until != NULL;
 	bool		idle;
 
@@ -836,7 +837,7 @@ step_body(Step *s, const StepRequest *req)
 	s->op->due_batch_arg = s;
 	s->loaded = MemoryContextMemAllocated(s->cxt, true);
 	/* timers on the clock that passed since the last step, before its rows */
-	op_run_clock(s->op, s->now);
+	clock_timers = op_run_clock(s->op, s->now);
 	tick_was_open = s->progress.tick_hi != NULL;
 	if (req->consume_rows)
 	{
@@ -850,8 +851,10 @@ step_body(Step *s, const StepRequest *req)
 		s->op->late == NIL &&
 		s->progress.late_routed + s->progress.late_dropped == 0 &&
 		!req->has_watermark && !tick_was_open && s->progress.tick_hi == NULL &&
-		!replaying && !state_taken(s->state);
-	if (!idle)
+		!replaying && !clock_timers && !state_taken(s->state);
+	if (idle)
+		state_unchanged(s->state);
+	else
 		finish_step(s);
 }
 

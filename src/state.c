@@ -1457,6 +1457,19 @@ state_save(StepState *ss, int64 step)
 }
 
 /*
+ * The step changed nothing and ran no timer: a store it read whole, as its
+ * clock passed a multiple of the trigger's interval, holds the state at
+ * the step's clock too, so that the next steps read it by key (op_by_key)
+ * rather than whole again until one saves.
+ */
+void
+state_unchanged(StepState *ss)
+{
+	if (ss->store != NULL && !ss->by_key)
+		state_store_set_clock(ss->store, ss->op->clock);
+}
+
+/*
  * Whether the step took windows out of the store, or read keys' windows
  * from the heap, which the store now counts as known: then it must save
  * them.  A step that read a key's windows (a watermark that reached their
@@ -2154,6 +2167,9 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	ss->by_key = by_key &&
 		op_by_key(op, ss->store != NULL ? state_store_clock(ss->store) : WMK_NONE) &&
 		(ss->store != NULL || sheds_keys(op));
+	if (!ss->by_key)
+		ereport(DEBUG1,
+				(errmsg_internal("a step of pipeline %d reads every window of its state", id)));
 	if (ss->store != NULL)
 		op->log = state_store_log(ss->store);
 	else if (ss->by_key)

@@ -21,6 +21,7 @@ extern void state_clear(int32 id);
 extern void state_repartition(const int32 *from, int nfrom, const int32 *to, int nto,
 							  int key_groups);
 extern bool state_taken(const StepState *ss);
+extern void state_unchanged(StepState *ss);
 extern void state_counts(const StepState *ss, int64 *hits, int64 *misses);
 
 /*

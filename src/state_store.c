@@ -491,6 +491,13 @@ state_store_create(int32 pipeline_id, uint64 shape, bool complete)
 	return st;
 }
 
+/* The store holds the same state at a later clock: a step changed nothing. */
+void
+state_store_set_clock(StateStore *st, int64 clock)
+{
+	st->clock = clock;
+}
+
 /* The clock of the step whose state the store holds (state_store_done). */
 int64
 state_store_clock(const StateStore *st)

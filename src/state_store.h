@@ -77,6 +77,7 @@ extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);
 extern void state_store_departures_done(StateStore *st);
 extern void state_store_evict(StateStore *st);
 extern void state_store_done(StateStore *st, int64 version, StateLog log, int64 clock);
+extern void state_store_set_clock(StateStore *st, int64 clock);
 extern int64 state_store_clock(const StateStore *st);
 extern bool state_store_spilled_windows(int32 pipeline_id, int64 version, int64 *windows);
 extern void state_store_forget(int32 pipeline_id);

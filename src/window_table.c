@@ -590,13 +590,16 @@ op_run_timers(Operator *op)
 /*
  * The clock of the step is "now": the trigger's own timers on the clock
  * that it passed run, in order of time, then in the order windows fire.
+ * Returns whether any did.
  */
-void
+bool
 op_run_clock(Operator *op, int64 now)
 {
+	bool		ran = false;
+
 	op->clock = now;
 	if (!trigger_on_clock(op->trigger))
-		return;
+		return false;
 	while (!pairingheap_is_empty(op->trigger_timers))
 	{
 		WindowEntry *e = pairingheap_container(WindowEntry, trigger_node,
@@ -606,10 +609,12 @@ op_run_clock(Operator *op, int64 now)
 
 		if (time > now)
 			break;
+		ran = true;
 		op_set_trigger_timer(op, e, WMK_NONE);
 		if (op->trigger->on_processing_time(op, e, &win, time) == TRIGGER_FIRE)
 			op_fire(op, e, PANE_EARLY);
 	}
+	return ran;
 }
 
 /*

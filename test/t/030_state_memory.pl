@@ -231,6 +231,45 @@ is(idle_steps("('a', 5000, 1), ('b', 12000, 1)", "('b', 35000, 1)", "('a', 36000
 is(idle_steps("('b', 41000, 1)"), 'heap 1@1, heap 2@2, memory 1@1, memory 2@2',
 	'the window fires at the next multiple past the watermark, with its new row');
 
+# A step whose clock passes a multiple of the interval of an early
+# trigger on the clock reads every window; one that then finds no timer
+# due and changes nothing leaves the store at its clock, so that the steps
+# after it read by key until the next multiple, as after a step that
+# saves.  The windows fire early at :05; :10 passes without rows; a row
+# at :13 fires at :15.
+$node->safe_psql('postgres', q{
+CREATE TABLE ticks (k int, ts timestamptz, v int);
+SELECT windowing.create_pipeline('ticks', 'ticks', 'ts', '{k}', windowing.tumbling('1 day'),
+    'count(*) AS n', emit => 'append', start => false, retention => 'keep',
+    trigger => 'early every 5 seconds of processing time')});
+# Steps in one session, each at second $step->[0] past midnight after rows
+# @$step[1..]: what those whose second is in %$debug say at DEBUG1.
+sub tick_steps
+{
+	my ($debug, @steps) = @_;
+	my $script = '';
+	for my $step (@steps)
+	{
+		my ($second, @rows) = @$step;
+		$script .= "INSERT INTO ticks VALUES " . join(', ', @rows) . ";\n" if @rows;
+		$script .= "SET windowing.clock = '2026-01-01 00:00:$second+00';\n";
+		$script .= "SET client_min_messages = " . ($debug->{$second} ? 'debug1' : 'notice') . ";\n";
+		$script .= "SELECT windowing.process('ticks');\n";
+	}
+	my ($ret, $out, $err) = $node->psql('postgres', $script);
+	is($ret, 0, 'the clocked steps ran');
+	return $err;
+}
+my $row = sub { "($_[0], '2026-01-01 00:00:00+00', 1)" };
+my $said = tick_steps({'11' => 1, '12' => 1, '13' => 1},
+	['01', $row->(1), $row->(2)], ['06'], ['11'], ['12'], ['13', $row->(1)], ['16']);
+my @full = $said =~ /reads every window of its state/g;
+is(scalar @full, 1, 'a step past a multiple that changes nothing reads every window; '
+	  . 'the next ones read by key, a row between multiples too');
+is($node->safe_psql('postgres', q{
+SELECT string_agg(k || ':' || n || '@' || fire_count, ', ' ORDER BY k, fire_count) FROM ticks_results}),
+	'1:1@1, 1:2@2, 2:1@1', 'the windows fire early at :05, and key 1 again at :15');
+
 # open_windows() in a session that holds no store reads window_state row
 # by row beneath state_log, whose changes and departures win, and builds
 # each row on its own: what it holds at once is the log and a window
