@@ -132,4 +132,83 @@ SELECT count(*) FILTER (WHERE pane = 'early') > 1000 AS fired_early,
 FROM shed_every_results;
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('shed_every'), ('whole_every')) AS p (name);
 DROP TABLE shed_e;
+
+-- fire_spread and allowed lateness under the budget.  A window waits for
+-- its key's moment after its end, and may be shed to the heap meanwhile:
+-- a step that reaches the moment reads it back, from a read of the heap
+-- by end that looks fire_spread further back.  A fired window waits for
+-- its allowed lateness (30 seconds, longer than a step's read), then its
+-- final row is written: the read takes the windows whose lateness may
+-- end and those that may fire, not the ones between.  Windows of 20
+-- seconds, a spread of 12 seconds; of 5 seconds with the lateness; each
+-- pipeline on its own.
+ALTER SYSTEM SET windowing.state_memory = '256kB';
+SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+CREATE TABLE shed_ws (k int, ts bigint, v int);
+CREATE TABLE shed_wl (k int, ts bigint, v int);
+SELECT windowing.create_pipeline(name, source, 'ts', '{k}', windowing.tumbling(size),
+    'count(*) AS n, sum(v) AS total', fire_spread => spread, allowed_lateness => lateness,
+    emit => 'append', start => false, retention => 'keep') > 0 AS created
+FROM (VALUES ('shed_spread', 'shed_ws', interval '20 seconds', interval '12 seconds', interval '0'),
+             ('shed_late', 'shed_wl', interval '5 seconds', NULL, interval '30 seconds'))
+       AS p (name, source, size, spread, lateness);
+CREATE VIEW shed_stats AS
+SELECT name, memory_windows > 0 AS some_in_memory, state_spilled_bytes = 0 AS not_spilled,
+       state_misses > 1000 AS read_back, state_memory_bytes <= 256 * 1024 AS within_budget,
+       watermark_ms AS wm
+FROM windowing.pipeline_stats;
+CALL random_steps(0.75, '{shed_ws}', '{shed_spread}');
+-- every window whose key's moment has passed (its end - 1 + 11999) has fired
+SELECT some_in_memory, not_spilled, read_back, within_budget,
+       (SELECT count(*) FROM shed_spread_results WHERE window_start + 31998 <= wm) AS fired,
+       (SELECT count(*) FROM (SELECT DISTINCT k, ts - ts % 20000 FROM shed_ws
+                              WHERE ts - ts % 20000 + 31998 <= wm) w) AS due
+FROM shed_stats WHERE name = 'shed_spread';
+\c
+SET client_min_messages = warning;
+CALL random_steps(0.75, '{shed_wl}', '{shed_late}');
+-- every window has fired whose end the watermark passed, and has its final
+-- row whose lateness it passed (its end - 1 + 30000)
+SELECT some_in_memory, not_spilled, read_back, within_budget,
+       (SELECT count(*) FILTER (WHERE NOT is_final) FROM shed_late_results
+        WHERE window_start + 4999 <= wm) AS fired,
+       (SELECT count(*) FILTER (WHERE is_final) FROM shed_late_results
+        WHERE window_start + 34999 <= wm) AS final,
+       (SELECT count(*) FROM (SELECT DISTINCT k, ts - ts % 5000 FROM shed_wl
+                              WHERE ts - ts % 5000 + 4999 <= wm) w) AS ended,
+       (SELECT count(*) FROM (SELECT DISTINCT k, ts - ts % 5000 FROM shed_wl
+                              WHERE ts - ts % 5000 + 34999 <= wm) w) AS past_lateness
+FROM shed_stats WHERE name = 'shed_late';
+\c
+SET client_min_messages = warning;
+SELECT windowing.flush('shed_spread'), windowing.flush('shed_late');
+-- each window fired once, as SQL says (its rows "firings"), and left
+CREATE FUNCTION pg_temp.differences(results regclass, firings text, source regclass,
+                                    size bigint) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+BEGIN
+    EXECUTE format('SELECT count(*) FROM (
+        (SELECT k, window_start, n, total FROM %1$s WHERE %2$s
+         EXCEPT ALL SELECT k, ts - ts %% %4$s, count(*), sum(v) FROM %3$s GROUP BY 1, 2)
+        UNION ALL
+        (SELECT k, ts - ts %% %4$s, count(*), sum(v) FROM %3$s GROUP BY 1, 2
+         EXCEPT ALL SELECT k, window_start, n, total FROM %1$s WHERE %2$s)) d',
+        results, firings, source, size) INTO n;
+    RETURN n;
+END $$;
+-- without lateness a window's one row is final
+SELECT pg_temp.differences('shed_spread_results', 'is_final', 'shed_ws', 20000) AS spread_differences,
+       pg_temp.differences('shed_late_results', 'NOT is_final', 'shed_wl', 5000) AS late_differences,
+       (SELECT count(*) FROM shed_late_results WHERE is_final) =
+       (SELECT count(*) FROM (SELECT DISTINCT k, ts - ts % 5000 FROM shed_wl) w) AS all_final,
+       (SELECT sum(open_windows) FROM windowing.pipeline_stats WHERE name LIKE 'shed_%') AS open_windows;
+ALTER SYSTEM RESET windowing.state_memory;
+SELECT pg_reload_conf();
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('shed_spread'), ('shed_late')) AS p (name);
+DROP VIEW shed_stats;
+DROP TABLE shed_ws, shed_wl;
 DROP PROCEDURE random_steps;

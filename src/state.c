@@ -913,6 +913,8 @@ typedef struct DueScan
 	bool		every;			/* every window is due: read in key order */
 	bytea	   *after;			/* every: the last key read, or NULL */
 	StateScan	by_end;			/* else: by end */
+	int64		then_above;		/* then the ends in (then_above, then_upto] */
+	int64		then_upto;		/* (WMK_NONE: none) */
 } DueScan;
 
 /* What a step's state came from, for state_save. */
@@ -1780,15 +1782,29 @@ heap_ahead(StateStore *st, int64 upto)
  */
 #define DUE_BATCH 10000
 
+/* The entries of windowing_state_by_end to read next: ends in (above, upto]. */
+static void
+by_end_range(DueScan *d, int64 above, int64 upto)
+{
+	ScanKeyInit(&d->by_end.keys[1], 2, BTGreaterStrategyNumber, F_INT8GT, Int64GetDatum(above));
+	ScanKeyInit(&d->by_end.keys[2], 2, BTLessEqualStrategyNumber, F_INT8LE,
+				Int64GetDatum(upto));
+	index_rescan(d->by_end.scan, d->by_end.keys, 3, NULL, 0);
+}
+
 /*
  * Begins to read the windows on the heap whose timers run after the
  * store's heap_until and at or before "upto" (or further, heap_ahead, but
  * short of the trigger's next early timer after it), with every other
  * window of their keys, for the keys the store does not know (fetch_key),
- * unless none is due by then.  A window's timer is its end (firing) or its
- * cleanup, the allowed lateness after: every such window ends in (from -
- * lateness, until], and its entries no more than op_ends_before earlier
- * (the slices of a sliding window).  An early timer of the trigger's own
+ * unless none is due by then.  A window's timer is its firing, at its end
+ * or up to fire_spread after, or its cleanup, the allowed lateness after
+ * its end: such windows end in (from - spread, until] or in (from -
+ * lateness, until - lateness], and their entries no more than
+ * op_ends_before earlier (the slices of a sliding window).  Where the
+ * lateness is longer than the read, the ends between the two ranges are
+ * those of windows kept for their lateness, none due: they are not read.
+ * An early timer of the trigger's own
  * may be any open window's: a read that passes one reads every key the
  * store does not know, in the primary key's order (read_unknown), a few
  * index entries a key where one read by end costs a descent, and takes
@@ -1805,6 +1821,10 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	Oid			by_end = get_relname_relid("window_state_by_end",
 										   get_namespace_oid("windowing", false));
 	int64		early = op_next_early(op, upto);
+	int64		back;
+	int64		fired_above;
+	int64		fired_upto;
+	int64		open_above;
 
 	if (next == WMK_NONE)
 		next = heap_next_due(op, st, from);
@@ -1823,11 +1843,19 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	if (d->every)
 		return;
 	scan_begin(&d->by_end, ss->id, by_end, 3, AccessShareLock);
-	ScanKeyInit(&d->by_end.keys[1], 2, BTGreaterStrategyNumber, F_INT8GT,
-				Int64GetDatum(wmk_add(wmk_add(wmk_add(from, -op->lateness), -op_ends_before(op)), 1)));
-	ScanKeyInit(&d->by_end.keys[2], 2, BTLessEqualStrategyNumber, F_INT8LE,
-				Int64GetDatum(wmk_add(d->until, 1)));
-	index_rescan(d->by_end.scan, d->by_end.keys, 3, NULL, 0);
+	back = wmk_add(op_ends_before(op), -1);
+	fired_above = wmk_add(wmk_add(from, -op->lateness), -back);
+	fired_upto = wmk_add(wmk_add(d->until, -op->lateness), 1);
+	open_above = wmk_add(wmk_add(from, -op->spread), -back);
+	d->then_upto = WMK_NONE;
+	if (fired_upto >= open_above)
+		by_end_range(d, Min(fired_above, open_above), wmk_add(d->until, 1));
+	else
+	{
+		by_end_range(d, fired_above, fired_upto);
+		d->then_above = open_above;
+		d->then_upto = wmk_add(d->until, 1);
+	}
 }
 
 /* The read is done: the store knows where the heap is read to. */
@@ -1871,6 +1899,12 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 
 		if (!index_getnext_slot(d->by_end.scan, ForwardScanDirection, d->by_end.slot))
 		{
+			if (d->then_upto != WMK_NONE)
+			{
+				by_end_range(d, d->then_above, d->then_upto);
+				d->then_upto = WMK_NONE;
+				continue;
+			}
 			scan_end(&d->by_end);
 			due_scan_done(op, ss);
 			break;
