@@ -464,7 +464,10 @@ spec_from_assigner(WindowSpec *s, HeapTupleHeader a, Oid time_type)
 				 assigner_span(a, "slide", "slide", is_timestamp, cal, true),
 				 assigner_span(a, "offset", "offset", is_timestamp, cal, false), tz);
 	else if (strcmp(kind, "global") == 0)
+	{
 		init_spec(s, WK_GLOBAL, is_timestamp, NULL);
+		s->max_windows = 1;
+	}
 	else if (strcmp(kind, "cumulating") == 0)
 		spec_cumulate(s, is_timestamp,
 					  assigner_span(a, "slide", "step", is_timestamp, cal, true),

@@ -467,7 +467,7 @@ assigner_cache(FunctionCallInfo fcinfo, Oid time_type)
 	c->assigner = NULL;			/* invalid until the spec is built */
 	old = MemoryContextSwitchTo(c->cxt);
 	spec_from_assigner(&c->spec, PG_GETARG_HEAPTUPLEHEADER(0), time_type);
-	c->windows = palloc(sizeof(WmWindow) * Max(c->spec.max_windows, 1));
+	c->windows = palloc(sizeof(WmWindow) * c->spec.max_windows);
 	c->assigner = palloc(VARSIZE_ANY(a));
 	memcpy(c->assigner, a, VARSIZE_ANY(a));
 	MemoryContextSwitchTo(old);
