@@ -1782,7 +1782,7 @@ heap_ahead(StateStore *st, int64 upto)
  */
 #define DUE_BATCH 10000
 
-/* The entries of windowing_state_by_end to read next: ends in (above, upto]. */
+/* The entries of window_state_by_end to read next: ends in (above, upto]. */
 static void
 by_end_range(DueScan *d, int64 above, int64 upto)
 {
@@ -1804,12 +1804,11 @@ by_end_range(DueScan *d, int64 above, int64 upto)
  * op_ends_before earlier (the slices of a sliding window).  Where the
  * lateness is longer than the read, the ends between the two ranges are
  * those of windows kept for their lateness, none due: they are not read.
- * An early timer of the trigger's own
- * may be any open window's: a read that passes one reads every key the
- * store does not know, in the primary key's order (read_unknown), a few
- * index entries a key where one read by end costs a descent, and takes
- * those with a window that may be due, by its end or the early timer its
- * state holds.
+ * An early timer of the trigger's own may be any open window's: a read
+ * that passes one reads every key the store does not know, in the primary
+ * key's order (read_unknown), a few index entries a key where one read by
+ * end costs a descent, and takes those with a window that may be due, by
+ * its end or the early timer its state holds.
  */
 static void
 due_scan_begin(Operator *op, StepState *ss, int64 upto)
@@ -1843,10 +1842,10 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	if (d->every)
 		return;
 	scan_begin(&d->by_end, ss->id, by_end, 3, AccessShareLock);
-	back = wmk_add(op_ends_before(op), -1);
-	fired_above = wmk_add(wmk_add(from, -op->lateness), -back);
+	back = op_ends_before(op);
+	fired_above = wmk_add(wmk_add(wmk_add(from, -op->lateness), -back), 1);
 	fired_upto = wmk_add(wmk_add(d->until, -op->lateness), 1);
-	open_above = wmk_add(wmk_add(from, -op->spread), -back);
+	open_above = wmk_add(wmk_add(wmk_add(from, -op->spread), -back), 1);
 	d->then_upto = WMK_NONE;
 	if (fired_upto >= open_above)
 		by_end_range(d, Min(fired_above, open_above), wmk_add(d->until, 1));
