@@ -184,31 +184,25 @@ FROM shed_stats WHERE name = 'shed_late';
 \c
 SET client_min_messages = warning;
 SELECT windowing.flush('shed_spread'), windowing.flush('shed_late');
--- each window fired once, as SQL says (its rows "firings"), and left
-CREATE FUNCTION pg_temp.differences(results regclass, firings text, source regclass,
-                                    size bigint) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-    n bigint;
-BEGIN
-    EXECUTE format('SELECT count(*) FROM (
-        (SELECT k, window_start, n, total FROM %1$s WHERE %2$s
-         EXCEPT ALL SELECT k, ts - ts %% %4$s, count(*), sum(v) FROM %3$s GROUP BY 1, 2)
-        UNION ALL
-        (SELECT k, ts - ts %% %4$s, count(*), sum(v) FROM %3$s GROUP BY 1, 2
-         EXCEPT ALL SELECT k, window_start, n, total FROM %1$s WHERE %2$s)) d',
-        results, firings, source, size) INTO n;
-    RETURN n;
-END $$;
--- without lateness a window's one row is final
-SELECT pg_temp.differences('shed_spread_results', 'is_final', 'shed_ws', 20000) AS spread_differences,
-       pg_temp.differences('shed_late_results', 'NOT is_final', 'shed_wl', 5000) AS late_differences,
+-- each window fired once, as SQL says (without lateness, its one row is
+-- final), and left
+\i sql/include/differences.sql
+CREATE VIEW shed_fired AS
+SELECT 'spread' AS p, k, window_start, n, total FROM shed_spread_results WHERE is_final
+UNION ALL
+SELECT 'late', k, window_start, n, total FROM shed_late_results WHERE NOT is_final;
+CREATE VIEW shed_sql AS
+SELECT 'spread' AS p, k, ts - ts % 20000 AS window_start, count(*) AS n, sum(v) AS total
+FROM shed_ws GROUP BY k, ts - ts % 20000
+UNION ALL
+SELECT 'late', k, ts - ts % 5000, count(*), sum(v) FROM shed_wl GROUP BY k, ts - ts % 5000;
+SELECT pg_temp.differences('shed_fired', 'shed_sql', 'p, k, window_start, n, total') AS differences,
        (SELECT count(*) FROM shed_late_results WHERE is_final) =
        (SELECT count(*) FROM (SELECT DISTINCT k, ts - ts % 5000 FROM shed_wl) w) AS all_final,
        (SELECT sum(open_windows) FROM windowing.pipeline_stats WHERE name LIKE 'shed_%') AS open_windows;
 ALTER SYSTEM RESET windowing.state_memory;
 SELECT pg_reload_conf();
+DROP VIEW shed_stats, shed_fired, shed_sql;
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('shed_spread'), ('shed_late')) AS p (name);
-DROP VIEW shed_stats;
 DROP TABLE shed_ws, shed_wl;
 DROP PROCEDURE random_steps;
