@@ -59,6 +59,25 @@ SELECT event_time, watermark, reason, row_data->>'k' AS k FROM spread_late;
 SELECT count(*) FROM at_end_late;
 SELECT name, fire_spread FROM windowing.pipelines WHERE name = 'spread';
 
+-- A window waiting for its moment meets a late row in the step whose rows
+-- take the watermark past its end, its state kept in memory since the
+-- step before: in state_log, not yet in window_state.  It fires on time
+-- with the rows it had, then late with the row.
+CREATE TABLE spread_kept (k int, ts bigint);
+SELECT windowing.create_pipeline('kept', 'spread_kept', 'ts', '{k}',
+    windowing.tumbling('10 milliseconds'), max_out_of_orderness => '0',
+    allowed_lateness => '3 milliseconds', emit => 'append', fire_spread => '5 milliseconds',
+    start => false, retention => 'keep') > 0 AS created;
+INSERT INTO spread_kept SELECT k, t FROM generate_series(1, 12) k, generate_series(2, 3) t;
+SELECT windowing.process('kept');
+SELECT memory_windows, (SELECT count(*) FROM windowing.window_state s WHERE s.pipeline_id = p.id) AS stored
+FROM windowing.pipeline_stats JOIN windowing.pipeline p USING (name) WHERE name = 'kept';
+-- key 13's row takes the watermark to 9, the windows' last instant; key
+-- 3's moment is later, and its row is late
+INSERT INTO spread_kept VALUES (13, 10), (3, 5);
+SELECT windowing.process('kept');
+SELECT k, count, fire_count FROM kept_results WHERE k = 3 ORDER BY fire_count;
+
 -- Refused.
 SELECT windowing.create_pipeline('bad', 'spread_ev', 'ts', '{k}', windowing.hopping('10 milliseconds', '5 milliseconds'),
     fire_spread => '5 milliseconds', retention => 'keep');
@@ -70,5 +89,5 @@ SELECT windowing.create_pipeline('bad', 'spread_ev', 'ts', '{k}', windowing.tumb
     fire_spread => '1 month', retention => 'keep');
 
 SELECT windowing.drop_pipeline(name, drop_tables => true) FROM windowing.pipelines
-WHERE name IN ('spread', 'at_end');
-DROP TABLE spread_ev, spread_seen;
+WHERE name IN ('spread', 'at_end', 'kept');
+DROP TABLE spread_ev, spread_seen, spread_kept;

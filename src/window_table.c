@@ -719,10 +719,12 @@ op_add_row(Operator *op, WindowEntry *e, int64 ts, Datum *args, bool *argnulls)
 
 	/*
 	 * A firing on time that the spread holds back comes before the row, as
-	 * it would have without the spread (a window that had no rows has
-	 * none: the row's late firing stands for it).
+	 * it would have without the spread (a window that had no rows, one
+	 * neither changed in this step nor kept by an earlier one, has none:
+	 * the row's late firing stands for it).
 	 */
-	if (op->spread > 0 && e->in_fire_heap && op_reached(op, e) && (e->stored || e->dirty))
+	if (op->spread > 0 && e->in_fire_heap && op_reached(op, e) &&
+		(e->stored || e->logged || e->dirty))
 	{
 		pairingheap_remove(op->fire_timers, &e->fire_node);
 		e->in_fire_heap = false;
