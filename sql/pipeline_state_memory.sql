@@ -206,3 +206,28 @@ DROP VIEW shed_stats, shed_fired, shed_sql;
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('shed_spread'), ('shed_late')) AS p (name);
 DROP TABLE shed_ws, shed_wl;
 DROP PROCEDURE random_steps;
+
+-- A step that holds none of a pipeline's state (after a restart; here
+-- after _forget_state) reads back, by their end, the windows that may fire
+-- from the watermark it begins at, and those kept for their allowed
+-- lateness as their cleanup comes: not every kept window.  100 keys whose
+-- windows fired and are kept for an hour are not read; the 10 whose
+-- windows the step fires are (their rows read them first).
+CREATE TABLE idle_keys (k int, ts bigint, v int);
+SELECT windowing.create_pipeline('idle_keys', 'idle_keys', 'ts', '{k}', windowing.tumbling('10 seconds'),
+    'count(*) AS n', max_out_of_orderness => '0', allowed_lateness => '1 hour',
+    start => false, retention => 'keep') > 0 AS created;
+INSERT INTO idle_keys SELECT k, 1000, 1 FROM generate_series(1, 100) k;
+INSERT INTO idle_keys SELECT k, 15000, 1 FROM generate_series(101, 110) k;
+SELECT windowing.process('idle_keys');
+SELECT windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'idle_keys';
+CREATE TEMP TABLE idle_before AS SELECT state_misses FROM windowing.pipeline_stats WHERE name = 'idle_keys';
+INSERT INTO idle_keys SELECT k, 25000, 1 FROM generate_series(101, 110) k;
+SELECT windowing.process('idle_keys');
+SELECT s.state_misses - b.state_misses AS keys_read, s.memory_windows
+FROM windowing.pipeline_stats s, idle_before b WHERE name = 'idle_keys';
+SELECT windowing.flush('idle_keys');
+SELECT window_start, count(*), sum(n), bool_and(fire_count = 1 AND is_final) AS once_and_final
+FROM idle_keys_results GROUP BY window_start ORDER BY window_start;
+SELECT windowing.drop_pipeline('idle_keys', true);
+DROP TABLE idle_keys, idle_before;

@@ -932,6 +932,7 @@ struct StepState
 	int64		hits;			/* keys found in the store */
 	int64		misses;			/* keys read from the heap */
 	DueScan		due;			/* a read of the heap by due time under way */
+	int64		start_wm;		/* the committed watermark the step began at */
 	StateScan	keys;			/* the keys it reads from the heap (step_keys), */
 	bool		keys_open;		/* open from the first until state_save */
 };
@@ -1823,6 +1824,7 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	int64		back;
 	int64		fired_above;
 	int64		fired_upto;
+	int64		open_from = from;
 	int64		open_above;
 
 	if (next == WMK_NONE)
@@ -1845,7 +1847,16 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	back = op_ends_before(op);
 	fired_above = wmk_add(wmk_add(wmk_add(from, -op->lateness), -back), 1);
 	fired_upto = wmk_add(wmk_add(d->until, -op->lateness), 1);
-	open_above = wmk_add(wmk_add(wmk_add(from, -op->spread), -back), 1);
+	/*
+	 * A store that never read the heap by due time (a new one) reads the
+	 * windows that may fire from the watermark the step began at: every
+	 * window whose firing a committed step's watermark passed has fired.
+	 * The kept ones it reads from the start, since an allowed lateness
+	 * made smaller since may have brought their cleanup before it.
+	 */
+	if (open_from == WMK_NONE)
+		open_from = ss->start_wm;
+	open_above = wmk_add(wmk_add(wmk_add(open_from, -op->spread), -back), 1);
 	d->then_upto = WMK_NONE;
 	if (fired_upto >= open_above)
 		by_end_range(d, Min(fired_above, open_above), wmk_add(d->until, 1));
@@ -2196,6 +2207,7 @@ state_load(Operator *op, int32 id, int key_groups, int64 steps, bool by_key)
 	ss->id = id;
 	ss->key_groups = key_groups;
 	rows_init(&ss->log_departed);
+	ss->start_wm = op->wm.value;
 	ss->store = state_store_find(id, steps, state_shape(op));
 	ss->by_key = by_key &&
 		op_by_key(op, ss->store != NULL ? state_store_clock(ss->store) : WMK_NONE) &&
