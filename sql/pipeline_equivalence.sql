@@ -1,0 +1,160 @@
+-- Whatever its steps, wherever its state is read from and whatever the
+-- transactions around them, a pipeline gives the results of one step over
+-- all of its rows: each pipeline below ("x") reads rows committed in 30
+-- batches over 3 to 500 keys (5% of them up to 600 ms late), in steps of
+-- random sizes, some rolled back with their transaction or with a
+-- subtransaction, some two in one transaction, its state now and then
+-- forgotten (read back from the heap, as after a restart), some as
+-- several parts whose number changes; its twin ("r") reads every row in
+-- one step.  Every kind of window, trigger and evictor, with allowed
+-- lateness and fire_spread, under a budget of 16kB (nearly every key on
+-- the heap), then of 256kB.  The differences, over every column but
+-- fired_at and routed_at, must be none.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+
+CREATE PROCEDURE equivalence_steps(tab text, x text, seed float8, nkeys int, parted boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    m int;
+    r float8;
+BEGIN
+    PERFORM setseed(seed);
+    FOR s IN 1..30 LOOP
+        EXECUTE format('INSERT INTO %I SELECT (random() * $2)::int,
+                          $1 * 40 + (random() * 60)::int
+                              - CASE WHEN random() < 0.05 THEN (random() * 600)::int ELSE 0 END,
+                          (random() * 100)::int
+                        FROM generate_series(1, 100)', tab) USING s, nkeys;
+        COMMIT;
+        FOR j IN 1..(1 + (random() * 2)::int) LOOP
+            m := CASE WHEN random() < 0.3 THEN NULL ELSE 1 + (random() * 100)::int END;
+            r := random();
+            IF r < 0.1 THEN
+                PERFORM windowing.process(x, max_rows => m);
+                ROLLBACK;
+            ELSIF r < 0.2 THEN
+                BEGIN
+                    PERFORM windowing.process(x, max_rows => m);
+                    RAISE EXCEPTION 'undone';
+                EXCEPTION WHEN raise_exception THEN NULL;
+                END;
+                COMMIT;
+            ELSIF r < 0.3 THEN
+                PERFORM windowing.process(x, max_rows => m);
+                PERFORM windowing.process(x, max_rows => m);
+                COMMIT;
+            ELSE
+                PERFORM windowing.process(x, max_rows => m);
+                COMMIT;
+            END IF;
+        END LOOP;
+        IF random() < 0.15 THEN
+            PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = x;
+            COMMIT;
+        END IF;
+        IF parted AND random() < 0.15 THEN
+            PERFORM windowing.alter_pipeline(x, parallelism => 1 + (random() * 2)::int);
+            COMMIT;
+        END IF;
+    END LOOP;
+    WHILE windowing.process(x) > 0 LOOP
+        COMMIT;
+    END LOOP;
+    PERFORM windowing.flush(x);
+    COMMIT;
+END $$;
+
+CREATE TABLE equivalence_cases (
+    id int PRIMARY KEY, assigner windowing.assigner, aggregates text, trig text,
+    lateness interval, spread interval, emit text, evictor text, ooo interval,
+    parallelism int, nkeys int, seed float8);
+INSERT INTO equivalence_cases VALUES
+ (1, windowing.tumbling('100 milliseconds'), 'count(*) AS n, sum(v) AS total', NULL, '200 milliseconds', '60 milliseconds', 'upsert', NULL, '20 milliseconds', 1, 50, 0.53),
+ (2, windowing.tumbling('100 milliseconds'), 'count(*) AS n, max(v) AS mx', NULL, '200 milliseconds', '60 milliseconds', 'append', 'time 30 milliseconds', '20 milliseconds', 1, 50, 0.45),
+ (3, windowing.tumbling('100 milliseconds', "offset" => '30 milliseconds'), 'count(*) AS n, sum(v) AS total', 'early every 30 milliseconds', '1 second', NULL, 'upsert', NULL, '150 milliseconds', 2, 500, 0.11),
+ (4, windowing.tumbling('100 milliseconds'), 'sum(v) * 2 + count(*) AS expr, bool_and(v < 90) AS ba', 'purging early every 30 milliseconds', '0', NULL, 'append', NULL, '20 milliseconds', 1, 500, 0.12),
+ (5, windowing.tumbling('100 milliseconds'), 'count(*) AS n, sum(v) AS total', 'early when v moves more than 40', '200 milliseconds', NULL, 'upsert', 'delta 50 of v', '0', 1, 50, 0.13),
+ (6, windowing.hopping('100 milliseconds', '25 milliseconds'), 'count(DISTINCT v) AS d, array_agg(v ORDER BY v, k) AS a', NULL, '200 milliseconds', NULL, 'upsert', NULL, '20 milliseconds', 1, 50, 0.14),
+ (7, windowing.hopping('90 milliseconds', '60 milliseconds'), 'count(*) AS n, sum(v) AS total', 'early every 3 rows', '0', NULL, 'append', NULL, '20 milliseconds', 2, 50, 0.15),
+ (8, windowing.hopping('100 milliseconds', '25 milliseconds'), 'count(*) AS n, sum(v) AS total', 'early every 30 milliseconds', '1 second', NULL, 'upsert', 'count 3', '20 milliseconds', 1, 3, 0.16),
+ (9, windowing.cumulating('25 milliseconds', '100 milliseconds'), 'windowing.max_by(k, v) AS mb, avg(v) AS av', NULL, '200 milliseconds', NULL, 'upsert', NULL, '150 milliseconds', 1, 500, 0.17),
+ (10, windowing.cumulating('25 milliseconds', '100 milliseconds'), 'count(*) AS n, sum(v) AS total', 'purging early every 4 rows', '0', NULL, 'upsert', NULL, '20 milliseconds', 1, 50, 0.18),
+ (11, windowing.session('40 milliseconds'), 'string_agg(v::text, '','' ORDER BY v, k) AS s, count(*) FILTER (WHERE v > 50) AS big', NULL, '200 milliseconds', NULL, 'upsert', NULL, '20 milliseconds', 3, 50, 0.19),
+ (12, windowing.session('40 milliseconds'), 'count(*) AS n, sum(v) AS total', 'early every 30 milliseconds', '1 second', NULL, 'append', 'count 2 after', '20 milliseconds', 1, 50, 0.21),
+ (13, windowing.session('40 milliseconds'), 'count(*) AS n, sum(v) AS total', 'early every 3 rows', '0', NULL, 'upsert', NULL, '0', 1, 500, 0.22),
+ (14, windowing.counting(5), 'count(*) AS n, sum(v) AS total', NULL, '0', NULL, 'upsert', NULL, '20 milliseconds', 2, 50, 0.23),
+ (15, windowing.counting(6, slide => 2), 'array_agg(v ORDER BY v, k) AS a', NULL, '0', NULL, 'append', NULL, '20 milliseconds', 1, 3, 0.24),
+ (16, windowing.global(), 'windowing.min_by(k, v) AS nb, count(*) AS n', 'purging early every 4 rows', '0', NULL, 'upsert', 'delta 50 of v', '20 milliseconds', 1, 50, 0.25),
+ (17, windowing.tumbling('100 milliseconds'), 'count(*) AS n, sum(v) AS total', NULL, '1 second', '60 milliseconds', 'upsert', NULL, '150 milliseconds', 3, 500, 0.26),
+ (18, windowing.hopping('100 milliseconds', '25 milliseconds'), 'count(*) AS n, sum(v) AS total', NULL, '1 second', NULL, 'append', NULL, '0', 3, 500, 0.27),
+ (19, windowing.session('40 milliseconds'), 'count(*) AS n, sum(v) AS total', NULL, '1 second', NULL, 'upsert', NULL, '150 milliseconds', 2, 500, 0.28),
+ (20, windowing.cumulating('25 milliseconds', '100 milliseconds'), 'count(*) AS n, sum(v) AS total', 'early every 3 rows', '200 milliseconds', NULL, 'upsert', 'count 3', '20 milliseconds', 2, 3, 0.29);
+
+-- a table's columns but fired_at and routed_at (when the step ran)
+CREATE FUNCTION equivalence_columns(rel text) RETURNS text LANGUAGE sql AS $$
+    SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute
+    WHERE attrelid = rel::regclass AND attnum > 0 AND NOT attisdropped
+      AND attname NOT IN ('fired_at', 'routed_at')
+$$;
+CREATE TABLE equivalence (id int, budget text, differences bigint, late_differences bigint,
+                          result_rows bigint, late_rows bigint);
+CREATE PROCEDURE equivalence_run(budget text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    c equivalence_cases;
+    t text;
+BEGIN
+    FOR c IN SELECT * FROM equivalence_cases ORDER BY id LOOP
+        t := 'eq' || c.id;
+        EXECUTE format('CREATE TABLE %I (k int, ts bigint, v int)', t);
+        PERFORM windowing.create_pipeline(n || c.id, t, 'ts', '{k}', c.assigner, c.aggregates,
+            max_out_of_orderness => c.ooo, allowed_lateness => c.lateness, emit => c.emit,
+            "trigger" => c.trig, evictor => c.evictor, fire_spread => c.spread,
+            parallelism => CASE n WHEN 'x' THEN c.parallelism ELSE 1 END,
+            start => false, retention => 'consume')
+        FROM unnest(ARRAY['x', 'r']) n;
+        COMMIT;
+        CALL equivalence_steps(t, 'x' || c.id, c.seed, c.nkeys, c.parallelism > 1);
+        WHILE windowing.process('r' || c.id) > 0 LOOP
+            COMMIT;
+        END LOOP;
+        PERFORM windowing.flush('r' || c.id);
+        COMMIT;
+        EXECUTE format('INSERT INTO equivalence SELECT $1, $2, $3, $4, '
+                       '(SELECT count(*) FROM %I), (SELECT count(*) FROM %I)',
+                       'r' || c.id || '_results', 'r' || c.id || '_late')
+        USING c.id, budget,
+              pg_temp.differences('x' || c.id || '_results', 'r' || c.id || '_results',
+                                  equivalence_columns('x' || c.id || '_results')),
+              pg_temp.differences('x' || c.id || '_late', 'r' || c.id || '_late',
+                                  equivalence_columns('x' || c.id || '_late'));
+        PERFORM windowing.drop_pipeline(n || c.id, true) FROM unnest(ARRAY['x', 'r']) n;
+        EXECUTE format('DROP TABLE %I', t);
+        COMMIT;
+    END LOOP;
+END $$;
+
+ALTER SYSTEM SET windowing.state_memory = '16kB';
+SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+\i sql/include/differences.sql
+CALL equivalence_run('16kB');
+ALTER SYSTEM SET windowing.state_memory = '256kB';
+SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+\i sql/include/differences.sql
+CALL equivalence_run('256kB');
+ALTER SYSTEM RESET windowing.state_memory;
+SELECT pg_reload_conf();
+\c
+SET client_min_messages = warning;
+
+SELECT c.id, windowing.describe(c.assigner) AS assigner, c.trig, c.lateness, c.spread, c.evictor,
+       e.budget, e.differences, e.late_differences, e.result_rows, e.late_rows
+FROM equivalence_cases c JOIN equivalence e USING (id) ORDER BY id, budget;
+DROP PROCEDURE equivalence_steps, equivalence_run;
+DROP FUNCTION equivalence_columns;
+DROP TABLE equivalence_cases, equivalence;
