@@ -1851,8 +1851,8 @@ due_scan_begin(Operator *op, StepState *ss, int64 upto)
 	 * A store that never read the heap by due time (a new one) reads the
 	 * windows that may fire from the watermark the step began at: every
 	 * window whose firing a committed step's watermark passed has fired.
-	 * The kept ones it reads from the start, since an allowed lateness
-	 * made smaller since may have brought their cleanup before it.
+	 * Those whose lateness may end it reads from the start: the windows
+	 * that ended before them were cleaned up, so that costs nothing more.
 	 */
 	if (open_from == WMK_NONE)
 		open_from = ss->start_wm;
