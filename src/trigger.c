@@ -149,13 +149,23 @@ early_on_event_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 time)
 }
 
 /*
- * A stored window's early timer: one that the watermark passed before the
- * window had new rows, moved on as early_on_event_time moved it.
+ * A stored window's early timer: one set under another interval
+ * (alter_pipeline) moves to the next multiple of this one, where a read
+ * of the heap looks for early timers (next_timer); one that the watermark
+ * passed before the window had new rows moves on as early_on_event_time
+ * moved it.
  */
 static int64
 early_stored_timer(const Operator *op, bool changed, const WmWindow *w, int64 time)
 {
-	if (changed || time == WMK_NONE || time == WMK_END || time > op->wm.value)
+	int64		floor;
+
+	if (time == WMK_NONE || time == WMK_END)
+		return time;
+	floor = grid_floor(time, op->trigger_every);
+	if (floor != time)
+		time = next_early(op, w, floor);
+	if (changed || time == WMK_NONE || time > op->wm.value)
 		return time;
 	return next_early_past_watermark(op, w);
 }
