@@ -236,3 +236,20 @@ SELECT pg_reload_conf();
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('alter_x'), ('alter_r')) AS p (name);
 DROP PROCEDURE alter_steps;
 DROP TABLE alter_q;
+
+-- From early firing by rows to early firing every interval: a window that
+-- fired early by rows takes a timer at its next row, on the first
+-- multiple past the watermark, as after an early firing by the interval;
+-- key 1 fires early at 200 and 300 with its rows, as key 2 does.
+CREATE TABLE rows_then_interval (k int, ts bigint);
+SELECT windowing.create_pipeline('rows_then_interval', 'rows_then_interval', 'ts', '{k}',
+    windowing.tumbling('1 second'), 'count(*) AS n', max_out_of_orderness => '0',
+    "trigger" => 'early every 3 rows', emit => 'append', start => false, retention => 'keep') > 0 AS created;
+INSERT INTO rows_then_interval VALUES (1, 10), (1, 20), (1, 30), (2, 40);
+SELECT windowing.process('rows_then_interval');
+SELECT windowing.alter_pipeline('rows_then_interval', "trigger" => 'early every 100 milliseconds');
+INSERT INTO rows_then_interval VALUES (1, 150), (2, 160), (9, 250), (1, 260), (2, 270), (9, 450), (9, 1200);
+SELECT windowing.process('rows_then_interval');
+SELECT k, n, fire_count, pane FROM rows_then_interval_results ORDER BY k, fire_count;
+SELECT windowing.drop_pipeline('rows_then_interval', true);
+DROP TABLE rows_then_interval;

@@ -116,8 +116,17 @@ early_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 {
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
+	/*
+	 * A window without a timer gets one at its first row; one that fired
+	 * without leaving a timer (early by rows, before alter_pipeline gave
+	 * its pipeline an interval) at the first multiple past the watermark,
+	 * as after an early firing: a window whose next multiple is past its
+	 * end has none, and gets none there either.
+	 */
 	if (e->trigger_time == WMK_NONE && e->fire_count == 0)
 		set_next_early(op, e, w, grid_floor(ts, op->trigger_every));
+	else if (e->trigger_time == WMK_NONE && op->wm.value != WMK_NONE)
+		op_set_trigger_timer(op, e, next_early_past_watermark(op, w));
 	return TRIGGER_CONTINUE;
 }
 
