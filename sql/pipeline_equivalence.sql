@@ -253,3 +253,24 @@ SELECT windowing.process('rows_then_interval');
 SELECT k, n, fire_count, pane FROM rows_then_interval_results ORDER BY k, fire_count;
 SELECT windowing.drop_pipeline('rows_then_interval', true);
 DROP TABLE rows_then_interval;
+
+-- From early firing by rows to an interval and back: a window counts its
+-- rows from its last firing, whatever fired it.  Key 1 has 2 of 3 rows,
+-- fires early at 100 (3 rows), and takes 2 rows more after the change
+-- back, so it fires on time only (5 rows); key 2 fires early at its third
+-- row after the change back, as it would have without the change.
+CREATE TABLE rows_interval_rows (k int, ts bigint);
+SELECT windowing.create_pipeline('rows_interval_rows', 'rows_interval_rows', 'ts', '{k}',
+    windowing.tumbling('1 second'), 'count(*) AS n', max_out_of_orderness => '0',
+    "trigger" => 'early every 3 rows', emit => 'append', start => false, retention => 'keep') > 0 AS created;
+INSERT INTO rows_interval_rows VALUES (1, 10), (1, 20);
+SELECT windowing.process('rows_interval_rows');
+SELECT windowing.alter_pipeline('rows_interval_rows', "trigger" => 'early every 100 milliseconds');
+INSERT INTO rows_interval_rows VALUES (1, 50), (9, 150);
+SELECT windowing.process('rows_interval_rows');
+SELECT windowing.alter_pipeline('rows_interval_rows', "trigger" => 'early every 3 rows');
+INSERT INTO rows_interval_rows VALUES (1, 160), (1, 170), (2, 180), (2, 190), (2, 200), (9, 1200);
+SELECT windowing.process('rows_interval_rows');
+SELECT k, n, fire_count, pane FROM rows_interval_rows_results WHERE k < 9 ORDER BY k, fire_count;
+SELECT windowing.drop_pipeline('rows_interval_rows', true);
+DROP TABLE rows_interval_rows;

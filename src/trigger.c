@@ -224,10 +224,8 @@ rows_on_element(Operator *op, WindowEntry *e, const WmWindow *w, int64 ts)
 {
 	if (wmk_window_fires(w->end - 1, op->wm.value))
 		return TRIGGER_FIRE;
-	if (++e->trigger_rows < op->trigger_every)
-		return TRIGGER_CONTINUE;
-	e->trigger_rows = 0;
-	return TRIGGER_FIRE;
+	/* op_fire starts the count again */
+	return ++e->trigger_rows < op->trigger_every ? TRIGGER_CONTINUE : TRIGGER_FIRE;
 }
 
 static void
