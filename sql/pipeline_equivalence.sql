@@ -274,3 +274,46 @@ SELECT windowing.process('rows_interval_rows');
 SELECT k, n, fire_count, pane FROM rows_interval_rows_results WHERE k < 9 ORDER BY k, fire_count;
 SELECT windowing.drop_pipeline('rows_interval_rows', true);
 DROP TABLE rows_interval_rows;
+
+-- From early firing every 10 seconds of event time to every 10 seconds of
+-- the clock and back: the same firings whether the state stays in memory
+-- ("m") or is read back from the heap at every step ("h").  Key 1's row
+-- at 10:00:21 sets an early timer at 10:00:30, which the watermark passes
+-- under the clock, where a timer of event time does nothing; back on
+-- event time the timer is due, and the window fires early at the next
+-- step (a store kept in memory across the changes, whose number of
+-- seconds is the same, did not fire it).
+SET timezone = 'UTC';
+SET windowing.clock = '2026-01-01 12:00:00+00';
+CREATE TABLE clock_switch (k int, ts timestamptz);
+SELECT windowing.create_pipeline(name, 'clock_switch', 'ts', '{k}', windowing.tumbling('1 minute'),
+    'count(*) AS n', max_out_of_orderness => '0', emit => 'append',
+    "trigger" => 'early every 10 seconds', start => false, retention => 'keep') > 0 AS created
+FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
+CREATE PROCEDURE clock_switch_step(moment timestamptz, clock timestamptz) LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO clock_switch VALUES (9, moment);
+    COMMIT;
+    PERFORM set_config('windowing.clock', clock::text, false);
+    PERFORM windowing.process('clock_switch_m');
+    PERFORM windowing._forget_state(id) FROM windowing.pipeline WHERE name = 'clock_switch_h';
+    PERFORM windowing.process('clock_switch_h');
+    COMMIT;
+END $$;
+INSERT INTO clock_switch VALUES (1, '2026-01-01 10:00:21+00');
+CALL clock_switch_step('2026-01-01 10:00:22+00', '2026-01-01 12:00:01+00');
+SELECT windowing.alter_pipeline(name, "trigger" => 'early every 10 seconds of processing time')
+FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
+CALL clock_switch_step('2026-01-01 10:00:35+00', '2026-01-01 12:00:02+00');
+CALL clock_switch_step('2026-01-01 10:00:38+00', '2026-01-01 12:00:03+00');
+SELECT windowing.alter_pipeline(name, "trigger" => 'early every 10 seconds')
+FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
+CALL clock_switch_step('2026-01-01 10:00:45+00', '2026-01-01 12:00:04+00');
+CALL clock_switch_step('2026-01-01 10:00:52+00', '2026-01-01 12:00:05+00');
+SELECT 'm' AS p, k, n, fire_count, pane FROM clock_switch_m_results WHERE k = 1
+UNION ALL SELECT 'h', k, n, fire_count, pane FROM clock_switch_h_results WHERE k = 1 ORDER BY 1;
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
+DROP PROCEDURE clock_switch_step;
+DROP TABLE clock_switch;
+RESET windowing.clock;
+RESET timezone;

@@ -54,6 +54,7 @@
 #include "state.h"
 #include "state_slots.h"
 #include "state_store.h"
+#include "trigger.h"
 
 /*
  * Steps that write their changes to state_log before one folds them into
@@ -1208,13 +1209,19 @@ sheds_keys(const Operator *op)
 
 /*
  * What the times a store keeps its windows due at depend on: a store made
- * under another allowed lateness or trigger is not used.
+ * under another allowed lateness or trigger is not used.  The trigger is
+ * its kind and its number: 'early every 10 seconds' and 'early every 10
+ * seconds of processing time' have the same one, on other clocks.
  */
 static uint64
 state_shape(const Operator *op)
 {
+	const char *kind = op->trigger->name;
+	uint64		trigger = hash_bytes_extended((const unsigned char *) kind, strlen(kind),
+											  (uint64) op->trigger_every);
+
 	return hash_combine64(hash_combine64((uint64) op->lateness, (uint64) op->gone_until),
-						  (uint64) op->trigger_every);
+						  trigger);
 }
 
 /* Puts every live window of the operator into the store. */
