@@ -313,6 +313,33 @@ CALL clock_switch_step('2026-01-01 10:00:52+00', '2026-01-01 12:00:05+00');
 SELECT 'm' AS p, k, n, fire_count, pane FROM clock_switch_m_results WHERE k = 1
 UNION ALL SELECT 'h', k, n, fire_count, pane FROM clock_switch_h_results WHERE k = 1 ORDER BY 1;
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
+
+-- From early firing every 10 seconds of the clock to every 20: a timer
+-- between two multiples of the new interval moves to the next one.  Key
+-- 1's rows, read at 12:01:21.1, set a timer at 12:01:30, which moves to
+-- 12:01:40 (a step whose clock passes no multiple runs no timer, and
+-- reads its windows by key: at 12:01:30.7 the pipeline in memory would
+-- have fired a step later than the one read from the heap).
+TRUNCATE clock_switch;
+SELECT windowing.create_pipeline(name, 'clock_switch', 'ts', '{k}', windowing.tumbling('1 minute'),
+    'count(*) AS n', max_out_of_orderness => '0', emit => 'append',
+    "trigger" => 'early every 10 seconds of processing time', start => false,
+    retention => 'keep') > 0 AS created
+FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
+INSERT INTO clock_switch VALUES (1, '2026-01-01 10:01:13+00'), (1, '2026-01-01 10:01:09+00');
+CALL clock_switch_step('2026-01-01 10:01:10+00', '2026-01-01 12:01:21.1+00');
+SELECT windowing.alter_pipeline(name, "trigger" => 'early every 20 seconds of processing time')
+FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
+CALL clock_switch_step('2026-01-01 10:01:11+00', '2026-01-01 12:01:28.7+00');
+INSERT INTO clock_switch VALUES (1, '2026-01-01 10:01:14+00');
+CALL clock_switch_step('2026-01-01 10:01:12+00', '2026-01-01 12:01:30.7+00');
+CALL clock_switch_step('2026-01-01 10:01:13+00', '2026-01-01 12:01:36.3+00');
+SELECT 'm' AS p, k, n, fire_count, pane FROM clock_switch_m_results WHERE k = 1
+UNION ALL SELECT 'h', k, n, fire_count, pane FROM clock_switch_h_results WHERE k = 1 ORDER BY 1;
+CALL clock_switch_step('2026-01-01 10:01:14+00', '2026-01-01 12:01:40.1+00');
+SELECT 'm' AS p, k, n, fire_count, pane FROM clock_switch_m_results WHERE k = 1
+UNION ALL SELECT 'h', k, n, fire_count, pane FROM clock_switch_h_results WHERE k = 1 ORDER BY 1;
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('clock_switch_m'), ('clock_switch_h')) AS p (name);
 DROP PROCEDURE clock_switch_step;
 DROP TABLE clock_switch;
 RESET windowing.clock;

@@ -285,6 +285,22 @@ clock_on_processing_time(Operator *op, WindowEntry *e, const WmWindow *w, int64 
 	return e->changed ? TRIGGER_FIRE : TRIGGER_CONTINUE;
 }
 
+/*
+ * A stored window's timer of the clock: one set under another interval
+ * (alter_pipeline) moves to the next multiple of this one, as with early
+ * firing by event time.  A step whose clock passes no multiple finds no
+ * timer due and reads windows by key (op_by_key), so one between two
+ * multiples would run at one step in a process that holds the window and
+ * at another in one that reads it from the heap.
+ */
+static int64
+clock_stored_timer(const Operator *op, bool changed, const WmWindow *w, int64 time)
+{
+	if (time == WMK_NONE || time == WMK_END)
+		return time;
+	return clock_next_timer(op, time - 1);
+}
+
 const WindowTrigger trigger_early_clock = {
 	.name = "early by the clock",
 	.on_element = clock_on_element,
@@ -293,6 +309,7 @@ const WindowTrigger trigger_early_clock = {
 	.on_merge = early_on_merge,
 	.has_state = true,
 	.next_timer = clock_next_timer,
+	.stored_timer = clock_stored_timer,
 };
 
 /*
