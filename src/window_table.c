@@ -434,8 +434,11 @@ op_fire(Operator *op, WindowEntry *e, Pane pane)
 	f->fire_count = ++e->fire_count;
 	f->pane = pane;
 	e->changed = false;
-	/* rows count from the last firing, whatever fired it (alter_pipeline) */
-	if (op->trigger != &trigger_early_delta)
+	/*
+	 * Rows count from the last firing, whatever fired it (alter_pipeline);
+	 * the field holds a delta trigger's input instead once one is primed.
+	 */
+	if (!e->trigger_primed)
 		e->trigger_rows = 0;
 	/* an early firing has the window's firing on time still to come */
 	if (op->kind->final_when_fired)
