@@ -39,6 +39,11 @@
 # (sampled every 0.2 s), how long the worker took to drain the queue after
 # the producers stopped, and checks that every row was counted.
 #
+# PARALLELISM runs the latency pipeline as that many parts (create_pipeline's
+# parallelism), each stepped by a worker of its own; a window's results are
+# visible once every part has committed its share, when the least of the
+# parts' watermarks passes its end.
+#
 # TRIGGER gives the latency pipeline a trigger (create_pipeline's
 # trigger, one that does not purge: the check adds up each window's latest
 # firing), so that early firings run beside the firings whose latency is
@@ -48,6 +53,7 @@
 #   RATE=20000 SECONDS_RUN=10 QUEUE_ROWS=2000000 test/bench/live.sh
 #   KEYS=1000000 WINDOW='1 second' QUEUE_ROWS=0 test/bench/live.sh
 #   TRIGGER='early every 100 milliseconds' QUEUE_ROWS=0 test/bench/live.sh
+#   KEYS=1000000 PARALLELISM=2 QUEUE_ROWS=0 test/bench/live.sh
 
 set -euo pipefail
 
@@ -59,6 +65,7 @@ BATCH=${BATCH:-100}
 SECONDS_RUN=${SECONDS_RUN:-60}
 QUEUE_ROWS=${QUEUE_ROWS:-20000000}
 TRIGGER=${TRIGGER:-}
+PARALLELISM=${PARALLELISM:-1}
 KEYS=${KEYS:-1000}
 WINDOW=${WINDOW:-100 milliseconds}
 
@@ -91,15 +98,16 @@ TRUNCATE seen;
 TRUNCATE closing;
 SELECT windowing.create_pipeline('lat', 'events', 'ts', '{key}',
 	windowing.tumbling('$WINDOW'), 'count(*) AS n, sum(value) AS total',
-	max_out_of_orderness => '0', retention => 'consume', "trigger" => NULLIF('$TRIGGER', ''));
+	max_out_of_orderness => '0', retention => 'consume', "trigger" => NULLIF('$TRIGGER', ''),
+	parallelism => $PARALLELISM);
 SQL
 	[ "$1" = wake ] || sql -c 'DROP TRIGGER windowing_wake ON events'
-	# the worker is up
+	# the workers are up, one a part
 	for ((i = 0; i < 100; i++)); do
-		[ "$(sql -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'windowing worker'")" = 1 ] && return 0
+		[ "$(sql -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'windowing worker'")" = "$PARALLELISM" ] && return 0
 		sleep 0.1
 	done
-	say "the worker did not start"
+	say "the workers did not start"
 	exit 1
 }
 
@@ -116,7 +124,7 @@ DECLARE
 	stop timestamptz := clock_timestamp() + seconds * interval '1 second';
 BEGIN
 	WHILE clock_timestamp() < stop LOOP
-		SELECT watermark INTO w FROM windowing.pipeline WHERE name = 'lat';
+		SELECT min(watermark) INTO w FROM windowing.pipeline WHERE name = 'lat';
 		IF w IS DISTINCT FROM last THEN
 			INSERT INTO seen VALUES (w, clock_timestamp());
 			last := w;
@@ -130,17 +138,19 @@ CALL pg_temp.poll($1);
 SQL
 }
 
-# CPU time (ns) the worker has used, and the machine's idle and total
-# ticks: "worker idle total".
+# CPU time (ns) the workers have used, and the machine's idle and total
+# ticks: "workers idle total".
 cpu_sample() {
-	local worker
-	worker=$(sql -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'")
-	awk -v w="$(cut -d' ' -f1 "/proc/$worker/schedstat")" '/^cpu / {
+	local worker used=0
+	for worker in $(sql -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'windowing worker'"); do
+		used=$((used + $(cut -d' ' -f1 "/proc/$worker/schedstat")))
+	done
+	awk -v w="$used" '/^cpu / {
 		for (i = 2; i <= NF; i++) total += $i
 		print w, $5 + $6, total }' /proc/stat
 }
 
-# From samples $1 and $2: "worker's % of a core, machine's idle %".
+# From samples $1 and $2: "workers' % of a core, machine's idle %".
 cpu_share() {
 	local w1 i1 t1 w2 i2 t2
 	read -r w1 i1 t1 <<<"$1"
@@ -169,7 +179,7 @@ producer_latency() {
 }
 
 # Runs producer and poller; prints "windows median p99 max" in ms, then the
-# producers' "p99 max" in ms, the worker's % of a core and the machine's
+# producers' "p99 max" in ms, the workers' % of a core and the machine's
 # idle %.
 run() {
 	local tps=$((RATE / BATCH)) pid before after
@@ -271,9 +281,9 @@ main() {
 	need_packages
 	build_and_install
 	setup_cluster
-	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; $KEYS keys; tumbling $WINDOW, count + sum"
+	echo "producer: $RATE rows/s in transactions of $BATCH rows, 4 clients, $SECONDS_RUN s; $KEYS keys; tumbling $WINDOW, count + sum; $PARALLELISM part(s)"
 	printf '%-36s %8s %10s %10s %10s  %-22s  %s\n' "worker woken by" windows "median ms" "p99 ms" "max ms" \
-		"after the closing commit" "the closing commit's wait p99 ms; producers' transactions p99/max ms, worker's CPU, machine idle"
+		"after the closing commit" "the closing commit's wait p99 ms; producers' transactions p99/max ms, workers' CPU, machine idle"
 	for how in wake poll; do
 		{
 			read -r n med p99 max after wait
