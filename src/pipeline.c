@@ -694,8 +694,10 @@ consume_replay(Step *s, int64 max_rows)
 /*
  * Consumes up to max_rows rows; with no limit, every row committed now.  A
  * tick left open by an earlier step ends before rows committed since, so
- * then a new tick follows it: the queue's reclaim relies on a step without
- * a limit leaving nothing committed behind.
+ * then a new tick follows it, with what max_rows leaves: the queue's
+ * reclaim relies on a step without a limit leaving nothing committed
+ * behind, and a caller that steps until a step reads nothing would
+ * otherwise stop at a step that found only the end of its tick.
  */
 static void
 consume(Step *s, int64 max_rows)
@@ -714,7 +716,8 @@ consume(Step *s, int64 max_rows)
 		op_advance_watermark(s->op, s->progress.shard_watermark);
 	if (!tick_was_open)
 		tick_open(&s->progress, s->def.source, s->def.watermark_from);
-	if (consume_tick(s, max_rows) && tick_was_open && max_rows <= 0)
+	if (consume_tick(s, max_rows) && tick_was_open &&
+		(max_rows <= 0 || s->progress.rows < max_rows))
 	{
 		tick_open(&s->progress, s->def.source, s->def.watermark_from);
 		(void) consume_tick(s, max_rows);
