@@ -7,7 +7,7 @@ SELECT to_regproc('windowing.create_pipeline') IS NULL AS no_pipelines_yet;
 ALTER EXTENSION windowing UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'windowing';
 SELECT to_regproc('windowing.create_pipeline') IS NOT NULL AS pipelines;
--- A fresh install of the default version (windowing--0.22.sql, one script)
+-- A fresh install of the default version (windowing--0.23.sql, one script)
 -- gives the schema that the upgrade chain gave: the same objects, and of
 -- each the same definition and grants.
 CREATE FUNCTION pg_temp.windowing_schema() RETURNS TABLE (what text, name text, detail text)

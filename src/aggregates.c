@@ -1494,15 +1494,42 @@ stored_as_varlena(AggDef *d)
 }
 
 /*
+ * A stored state's flag byte.  STATE_EMPTY alone (or 0) is followed by the
+ * value through datumSerialize, as every state was stored before
+ * STATE_BYVAL and STATE_NULL, which window_state and state_log may still
+ * hold.  A by-value state takes its Datum's bytes after the flag, and a
+ * null one nothing: datumSerialize's header would be a third of a count's
+ * state, and windows held by the million keep them in memory.
+ */
+#define STATE_EMPTY 1
+#define STATE_BYVAL 2
+#define STATE_NULL 4
+
+/* The flag of state i, and whether datumSerialize writes its value. */
+static char
+state_flag(Aggregator *a, AggValue *states, int i)
+{
+	AggDef	   *d = state_def(a, i);
+	char		flag = states[i].empty ? STATE_EMPTY : 0;
+
+	if (states[i].isnull)
+		return flag | STATE_NULL;
+	if (d->transbyval && !stored_as_varlena(d))
+		return flag | STATE_BYVAL;
+	return flag;
+}
+
+/*
  * The states of one window as one bytea: per aggregate a flag byte, then
- * the value through datumSerialize (internal states through their
- * serialize function first, kept rows as they are).
+ * its value (internal states through their serialize function first,
+ * kept rows as they are).
  */
 bytea *
 agg_serialize(Aggregator *a, AggValue *states)
 {
 	Datum	   *vals = palloc(sizeof(Datum) * a->nstates);
-	Size		size = VARHDRSZ;
+	char	   *flags = palloc(a->nstates);
+	Size		size = VARHDRSZ + a->nstates;
 	bytea	   *out;
 	char	   *p;
 
@@ -1515,7 +1542,11 @@ agg_serialize(Aggregator *a, AggValue *states)
 		vals[i] = states[i].value;
 		if (d->internal && !d->kept && !states[i].isnull)
 			vals[i] = call_with_context(a, &d->serialfn, vals[i], 1);
-		size += 1 + datumEstimateSpace(vals[i], states[i].isnull,
+		flags[i] = state_flag(a, states, i);
+		if (flags[i] & STATE_BYVAL)
+			size += sizeof(Datum);
+		else if (!(flags[i] & STATE_NULL))
+			size += datumEstimateSpace(vals[i], false,
 									   stored_as_varlena(d) ? false : d->transbyval,
 									   stored_as_varlena(d) ? -1 : d->translen);
 	}
@@ -1526,12 +1557,36 @@ agg_serialize(Aggregator *a, AggValue *states)
 	{
 		AggDef	   *d = state_def(a, i);
 
-		*p++ = (char) (states[i].empty ? 1 : 0);
-		datumSerialize(vals[i], states[i].isnull,
-					   stored_as_varlena(d) ? false : d->transbyval,
-					   stored_as_varlena(d) ? -1 : d->translen, &p);
+		*p++ = flags[i];
+		if (flags[i] & STATE_BYVAL)
+		{
+			memcpy(p, &vals[i], sizeof(Datum));
+			p += sizeof(Datum);
+		}
+		else if (!(flags[i] & STATE_NULL))
+			datumSerialize(vals[i], false,
+						   stored_as_varlena(d) ? false : d->transbyval,
+						   stored_as_varlena(d) ? -1 : d->translen, &p);
 	}
 	return out;
+}
+
+/* The value of a stored state whose flag byte was "flag", at *p. */
+static Datum
+state_value(char flag, char **p, bool *isnull)
+{
+	Datum		v = (Datum) 0;
+
+	*isnull = (flag & STATE_NULL) != 0;
+	if (*isnull)
+		return v;
+	if (flag & STATE_BYVAL)
+	{
+		memcpy(&v, *p, sizeof(Datum));
+		*p += sizeof(Datum);
+		return v;
+	}
+	return datumRestore(p, isnull);
 }
 
 void
@@ -1543,10 +1598,11 @@ agg_deserialize(Aggregator *a, bytea *data, AggValue *states)
 	for (int i = 0; i < a->nstates; i++)
 	{
 		AggDef	   *d = state_def(a, i);
+		char		flag = *p++;
 		Datum		v;
 
-		states[i].empty = *p++ != 0;
-		v = datumRestore(&p, &states[i].isnull);
+		states[i].empty = (flag & STATE_EMPTY) != 0;
+		v = state_value(flag, &p, &states[i].isnull);
 		if (d->kept && !states[i].isnull)
 			((KeptState *) DatumGetPointer(v))->space = VARSIZE(DatumGetPointer(v));
 		else if (d->internal && !states[i].isnull)

@@ -11,7 +11,7 @@
 
 #include "postgres.h"
 
-#define WINDOWING_VERSION "0.22"
+#define WINDOWING_VERSION "0.23"
 
 extern void version_check(void);
 extern Oid windowing_extension_oid(void);

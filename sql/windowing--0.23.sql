@@ -1,5 +1,5 @@
 /*
- * windowing--0.21.sql: the whole extension at version 0.21, in one script.
+ * windowing--0.23.sql: the whole extension at version 0.23, in one script.
  *
  * CREATE EXTENSION windowing runs this script.  It gives the schema that
  * version 0.1 followed by every upgrade script gives (windowing--0.1.sql,
