@@ -31,5 +31,48 @@ INSERT INTO old_form VALUES (1, 1050, 7), (2, 1060, 3), (3, 1200, 1);
 SELECT windowing.process('old_s');
 SELECT k, window_start, n, s, lo FROM old_s_results ORDER BY k;
 
-SELECT windowing.drop_pipeline('old_s', true);
-DROP TABLE old_form;
+\i sql/include/drain.sql
+\i sql/include/log_rows.sql
+
+-- A fold updates a window's row where the window last saw it, without
+-- looking it up.  A place gone stale is looked up: here VACUUM FULL
+-- moves every row of window_state towards its start between two folds,
+-- past the rows of a pipeline dropped since, so that the row at each
+-- place the store knows is another window's, or none.  Each window's
+-- state read back from the heap must be its own.
+VACUUM FULL windowing.window_state;
+CREATE TABLE filler (k int, ts bigint, v int);
+INSERT INTO filler SELECT i, 0, 1 FROM generate_series(1, 50) i;
+SELECT windowing.create_pipeline('filler_t', 'filler', 'ts', '{k}', windowing.tumbling('1 second'),
+    'count(*) AS n', start => false, retention => 'consume') > 0;
+SELECT windowing.process('filler_t');
+SELECT count(windowing._forget_state(id)) FROM windowing.pipeline WHERE name = 'filler_t';
+SELECT windowing.process('filler_t');
+-- windows whose states take about a page each, one a step: the log is
+-- folded at the 101st step, as it holds more than 1MB
+CREATE TABLE moved (k int, ts bigint, v text);
+CREATE FUNCTION pg_temp.wide(k int, round int) RETURNS text LANGUAGE sql AS $$
+    SELECT round || string_agg(md5(k || '.' || j), '') FROM generate_series(1, 375) j
+$$;
+CREATE FUNCTION pg_temp.produce(round int) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO moved SELECT 1 + (i - 1) % 100, round * 1000 + i, pg_temp.wide(1 + (i - 1) % 100, round)
+    FROM generate_series(1, 101) i
+$$;
+SELECT windowing.create_pipeline('moved_t', 'moved', 'ts', '{k}', windowing.tumbling('1 day'),
+    'count(*) AS n, max(v) AS v', start => false, retention => 'consume') > 0;
+SELECT pg_temp.produce(1);
+CALL pg_temp.drain('moved_t', 1, 0, 101, false);
+SELECT pg_temp.log_rows('moved_t') AS log_rows_after_fold;
+SELECT windowing.drop_pipeline('filler_t', true);
+VACUUM FULL windowing.window_state;
+SELECT pg_temp.produce(2);
+CALL pg_temp.drain('moved_t', 1, 0, 101, false);
+SELECT pg_temp.log_rows('moved_t') AS log_rows_after_fold;
+SELECT count(windowing._forget_state(id)) FROM windowing.pipeline WHERE name = 'moved_t';
+SELECT count(*) AS windows,
+       count(*) FILTER (WHERE (results->>'n')::int = CASE WHEN key->>'k' = '1' THEN 4 ELSE 2 END
+                        AND results->>'v' = pg_temp.wide((key->>'k')::int, 2)) AS their_own
+FROM windowing.open_windows('moved_t');
+
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('old_s'), ('moved_t')) p(name);
+DROP TABLE old_form, filler, moved;

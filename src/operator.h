@@ -63,6 +63,9 @@ typedef struct WindowEntry
 	WindowRef  *ref;
 	bytea	   *saved;			/* states as last stored, if not dirty */
 	const void *stored_at;		/* where the state store held it, if there */
+	ItemPointerData row;		/* its row in window_state, if known (else
+								 * invalid): it may be stale, checked when
+								 * used */
 	pairingheap_node fire_node;
 	pairingheap_node cleanup_node;
 	pairingheap_node trigger_node;

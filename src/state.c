@@ -37,6 +37,7 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "executor/tuptable.h"
+#include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
@@ -136,6 +137,7 @@ typedef struct SavedWindow
 	bool		stored;
 	bool		logged;
 	bytea	   *state;
+	ItemPointerData row;		/* StoredWindow.row */
 } SavedWindow;
 
 /* A window_state row to write, or (without a state) to delete. */
@@ -148,6 +150,8 @@ typedef struct StateRow
 	int			fire_count;
 	bool		stored;			/* its row may be in window_state */
 	const bytea *state;
+	ItemPointerData row;		/* StoredWindow.row */
+	const void *place;			/* StoredWindow.place, given to a fold */
 } StateRow;
 
 typedef struct StateRows
@@ -165,7 +169,7 @@ rows_init(StateRows *r)
 	r->rows = palloc(sizeof(StateRow) * r->size);
 }
 
-static void
+static StateRow *
 rows_add(StateRows *r, const bytea *key, int64 start, int64 end, int fire_count,
 		 bool stored, const bytea *state)
 {
@@ -185,6 +189,9 @@ rows_add(StateRows *r, const bytea *key, int64 start, int64 end, int fire_count,
 	w->fire_count = fire_count;
 	w->stored = stored;
 	w->state = state;
+	ItemPointerSetInvalid(&w->row);
+	w->place = NULL;
+	return w;
 }
 
 /*
@@ -229,6 +236,7 @@ get_window(const char **p, SavedWindow *w)
 	w->logged = true;
 	*p += sizeof(int) + 1;
 	w->state = get_bytes(p);
+	ItemPointerSetInvalid(&w->row);
 }
 
 /* A window the store gives back joins the operator. */
@@ -241,6 +249,7 @@ load_stored(const bytea *key, const StoredWindow *w, void *arg)
 	e->stored = w->stored;
 	e->logged = w->logged;
 	e->stored_at = w->place;
+	e->row = w->row;
 }
 
 /* A live window into the store, as the step leaves it. */
@@ -257,6 +266,7 @@ put_stored(StateStore *st, Operator *op, WindowEntry *e)
 	w.stored = e->stored;
 	w.logged = e->logged;
 	w.state = e->saved;
+	w.row = e->row;
 	w.place = e->stored_at;
 	state_store_put(st, e->k.key, &w);
 }
@@ -304,12 +314,15 @@ stored_begin(void)
 }
 
 /*
- * A stored window from a window_state row's key, window_start, window_end,
- * fire_count and state, in that order (none is NULL).
+ * A stored window from the window_state row in "slot", its columns after
+ * pipeline_id deformed (key, window_start, window_end, fire_count and
+ * state, none NULL).
  */
 static void
-saved_window(const Datum *v, SavedWindow *w)
+saved_window(TupleTableSlot *slot, SavedWindow *w)
 {
+	const Datum *v = slot->tts_values + 1;
+
 	w->k.key = DatumGetByteaPP(v[0]);
 	w->k.start = DatumGetInt64(v[1]);
 	w->k.end = DatumGetInt64(v[2]);
@@ -317,6 +330,7 @@ saved_window(const Datum *v, SavedWindow *w)
 	w->stored = true;
 	w->logged = false;
 	w->state = DatumGetByteaPP(v[4]);
+	w->row = slot->tts_tid;
 }
 
 /*
@@ -356,6 +370,7 @@ load_saved(const SavedWindow *w, void *arg)
 
 	e->stored = w->stored;
 	e->logged = w->logged;
+	e->row = w->row;
 }
 
 /*
@@ -438,7 +453,10 @@ row_cmp(const void *a, const void *b)
 static void
 add_stored(const bytea *key, const StoredWindow *w, void *arg)
 {
-	rows_add(arg, key, w->start, w->end, w->fire_count, w->stored, w->state);
+	StateRow   *r = rows_add(arg, key, w->start, w->end, w->fire_count, w->stored, w->state);
+
+	r->row = w->row;
+	r->place = w->place;
 }
 
 /* A window that left with a row in window_state (state_store_departures). */
@@ -548,7 +566,7 @@ scan_windows(StateScan *ps, void (*fn) (const SavedWindow *, void *), void *arg)
 
 		/* key, window_start, window_end, fire_count and state follow pipeline_id */
 		slot_getsomeattrs(ps->slot, 6);
-		saved_window(ps->slot->tts_values + 1, &r);
+		saved_window(ps->slot, &r);
 		fn(&r, arg);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(ps->row);
@@ -746,13 +764,36 @@ prefetch_row(const StateRow *rows, int n, int i)
 }
 
 /*
+ * Whether window "r"'s row is where the window last saw it (StateRow.row),
+ * now in the scan's slot.  A row there is checked to be the window's and
+ * visible, so that a stale place (the table rewritten, the row changed by
+ * another process) only sends the fold to look the window up; "pages" is
+ * the table's size, past which a place cannot be read.
+ */
+static bool
+row_in_place(StateScan *ps, int32 id, const StateRow *r, BlockNumber pages)
+{
+	if (!ItemPointerIsValid(&r->row) || ItemPointerGetBlockNumber(&r->row) >= pages ||
+		!table_tuple_fetch_row_version(ps->rel, (ItemPointer) &r->row, ps->snapshot, ps->slot))
+		return false;
+	/* pipeline_id, key, window_start, window_end */
+	slot_getsomeattrs(ps->slot, 4);
+	return DatumGetInt32(ps->slot->tts_values[0]) == id &&
+		DatumGetInt64(ps->slot->tts_values[2]) == r->start &&
+		DatumGetInt64(ps->slot->tts_values[3]) == r->end &&
+		keys_equal(DatumGetByteaPP(ps->slot->tts_values[1]), r->key);
+}
+
+/*
  * Upserts n windows (in the primary key's order, none twice) into
- * window_state, each with its key group: a window's row is found through
- * a walk of the primary key and updated (HOT, thanks to the table's
- * fillfactor), or inserted.  A window known to have no row (a new session's bounds, the
- * next period's window) is inserted without looking: the unique index
- * would refuse a second row.  Done here rather than by INSERT ... ON
- * CONFLICT, so that the state it replaces is known to state_size.
+ * window_state, each with its key group: a window's row is found where
+ * the window last saw it, or through a walk of the primary key, and
+ * updated (HOT, thanks to the table's fillfactor), or inserted; a window
+ * given by the store learns where its row went.  A window known to have
+ * no row (a new session's bounds, the next period's window) is inserted
+ * without looking: the unique index would refuse a second row.  Done here
+ * rather than by INSERT ... ON CONFLICT, so that the state it replaces is
+ * known to state_size.
  */
 static void
 upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, HeapDelta *d)
@@ -764,10 +805,12 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 	Datum		values[7];
 	bool		nulls[7] = {false};
 	bool		replace[7] = {false, false, false, false, true, true, false};
+	BlockNumber pages;
 
 	walk_begin(&w, id, walk);
 	row_indexes_open(&ix, ps->rel);
 	desc = RelationGetDescr(ps->rel);
+	pages = RelationGetNumberOfBlocks(ps->rel);
 	for (int i = 0; i < n; i++)
 	{
 		MemoryContext old;
@@ -778,7 +821,8 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 		values[4] = Int32GetDatum(rows[i].fire_count);
 		values[5] = PointerGetDatum(rows[i].state);
 		d->bytes += VARSIZE_ANY_EXHDR(rows[i].state);
-		found = rows[i].stored && walk_to(&w, &rows[i]);
+		found = rows[i].stored &&
+			(row_in_place(ps, id, &rows[i], pages) || walk_to(&w, &rows[i]));
 		old = MemoryContextSwitchTo(ps->row);
 		if (found)
 		{
@@ -800,6 +844,8 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 			simple_heap_insert(ps->rel, tuple);
 		}
 		row_indexes_insert(&ix, ps->rel, tuple);
+		if (rows[i].place != NULL)
+			state_store_located(rows[i].place, &tuple->t_self);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(ps->row);
 	}
@@ -1344,7 +1390,7 @@ read_unknown(StepState *ss, const bytea *from, int64 want, int64 until, bytea **
 
 		MemoryContextSwitchTo(ps.row);
 		slot_getsomeattrs(ps.slot, 6);
-		saved_window(ps.slot->tts_values + 1, &r);
+		saved_window(ps.slot, &r);
 		if (key == NULL || !keys_equal(key, r.k.key))
 		{
 			loaded += key_read(st, key, unknown, &h, keys);

@@ -60,6 +60,7 @@ typedef struct StoreWin
 	int64		start;
 	int64		end;
 	int64		due;
+	ItemPointerData row;		/* StoredWindow.row */
 	int32		fire_count;
 	char		states[FLEXIBLE_ARRAY_MEMBER];	/* 4-byte aligned */
 } StoreWin;
@@ -103,7 +104,7 @@ stored_window(const StoreWin *sw)
 {
 	StoredWindow w = {sw->start, sw->end, sw->due, sw->fire_count, FLAG(sw, WIN_STORED),
 	FLAG(sw, WIN_LOGGED),
-	STATES(sw), NULL};
+	STATES(sw), sw->row, NULL};
 
 	return w;
 }
@@ -872,6 +873,7 @@ state_store_put(StateStore *st, const bytea *key, const StoredWindow *w)
 	sw->end = w->end;
 	sw->due = w->due;
 	sw->fire_count = w->fire_count;
+	sw->row = w->row;
 	sw->owner_flags = (uintptr_t) k | WIN_TOUCHED;
 	set_flags(sw, w->stored, w->logged);
 	if (states_header(len) == VARHDRSZ_SHORT)
@@ -939,9 +941,12 @@ each_logged(StateStore *st, StoredWindowFn fn, void *arg, bool fold)
 			if (!FLAG(w, WIN_LOGGED))
 				continue;
 			sw = stored_window(w);
-			fn(KEY_OF(k), &sw, arg);
 			if (fold)
+			{
+				sw.place = w;
 				set_flags(w, true, false);
+			}
+			fn(KEY_OF(k), &sw, arg);
 			logged = true;
 		}
 		if (logged && !fold)
@@ -986,6 +991,17 @@ void
 state_store_fold(StateStore *st, StoredWindowFn fn, void *arg)
 {
 	each_logged(st, fn, arg, true);
+}
+
+/*
+ * Where the row of a window given to a fold (state_store_fold) went.  A
+ * store is the transaction's until it commits (held_state.c): an abort
+ * discards it, and the row with it.
+ */
+void
+state_store_located(const void *place, ItemPointer row)
+{
+	((StoreWin *) place)->row = *row;
 }
 
 /* The windows to fold, to write into one state_log row (each_logged). */

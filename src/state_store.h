@@ -8,6 +8,8 @@
 
 #include "postgres.h"
 
+#include "storage/itemptr.h"
+
 extern int	state_store_memory;
 
 typedef struct StateStore StateStore;
@@ -23,9 +25,17 @@ typedef struct StoredWindow
 	bool		logged;			/* newer states in state_log than that row */
 	const bytea *state;			/* its trigger's and aggregates' states */
 	/*
+	 * Where its row in window_state was when last read or written, if
+	 * known (else invalid): a table rewritten since, or a row another
+	 * process changed, leaves it stale, so whoever uses it checks the row
+	 * it finds there.
+	 */
+	ItemPointerData row;
+	/*
 	 * Where the store held a window it took out (state_store_take_key,
 	 * state_store_take_due), for the step to give back when it puts the
-	 * window back; else NULL.
+	 * window back; or a window given to a fold, for it to tell where the
+	 * window's row went (state_store_located); else NULL.
 	 */
 	const void *place;
 } StoredWindow;
@@ -71,6 +81,7 @@ extern void state_store_put(StateStore *st, const bytea *key, const StoredWindow
 extern void state_store_logged(const StateStore *st, int64 *windows, int64 *bytes);
 extern void state_store_departed(const StateStore *st, int64 *windows, int64 *bytes);
 extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
+extern void state_store_located(const void *place, ItemPointer row);
 extern void state_store_compact(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end);
 extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);

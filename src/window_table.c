@@ -324,6 +324,7 @@ new_entry(Operator *op, const WindowKey *k)
 	e->key_prefix = op->key_order.prefix(e->k.key, op->key_order.arg);
 	e->stored = false;
 	e->logged = false;
+	ItemPointerSetInvalid(&e->row);
 	return e;
 }
 
