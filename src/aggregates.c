@@ -1505,7 +1505,7 @@ stored_as_varlena(AggDef *d)
 #define STATE_BYVAL 2
 #define STATE_NULL 4
 
-/* The flag of state i, and whether datumSerialize writes its value. */
+/* The flag byte of state i (STATE_EMPTY, STATE_BYVAL, STATE_NULL). */
 static char
 state_flag(Aggregator *a, AggValue *states, int i)
 {
@@ -1528,7 +1528,6 @@ bytea *
 agg_serialize(Aggregator *a, AggValue *states)
 {
 	Datum	   *vals = palloc(sizeof(Datum) * a->nstates);
-	char	   *flags = palloc(a->nstates);
 	Size		size = VARHDRSZ + a->nstates;
 	bytea	   *out;
 	char	   *p;
@@ -1536,16 +1535,17 @@ agg_serialize(Aggregator *a, AggValue *states)
 	for (int i = 0; i < a->nstates; i++)
 	{
 		AggDef	   *d = state_def(a, i);
+		char		flag;
 
 		if (d->kept)
 			kept_set(a, d, &states[i], true);
 		vals[i] = states[i].value;
 		if (d->internal && !d->kept && !states[i].isnull)
 			vals[i] = call_with_context(a, &d->serialfn, vals[i], 1);
-		flags[i] = state_flag(a, states, i);
-		if (flags[i] & STATE_BYVAL)
+		flag = state_flag(a, states, i);
+		if (flag & STATE_BYVAL)
 			size += sizeof(Datum);
-		else if (!(flags[i] & STATE_NULL))
+		else if (!(flag & STATE_NULL))
 			size += datumEstimateSpace(vals[i], false,
 									   stored_as_varlena(d) ? false : d->transbyval,
 									   stored_as_varlena(d) ? -1 : d->translen);
@@ -1556,14 +1556,15 @@ agg_serialize(Aggregator *a, AggValue *states)
 	for (int i = 0; i < a->nstates; i++)
 	{
 		AggDef	   *d = state_def(a, i);
+		char		flag = state_flag(a, states, i);
 
-		*p++ = flags[i];
-		if (flags[i] & STATE_BYVAL)
+		*p++ = flag;
+		if (flag & STATE_BYVAL)
 		{
 			memcpy(p, &vals[i], sizeof(Datum));
 			p += sizeof(Datum);
 		}
-		else if (!(flags[i] & STATE_NULL))
+		else if (!(flag & STATE_NULL))
 			datumSerialize(vals[i], false,
 						   stored_as_varlena(d) ? false : d->transbyval,
 						   stored_as_varlena(d) ? -1 : d->translen, &p);
