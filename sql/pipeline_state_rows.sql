@@ -74,5 +74,21 @@ SELECT count(*) AS windows,
                         AND results->>'v' = pg_temp.wide((key->>'k')::int, 2)) AS their_own
 FROM windowing.open_windows('moved_t');
 
+-- One fold of windows of each kind: half of the rows changed by another
+-- process (their places stale), the others where their windows saw them,
+-- and a new window.
+INSERT INTO moved VALUES (101, 3000, pg_temp.wide(101, 3));
+SELECT pg_temp.produce(3);
+UPDATE windowing.window_state SET fire_count = fire_count
+WHERE ctid IN (SELECT w.ctid FROM windowing.window_state w JOIN windowing.pipeline p ON p.id = w.pipeline_id
+               WHERE p.name = 'moved_t' ORDER BY w.ctid LIMIT 50);
+CALL pg_temp.drain('moved_t', 1, 0, 102, false);
+SELECT pg_temp.log_rows('moved_t') AS log_rows_after_fold;
+SELECT count(windowing._forget_state(id)) FROM windowing.pipeline WHERE name = 'moved_t';
+SELECT count(*) AS windows,
+       count(*) FILTER (WHERE (results->>'n')::int = CASE key->>'k' WHEN '1' THEN 6 WHEN '101' THEN 1 ELSE 3 END
+                        AND results->>'v' = pg_temp.wide((key->>'k')::int, 3)) AS their_own
+FROM windowing.open_windows('moved_t');
+
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('old_s'), ('moved_t')) p(name);
 DROP TABLE old_form, filler, moved;
