@@ -449,6 +449,19 @@ row_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * Sorts rows into row_cmp's order.  A fold sorts every window it writes,
+ * about a hundred thousand for a million keys touched at random, and a
+ * sort made for this element and comparison, inline, costs less than
+ * qsort's call of row_cmp for each comparison.
+ */
+#define ST_SORT sort_rows
+#define ST_ELEMENT_TYPE StateRow
+#define ST_COMPARE(a, b) row_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 /* A stored window whose newest state is in state_log only (state_store_fold). */
 static void
 add_stored(const bytea *key, const StoredWindow *w, void *arg)
@@ -869,7 +882,7 @@ write_rows(int32 id, StateRows *r, int64 windows, int key_groups, HeapDelta *d,
 													ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(batch_cxt);
 
-	qsort(r->rows, r->n, sizeof(StateRow), row_cmp);
+	sort_rows(r->rows, r->n);
 	for (int i = 0; i < r->n; i += STATE_BATCH)
 	{
 		write(id, r->rows + i, Min(STATE_BATCH, r->n - i), walk, key_groups, d);
@@ -2034,7 +2047,7 @@ delete_rows(Operator *op, List *entries)
 
 		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, true, NULL);
 	}
-	qsort(rows.rows, rows.n, sizeof(StateRow), row_cmp);
+	sort_rows(rows.rows, rows.n);
 	delete_batch(ss->id, rows.rows, rows.n, false, ss->key_groups, &d);
 	size_add(ss->id, &d);
 	pfree(rows.rows);
