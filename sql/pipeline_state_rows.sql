@@ -90,5 +90,58 @@ SELECT count(*) AS windows,
                         AND results->>'v' = pg_temp.wide((key->>'k')::int, 3)) AS their_own
 FROM windowing.open_windows('moved_t');
 
-SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('old_s'), ('moved_t')) p(name);
-DROP TABLE old_form, filler, moved;
+-- A fold reads rows at their places, which does not prune their pages as
+-- an index scan does: it prunes each page itself, or the versions that
+-- earlier folds left would fill it, and its rows' updates would stop being
+-- HOT and move to new pages.  Here each page of the pipeline's rows holds
+-- three windows of about 1.5kB, with room for two more versions, and each
+-- of four folds updates one window of every page: with the pages pruned,
+-- every row stays on its page.
+CREATE TABLE pruned (k int, ts bigint, v text);
+SELECT windowing.create_pipeline('pruned_t', 'pruned', 'ts', '{k}', windowing.tumbling('1 day'),
+    'max(v) AS v', start => false, retention => 'consume') > 0;
+CREATE FUNCTION pg_temp.pruned_rows() RETURNS TABLE (k int, page int, nth bigint)
+LANGUAGE sql AS $$
+    SELECT substring(encode(w.state, 'escape') FROM '(\d+):')::int,
+           (w.ctid::text::point)[0]::int,
+           row_number() OVER (PARTITION BY (w.ctid::text::point)[0] ORDER BY w.ctid)
+    FROM windowing.window_state w JOIN windowing.pipeline p ON p.id = w.pipeline_id
+    WHERE p.name = 'pruned_t'
+$$;
+-- 2100 windows in 101 steps: the log holds 3MB of newest states, folded
+INSERT INTO pruned SELECT k, 0, lpad(k::text, 5, '0') || ':0:' || repeat('x', 1500)
+FROM generate_series(1, 2100) k;
+CALL pg_temp.drain('pruned_t', 21, 0, 101, false);
+SELECT pg_temp.log_rows('pruned_t') AS log_rows_after_fold;
+CREATE TABLE pruned_pages AS SELECT * FROM pg_temp.pruned_rows();
+SELECT count(*) AS windows FROM pruned_pages;
+-- each round: the nth window of every page of three (the first page may
+-- hold rows of other pipelines), then a window of its own (key 0) up to
+-- 707 rows, 101 steps of 7 whose last folds; window_state is not read
+-- until the end (a read would prune its pages)
+CREATE PROCEDURE pg_temp.pruned_round(round int) LANGUAGE plpgsql AS $$
+DECLARE
+    n int;
+BEGIN
+    INSERT INTO pruned SELECT o.k, round, lpad(o.k::text, 5, '0') || ':' || round || ':' || repeat('x', 1500)
+    FROM pruned_pages o
+    WHERE o.nth = 1 + (round - 1) % 3 AND o.page IN (SELECT page FROM pruned_pages GROUP BY page HAVING count(*) = 3);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    INSERT INTO pruned SELECT 0, round, '00000:' || round || ':' FROM generate_series(n + 1, 707);
+    COMMIT;
+    CALL pg_temp.drain('pruned_t', 7, 0, 101, false);
+END
+$$;
+CALL pg_temp.pruned_round(1);
+SELECT pg_temp.log_rows('pruned_t') AS log_rows_after_fold;
+CALL pg_temp.pruned_round(2);
+SELECT pg_temp.log_rows('pruned_t') AS log_rows_after_fold;
+CALL pg_temp.pruned_round(3);
+SELECT pg_temp.log_rows('pruned_t') AS log_rows_after_fold;
+CALL pg_temp.pruned_round(4);
+SELECT pg_temp.log_rows('pruned_t') AS log_rows_after_fold;
+SELECT count(*) AS windows, count(*) FILTER (WHERE r.page = o.page) AS on_their_page
+FROM pg_temp.pruned_rows() r JOIN pruned_pages o USING (k);
+
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('old_s'), ('moved_t'), ('pruned_t')) p(name);
+DROP TABLE old_form, filler, moved, pruned, pruned_pages;

@@ -777,17 +777,40 @@ prefetch_row(const StateRow *rows, int n, int i)
 }
 
 /*
+ * Prunes a page of window_state, as an index scan does as it reaches one:
+ * reading a row at its place (heap_fetch) never prunes, and a page whose
+ * earlier versions nobody prunes fills up, so that its rows' updates stop
+ * being HOT and each adds entries to both indexes.
+ */
+static void
+prune_page(Relation rel, BlockNumber block)
+{
+	Buffer		buffer = ReadBuffer(rel, block);
+
+	heap_page_prune_opt(rel, buffer);
+	ReleaseBuffer(buffer);
+}
+
+/*
  * Whether window "r"'s row is where the window last saw it (StateRow.row),
  * now in the scan's slot.  A row there is checked to be the window's and
  * visible, so that a stale place (the table rewritten, the row changed by
  * another process) only sends the fold to look the window up; "pages" is
- * the table's size, past which a place cannot be read.
+ * the table's size, past which a place cannot be read.  The page is pruned
+ * first unless it is "*pruned", the last one pruned.
  */
 static bool
-row_in_place(StateScan *ps, int32 id, const StateRow *r, BlockNumber pages)
+row_in_place(StateScan *ps, int32 id, const StateRow *r, BlockNumber pages,
+			 BlockNumber *pruned)
 {
-	if (!ItemPointerIsValid(&r->row) || ItemPointerGetBlockNumber(&r->row) >= pages ||
-		!table_tuple_fetch_row_version(ps->rel, (ItemPointer) &r->row, ps->snapshot, ps->slot))
+	BlockNumber block = ItemPointerGetBlockNumberNoCheck(&r->row);
+
+	if (!ItemPointerIsValid(&r->row) || block >= pages)
+		return false;
+	if (block != *pruned)
+		prune_page(ps->rel, block);
+	*pruned = block;
+	if (!table_tuple_fetch_row_version(ps->rel, (ItemPointer) &r->row, ps->snapshot, ps->slot))
 		return false;
 	/* pipeline_id, key, window_start, window_end */
 	slot_getsomeattrs(ps->slot, 4);
@@ -819,6 +842,7 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 	bool		nulls[7] = {false};
 	bool		replace[7] = {false, false, false, false, true, true, false};
 	BlockNumber pages;
+	BlockNumber pruned = InvalidBlockNumber;
 
 	walk_begin(&w, id, walk);
 	row_indexes_open(&ix, ps->rel);
@@ -835,7 +859,7 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 		values[5] = PointerGetDatum(rows[i].state);
 		d->bytes += VARSIZE_ANY_EXHDR(rows[i].state);
 		found = rows[i].stored &&
-			(row_in_place(ps, id, &rows[i], pages) || walk_to(&w, &rows[i]));
+			(row_in_place(ps, id, &rows[i], pages, &pruned) || walk_to(&w, &rows[i]));
 		old = MemoryContextSwitchTo(ps->row);
 		if (found)
 		{
