@@ -96,7 +96,9 @@ FROM windowing.open_windows('moved_t');
 -- HOT and move to new pages.  Here each page of the pipeline's rows holds
 -- three windows of about 1.5kB, with room for two more versions, and each
 -- of four folds updates one window of every page: with the pages pruned,
--- every row stays on its page.
+-- every row stays on its page, and holds its newest state (written into a
+-- copy of the row's last version where its length did not change), as
+-- read back from the heap.
 CREATE TABLE pruned (k int, ts bigint, v text);
 SELECT windowing.create_pipeline('pruned_t', 'pruned', 'ts', '{k}', windowing.tumbling('1 day'),
     'max(v) AS v', start => false, retention => 'consume') > 0;
@@ -142,6 +144,13 @@ CALL pg_temp.pruned_round(4);
 SELECT pg_temp.log_rows('pruned_t') AS log_rows_after_fold;
 SELECT count(*) AS windows, count(*) FILTER (WHERE r.page = o.page) AS on_their_page
 FROM pg_temp.pruned_rows() r JOIN pruned_pages o USING (k);
+SELECT count(windowing._forget_state(id)) FROM windowing.pipeline WHERE name = 'pruned_t';
+SELECT count(*) AS windows,
+       count(*) FILTER (WHERE w.results->>'v' = lpad(o.k::text, 5, '0') || ':'
+                            || CASE WHEN t.page IS NULL THEN 0 ELSE (ARRAY[4, 2, 3])[o.nth] END
+                            || ':' || repeat('x', 1500)) AS newest_state
+FROM windowing.open_windows('pruned_t') w JOIN pruned_pages o ON o.k = (w.key->>'k')::int
+LEFT JOIN (SELECT page FROM pruned_pages GROUP BY page HAVING count(*) = 3) t ON t.page = o.page;
 
 SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('old_s'), ('moved_t'), ('pruned_t')) p(name);
 DROP TABLE old_form, filler, moved, pruned, pruned_pages;

@@ -821,6 +821,43 @@ row_in_place(StateScan *ps, int32 id, const StateRow *r, BlockNumber pages)
 		keys_equal(DatumGetByteaPP(ps->slot->tts_values[1]), r->key);
 }
 
+/* A varlena stored as it is: neither compressed nor out of line. */
+static inline bool
+varlena_plain(const struct varlena *v)
+{
+	return VARATT_IS_4B_U(v) || VARATT_IS_SHORT(v);
+}
+
+/*
+ * The next version of the row in the scan's slot, with fire_count and
+ * state ("values", as heap_modify_tuple takes them).  Most windows a fold
+ * writes kept their fire count and a state of the same length (a count and
+ * a sum): the row is then copied and its state's bytes overwritten in the
+ * copy, rather than taken apart and formed again, which was a fifth of the
+ * fold.  The state takes the same bytes in both when both are stored as
+ * they are, with headers of the same length (heap_fill_tuple shortens a
+ * short one's).
+ */
+static HeapTuple
+next_version(StateScan *ps, TupleDesc desc, Datum *values, bool *nulls, bool *replace)
+{
+	HeapTuple	row = ExecFetchSlotHeapTuple(ps->slot, false, NULL);
+	bool		isnull;
+	struct varlena *was = (struct varlena *) DatumGetPointer(slot_getattr(ps->slot, 6, &isnull));
+	struct varlena *state = (struct varlena *) DatumGetPointer(values[5]);
+	HeapTuple	copy;
+
+	if (DatumGetInt32(slot_getattr(ps->slot, 5, &isnull)) != DatumGetInt32(values[4]) ||
+		!varlena_plain(was) || !varlena_plain(state) ||
+		VARSIZE_ANY_EXHDR(was) != VARSIZE_ANY_EXHDR(state) ||
+		VARATT_IS_SHORT(was) != (VARATT_IS_SHORT(state) || VARATT_CAN_MAKE_SHORT(state)))
+		return heap_modify_tuple(row, desc, values, nulls, replace);
+	copy = heap_copytuple(row);
+	memcpy((char *) copy->t_data + (VARDATA_ANY(was) - (char *) row->t_data),
+		   VARDATA_ANY(state), VARSIZE_ANY_EXHDR(state));
+	return copy;
+}
+
 /*
  * Upserts n windows (in the primary key's order, none twice) into
  * window_state, each with its key group: a window's row is found where
@@ -864,8 +901,7 @@ upsert_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, H
 		if (found)
 		{
 			d->bytes -= found_state_bytes(ps);
-			tuple = heap_modify_tuple(ExecFetchSlotHeapTuple(ps->slot, false, NULL), desc,
-									  values, nulls, replace);
+			tuple = next_version(ps, desc, values, nulls, replace);
 			make_room(ps, tuple);
 			simple_heap_update(ps->rel, &ps->slot->tts_tid, tuple);
 		}
