@@ -64,8 +64,11 @@ DROP TABLE budget_a, budget_b;
 
 -- Under the same budget, count windows and early firing by rows shed keys
 -- as tumbling windows do, rather than reading all of their state from the
--- heap at every step; flush() in a new session reads back every key a
--- count window needs (each fires its incomplete window).
+-- heap at every step: their steps find keys in memory and read others
+-- back (which of the two holds the budget after the last step depends on
+-- which outgrew it last: a store sheds only its own keys); flush() in a
+-- new session reads back every key a count window needs (each fires its
+-- incomplete window).
 CREATE TABLE shed (k int, ts bigint, v int);
 SELECT windowing.create_pipeline(name, 'shed', 'ts', '{k}', assigner,
     'count(*) AS n, sum(v) AS total', "trigger" => trig, emit => 'append',
@@ -73,7 +76,7 @@ SELECT windowing.create_pipeline(name, 'shed', 'ts', '{k}', assigner,
 FROM (VALUES ('shed_count', windowing.counting(3), NULL),
              ('shed_rows', windowing.tumbling('1 day'), 'early every 2 rows')) AS p (name, assigner, trig);
 CALL random_steps(0.25, '{shed}', '{shed_count,shed_rows}');
-SELECT name, memory_windows > 0 AS some_in_memory, state_spilled_bytes = 0 AS not_spilled,
+SELECT name, state_hits > 1000 AS found_in_memory, state_spilled_bytes = 0 AS not_spilled,
        state_misses > 1000 AS read_back
 FROM windowing.pipeline_stats WHERE name LIKE 'shed_%' ORDER BY name;
 SELECT sum(state_memory_bytes) <= 256 * 1024 AS within_budget

@@ -152,5 +152,42 @@ SELECT count(*) AS windows,
 FROM windowing.open_windows('pruned_t') w JOIN pruned_pages o ON o.k = (w.key->>'k')::int
 LEFT JOIN (SELECT page FROM pruned_pages GROUP BY page HAVING count(*) = 3) t ON t.page = o.page;
 
-SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('old_s'), ('moved_t'), ('pruned_t')) p(name);
-DROP TABLE old_form, filler, moved, pruned, pruned_pages;
+-- A fold deletes the row of a window that left, here a session grown into
+-- new bounds, where the window last saw it; a place gone stale (VACUUM
+-- FULL between two folds) is looked up.  Each round has a row for each
+-- of 250 keys, padded with rows of a session of its own (key 0) to 101
+-- steps of 5 rows, the last of which folds (the sessions' states of 4.5kB
+-- add up to more than 1MB): the first makes the sessions, the others grow
+-- them, and each old row must go.
+CREATE TABLE grown (k int, ts bigint, v text);
+SELECT windowing.create_pipeline('grown_s', 'grown', 'ts', '{k}', windowing.session('1 second'),
+    'count(*) AS n, max(v) AS v', start => false, retention => 'consume') > 0;
+CREATE FUNCTION pg_temp.grown_rows() RETURNS TABLE (sessions bigint, keys bigint)
+LANGUAGE sql AS $$
+    SELECT count(*), count(DISTINCT w.key) FROM windowing.window_state w
+    JOIN windowing.pipeline p ON p.id = w.pipeline_id WHERE p.name = 'grown_s'
+$$;
+CREATE PROCEDURE pg_temp.grown_round(ts bigint) LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO grown SELECT least(i, 251) % 251, ts,
+        (SELECT string_agg(md5(i || '.' || j), '') FROM generate_series(1, 141) j)
+    FROM generate_series(1, 505) i;
+    COMMIT;
+    CALL pg_temp.drain('grown_s', 5, 0, 101, false);
+END
+$$;
+CALL pg_temp.grown_round(0);
+SELECT pg_temp.log_rows('grown_s') AS log_rows_after_fold, * FROM pg_temp.grown_rows();
+CALL pg_temp.grown_round(500);
+SELECT pg_temp.log_rows('grown_s') AS log_rows_after_fold, * FROM pg_temp.grown_rows();
+VACUUM FULL windowing.window_state;
+CALL pg_temp.grown_round(900);
+SELECT pg_temp.log_rows('grown_s') AS log_rows_after_fold, * FROM pg_temp.grown_rows();
+SELECT count(windowing._forget_state(id)) FROM windowing.pipeline WHERE name = 'grown_s';
+SELECT count(*) AS sessions,
+       count(*) FILTER (WHERE (results->>'n')::int = CASE key->>'k' WHEN '0' THEN 765 ELSE 3 END
+                        AND window_start = '0' AND window_end = '1900') AS grown_twice
+FROM windowing.open_windows('grown_s');
+
+SELECT windowing.drop_pipeline(name, true) FROM (VALUES ('old_s'), ('moved_t'), ('pruned_t'), ('grown_s')) p(name);
+DROP TABLE old_form, filler, moved, pruned, pruned_pages, grown;

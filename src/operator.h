@@ -37,6 +37,7 @@ typedef struct WindowRef
 	WindowKey	k;
 	bool		merged_away;	/* gone into a bigger session window */
 	bool		stored;			/* gone, with a row in window_state */
+	ItemPointerData row;		/* where that row was (WindowEntry.row) */
 } WindowRef;
 
 /* What a row's lookup and update touch leads, in one cache line. */

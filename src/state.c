@@ -474,9 +474,9 @@ add_stored(const bytea *key, const StoredWindow *w, void *arg)
 
 /* A window that left with a row in window_state (state_store_departures). */
 static void
-add_departed(const bytea *key, int64 start, int64 end, void *arg)
+add_departed(const bytea *key, int64 start, int64 end, ItemPointer row, void *arg)
 {
-	rows_add(arg, key, start, end, 0, true, NULL);
+	rows_add(arg, key, start, end, 0, true, NULL)->row = *row;
 }
 
 static int64 heap_count(int32 id);
@@ -734,31 +734,6 @@ walk_to(PkeyWalk *w, const StateRow *r)
 }
 
 /*
- * Deletes n windows' rows (in the primary key's order) from window_state.
- * A window may be listed twice (a session that left, came back with the
- * same bounds and left again): its row goes once.
- */
-static void
-delete_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, HeapDelta *d)
-{
-	PkeyWalk	w;
-
-	walk_begin(&w, id, walk);
-	for (int i = 0; i < n; i++)
-	{
-		if (i > 0 && row_cmp(&rows[i - 1], &rows[i]) == 0)
-			continue;
-		if (walk_to(&w, &rows[i]))
-		{
-			d->windows--;
-			d->bytes -= found_state_bytes(&w.ps);
-			simple_heap_delete(w.ps.rel, &w.ps.slot->tts_tid);
-		}
-	}
-	walk_end(&w);
-}
-
-/*
  * The key and the state of row i + ROWS_AHEAD, brought towards the
  * processor's cache: they are in the store's memory, where a million
  * windows make each a load from memory, which finding the row before
@@ -819,6 +794,34 @@ row_in_place(StateScan *ps, int32 id, const StateRow *r, BlockNumber pages)
 		DatumGetInt64(ps->slot->tts_values[2]) == r->start &&
 		DatumGetInt64(ps->slot->tts_values[3]) == r->end &&
 		keys_equal(DatumGetByteaPP(ps->slot->tts_values[1]), r->key);
+}
+
+/*
+ * Deletes n windows' rows (in the primary key's order) from window_state,
+ * each found where its window last saw it, or through the primary key.
+ * A window may be listed twice (a session that left, came back with the
+ * same bounds and left again): its row goes once.
+ */
+static void
+delete_batch(int32 id, const StateRow *rows, int n, bool walk, int key_groups, HeapDelta *d)
+{
+	PkeyWalk	w;
+	BlockNumber pages;
+
+	walk_begin(&w, id, walk);
+	pages = RelationGetNumberOfBlocks(w.ps.rel);
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0 && row_cmp(&rows[i - 1], &rows[i]) == 0)
+			continue;
+		if (row_in_place(&w.ps, id, &rows[i], pages) || walk_to(&w, &rows[i]))
+		{
+			d->windows--;
+			d->bytes -= found_state_bytes(&w.ps);
+			simple_heap_delete(w.ps.rel, &w.ps.slot->tts_tid);
+		}
+	}
+	walk_end(&w);
 }
 
 /* A varlena stored as it is: neither compressed nor out of line. */
@@ -1085,15 +1088,15 @@ each_dropped(const Operator *op, DepartedFn fn, void *arg)
 		WindowRef  *w = lfirst(lc);
 
 		if (w->stored)
-			fn(w->k.key, w->k.start, w->k.end, arg);
+			fn(w->k.key, w->k.start, w->k.end, &w->row, arg);
 	}
 }
 
 /* A window that left, for the store to remember until the fold (each_dropped). */
 static void
-depart_from_store(const bytea *key, int64 start, int64 end, void *arg)
+depart_from_store(const bytea *key, int64 start, int64 end, ItemPointer row, void *arg)
 {
-	state_store_depart(arg, key, start, end);
+	state_store_depart(arg, key, start, end, row);
 }
 
 /*
@@ -1241,7 +1244,7 @@ log_changes(int32 id, int64 step, Operator *op)
 }
 
 static void
-put_departed(const bytea *key, int64 start, int64 end, void *arg)
+put_departed(const bytea *key, int64 start, int64 end, ItemPointer row, void *arg)
 {
 	WindowKey	k = {(bytea *) key, start, end};
 

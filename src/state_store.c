@@ -114,6 +114,7 @@ typedef struct StoreDeparted
 {
 	int64		start;
 	int64		end;
+	ItemPointerData row;		/* where its row was, if known */
 	char		key[FLEXIBLE_ARRAY_MEMBER];	/* a bytea */
 } StoreDeparted;
 
@@ -1018,7 +1019,8 @@ state_store_compact(StateStore *st, StoredWindowFn fn, void *arg)
  * the step.
  */
 void
-state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end)
+state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end,
+				   ItemPointer row)
 {
 	Size		len = VARSIZE_ANY(key);
 	StoreDeparted *d = MemoryContextAlloc(st->departed_cxt,
@@ -1028,6 +1030,7 @@ state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end)
 	changing(st);
 	d->start = start;
 	d->end = end;
+	d->row = *row;
 	memcpy(d->key, key, len);
 	st->departed = lappend(st->departed, d);
 	st->departed_bytes += VARSIZE_ANY_EXHDR(key);
@@ -1049,7 +1052,7 @@ state_store_departures(StateStore *st, DepartedFn fn, void *arg)
 	{
 		StoreDeparted *d = lfirst(lc);
 
-		fn((const bytea *) d->key, d->start, d->end, arg);
+		fn((const bytea *) d->key, d->start, d->end, &d->row, arg);
 	}
 }
 

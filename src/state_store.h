@@ -53,7 +53,8 @@ typedef struct StateLog
 } StateLog;
 
 typedef void (*StoredWindowFn) (const bytea *key, const StoredWindow *w, void *arg);
-typedef void (*DepartedFn) (const bytea *key, int64 start, int64 end, void *arg);
+typedef void (*DepartedFn) (const bytea *key, int64 start, int64 end, ItemPointer row,
+							void *arg);
 
 extern StateStore *state_store_find(int32 pipeline_id, int64 version, uint64 shape);
 extern StateStore *state_store_create(int32 pipeline_id, uint64 shape, bool complete);
@@ -83,7 +84,8 @@ extern void state_store_departed(const StateStore *st, int64 *windows, int64 *by
 extern void state_store_fold(StateStore *st, StoredWindowFn fn, void *arg);
 extern void state_store_located(const void *place, ItemPointer row);
 extern void state_store_compact(StateStore *st, StoredWindowFn fn, void *arg);
-extern void state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end);
+extern void state_store_depart(StateStore *st, const bytea *key, int64 start, int64 end,
+							   ItemPointer row);
 extern void state_store_departures(StateStore *st, DepartedFn fn, void *arg);
 extern void state_store_departures_done(StateStore *st);
 extern void state_store_evict(StateStore *st);

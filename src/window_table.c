@@ -492,6 +492,7 @@ op_leave(Operator *op, WindowEntry *e)
 	else if (e->stored || e->logged)
 	{
 		e->ref->stored = e->stored;
+		e->ref->row = e->row;
 		op->dropped = lappend(op->dropped, e->ref);
 	}
 	op->leaving = lappend(op->leaving, e);
