@@ -783,10 +783,8 @@ make_room(StateScan *ps, HeapTuple tuple)
 static bool
 row_in_place(StateScan *ps, int32 id, const StateRow *r, BlockNumber pages)
 {
-	if (!ItemPointerIsValid(&r->row) ||
-		ItemPointerGetBlockNumberNoCheck(&r->row) >= pages)
-		return false;
-	if (!table_tuple_fetch_row_version(ps->rel, (ItemPointer) &r->row, ps->snapshot, ps->slot))
+	if (!ItemPointerIsValid(&r->row) || ItemPointerGetBlockNumber(&r->row) >= pages ||
+		!table_tuple_fetch_row_version(ps->rel, (ItemPointer) &r->row, ps->snapshot, ps->slot))
 		return false;
 	/* pipeline_id, key, window_start, window_end */
 	slot_getsomeattrs(ps->slot, 4);
@@ -2109,7 +2107,7 @@ delete_rows(Operator *op, List *entries)
 	{
 		WindowEntry *e = lfirst(lc);
 
-		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, true, NULL);
+		rows_add(&rows, e->k.key, e->k.start, e->k.end, 0, true, NULL)->row = e->row;
 	}
 	sort_rows(rows.rows, rows.n);
 	delete_batch(ss->id, rows.rows, rows.n, false, ss->key_groups, &d);
