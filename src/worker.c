@@ -19,7 +19,9 @@
  * windowing.worker_batch_time (a step that joins it stops at that time),
  * so that a trickle of small commits into a queue read by several
  * pipelines pays one commit, not one per pipeline; a step's results wait
- * at most that long for the commit.  A pipeline whose last steps failed
+ * at most that long for the commit.  Each step still sees what committed
+ * before it began, as each statement of a READ COMMITTED transaction
+ * does, through a snapshot of its own.  A pipeline whose last steps failed
  * steps in a transaction of its own, so that its errors roll back no
  * other pipeline's step.  A step never waits for a lock on its pipeline or
  * its tables: a pipeline that another session holds (lock_if_running), or
@@ -162,6 +164,24 @@ begin_transaction(const char *activity)
 	pgstat_report_activity(STATE_RUNNING, activity);
 }
 
+/*
+ * What follows sees what committed before it, as a statement in READ
+ * COMMITTED does: the snapshot begin_transaction pushed was taken before
+ * the transaction's locks were granted, and the steps of a shared
+ * transaction follow one another.  Through an older snapshot a step would
+ * miss a pipeline created while the round waited for the catalog's lock,
+ * which the round's list (read as of now) names, and fail on it.  The
+ * increment lets it see what the steps before it wrote.  Only that
+ * snapshot is on the stack here: SPI and the steps pop what they push.
+ */
+static void
+refresh_snapshot(void)
+{
+	PopActiveSnapshot();
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+}
+
 static void
 commit_transaction(void)
 {
@@ -279,6 +299,7 @@ begin_catalog_transaction(const char *activity)
 		leave(WORKER_EXIT_IDLE, "no extension with pipelines");
 	}
 	check_version();
+	refresh_snapshot();
 }
 
 /*
@@ -297,6 +318,7 @@ begin_shared_transaction(const char *activity)
 	}
 	pgstat_report_activity(STATE_RUNNING, activity);
 	leave_if_claimed();
+	refresh_snapshot();
 }
 
 static void

@@ -1,0 +1,81 @@
+# Each of the worker's steps sees what committed before it, as a statement
+# in READ COMMITTED does.  A pipeline created while the worker's round
+# waited for the pipeline catalog's lock is listed by that round and
+# stepped in it, without a "does not exist" error.  Every wait polls a
+# condition.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use Windowing qw(worker_node wait_for_worker);
+
+my $node = worker_node('snapshots', q{
+windowing.poll_interval = 20ms
+});
+
+# "keeper" reads nothing, so that the worker stays and its rounds open
+# with the only transaction that waits for the catalog's lock: no queue
+# needs emptying.
+$node->safe_psql('postgres', q{
+CREATE EXTENSION windowing;
+CREATE TABLE kq (k int, ts timestamptz);
+SELECT windowing.create_pipeline('keeper', 'kq', 'ts', '{k}', windowing.tumbling('1 minute'),
+                                 retention => 'consume');
+CREATE TABLE q (k int, ts timestamptz, v int);
+});
+wait_for_worker($node);
+
+# Rows of batch "b", a second apart over 100 seconds from minute 2b: the
+# first minute's window fires, of 60 rows whose values sum to 1770.
+sub add_rows
+{
+	my ($b) = @_;
+	$node->safe_psql('postgres', qq{
+		INSERT INTO q SELECT 1, '2026-01-01 00:00+00'::timestamptz + interval '2 minutes' * $b
+		                         + g * interval '1 second', g
+		FROM generate_series(0, 99) g});
+}
+
+sub fires
+{
+	my ($pipeline, $b, $what) = @_;
+	ok( $node->poll_query_until(
+			'postgres', qq{
+		SELECT n = 60 AND total = 1770 FROM ${pipeline}_results
+		WHERE window_start = '2026-01-01 00:00+00'::timestamptz + interval '2 minutes' * $b}),
+		$what);
+	is( $node->safe_psql(
+			'postgres', qq{SELECT failures, last_error IS NULL FROM windowing.pipeline WHERE name = '$pipeline'}),
+		'0|t', 'and no step of it failed');
+}
+
+# The round's transaction began before the catalog's lock was granted; the
+# pipeline committed meanwhile is in the round's list of running pipelines,
+# and "fresh" sorts before "keeper", so the round steps it first.
+my $log_offset = -s $node->logfile;
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(
+	'SET client_min_messages = warning; BEGIN; LOCK TABLE windowing.pipeline IN ACCESS EXCLUSIVE MODE');
+ok( $node->poll_query_until(
+		'postgres', q{
+	SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE backend_type = 'windowing worker' AND wait_event_type = 'Lock'
+	  AND query = 'looking for running pipelines'}),
+	'a round of the worker waits for the lock of the pipeline catalog');
+$holder->query_safe(q{
+SELECT windowing.create_pipeline('fresh', 'q', 'ts', '{k}', windowing.tumbling('1 minute'),
+                                 'count(*) AS n, sum(v) AS total', max_out_of_orderness => '0',
+                                 retention => 'consume');
+COMMIT});
+$holder->quit;
+add_rows(0);
+fires('fresh', 0, 'a pipeline created while the round waited is stepped');
+my $log = slurp_file($node->logfile, $log_offset);
+unlike($log, qr/does not exist/, 'its step found it');
+unlike($log, qr/exited with exit code 1/, 'the worker never exited on an error');
+
+$node->stop;
+done_testing();
