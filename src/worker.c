@@ -11,8 +11,10 @@
  * after the step, so an owner's code can neither take the superuser's
  * identity nor leave anything behind for the next owner's step.  The
  * worker's own SQL qualifies every operator and runs with search_path set
- * to pg_catalog, so that no ALTER DATABASE ... SET can redirect it.  A
- * round waits for a commit into a queue to wake the worker (or for
+ * to pg_catalog, so that no ALTER DATABASE ... SET can redirect it, and its
+ * transactions are READ COMMITTED, which steps need, whatever the
+ * database's or role's default_transaction_isolation.  A round waits for
+ * a commit into a queue to wake the worker (or for
  * windowing.poll_interval), unless a step left rows it saw committed.
  *
  * The steps of a round share a transaction until it has run for
@@ -750,6 +752,8 @@ windowing_worker_main(Datum main_arg)
 	SetConfigOption("application_name", MyBgworkerEntry->bgw_type,
 					PGC_USERSET, PGC_S_SESSION);
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("default_transaction_isolation", "read committed",
+					PGC_USERSET, PGC_S_SESSION);
 	round_cxt = AllocSetContextCreate(TopMemoryContext, "windowing worker round",
 									  ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(round_cxt);

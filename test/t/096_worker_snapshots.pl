@@ -1,8 +1,11 @@
 # Each of the worker's steps sees what committed before it, as a statement
-# in READ COMMITTED does.  A pipeline created while the worker's round
-# waited for the pipeline catalog's lock is listed by that round and
-# stepped in it, without a "does not exist" error.  Every wait polls a
-# condition.
+# in READ COMMITTED does, whatever the database's default isolation.  A
+# pipeline created while the worker's round waited for the pipeline
+# catalog's lock is listed by that round and stepped in it, without a
+# "does not exist" error.  A database whose default_transaction_isolation
+# is repeatable read or serializable still has its pipelines stepped by
+# the worker, while process() in its sessions still refuses to run.  Every
+# wait polls a condition.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -76,6 +79,30 @@ fires('fresh', 0, 'a pipeline created while the round waited is stepped');
 my $log = slurp_file($node->logfile, $log_offset);
 unlike($log, qr/does not exist/, 'its step found it');
 unlike($log, qr/exited with exit code 1/, 'the worker never exited on an error');
+
+# The worker takes the database's settings when it connects (after the
+# restart), but its steps run in READ COMMITTED, which they need, whatever
+# the database's default.
+my $b = 0;
+for my $level ('repeatable read', 'serializable')
+{
+	$b++;
+	$node->safe_psql('postgres',
+		"ALTER DATABASE postgres SET default_transaction_isolation = '$level'");
+	$node->restart;
+	$log_offset = -s $node->logfile;
+	is($node->safe_psql('postgres', 'SHOW transaction_isolation'), $level,
+		"the database's sessions run in $level");
+	add_rows($b);
+	fires('fresh', $b, "the worker steps a pipeline of a database whose default is $level");
+	$log = slurp_file($node->logfile, $log_offset);
+	unlike($log, qr/cannot run in a REPEATABLE READ/, 'no step of the worker was refused');
+	unlike($log, qr/exited with exit code 1/, 'the worker never exited on an error');
+	my ($ret, $out, $err) = $node->psql('postgres', q{SELECT windowing.process('fresh')});
+	like($err, qr/pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction/,
+		'process() in its sessions still refuses');
+	$node->safe_psql('postgres', 'ALTER DATABASE postgres RESET default_transaction_isolation');
+}
 
 $node->stop;
 done_testing();
