@@ -12,8 +12,9 @@
  * identity nor leave anything behind for the next owner's step.  The
  * worker's own SQL qualifies every operator and runs with search_path set
  * to pg_catalog, so that no ALTER DATABASE ... SET can redirect it, and its
- * transactions are READ COMMITTED, which steps need, whatever the
- * database's or role's default_transaction_isolation.  A round waits for
+ * transactions are READ COMMITTED and read-write, which steps need,
+ * whatever the database's or role's default_transaction_isolation and
+ * default_transaction_read_only.  A round waits for
  * a commit into a queue to wake the worker (or for
  * windowing.poll_interval), unless a step left rows it saw committed.
  *
@@ -754,6 +755,7 @@ windowing_worker_main(Datum main_arg)
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
 	SetConfigOption("default_transaction_isolation", "read committed",
 					PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("default_transaction_read_only", "off", PGC_USERSET, PGC_S_SESSION);
 	round_cxt = AllocSetContextCreate(TopMemoryContext, "windowing worker round",
 									  ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(round_cxt);

@@ -3,9 +3,10 @@
 # pipeline created while the worker's round waited for the pipeline
 # catalog's lock is listed by that round and stepped in it, without a
 # "does not exist" error.  A database whose default_transaction_isolation
-# is repeatable read or serializable still has its pipelines stepped by
-# the worker, while process() in its sessions still refuses to run.  Every
-# wait polls a condition.
+# is repeatable read or serializable, or whose transactions are read-only
+# by default, still has its pipelines stepped by the worker, while
+# process() in its sessions is still refused.  Every wait polls a
+# condition.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -32,11 +33,13 @@ CREATE TABLE q (k int, ts timestamptz, v int);
 wait_for_worker($node);
 
 # Rows of batch "b", a second apart over 100 seconds from minute 2b: the
-# first minute's window fires, of 60 rows whose values sum to 1770.
+# first minute's window fires, of 60 rows whose values sum to 1770.  (The
+# producer writes whatever the database's default.)
 sub add_rows
 {
 	my ($b) = @_;
 	$node->safe_psql('postgres', qq{
+		SET default_transaction_read_only = off;
 		INSERT INTO q SELECT 1, '2026-01-01 00:00+00'::timestamptz + interval '2 minutes' * $b
 		                         + g * interval '1 second', g
 		FROM generate_series(0, 99) g});
@@ -81,27 +84,51 @@ unlike($log, qr/does not exist/, 'its step found it');
 unlike($log, qr/exited with exit code 1/, 'the worker never exited on an error');
 
 # The worker takes the database's settings when it connects (after the
-# restart), but its steps run in READ COMMITTED, which they need, whatever
-# the database's default.
+# restart), but its steps run in READ COMMITTED and may write, which they
+# need, whatever the database's defaults: a trigger on the result table
+# writes each fired window into "audit" in the step's transaction.  Each default: the setting, its
+# value, what sessions then show, and how process() in them is refused
+# (none in a read-only one: with nothing left to read it writes nothing).
+$node->safe_psql('postgres', q{
+CREATE TABLE audit (window_start timestamptz, n bigint);
+CREATE FUNCTION audited() RETURNS trigger LANGUAGE plpgsql AS
+$$ BEGIN INSERT INTO public.audit VALUES (NEW.window_start, NEW.n); RETURN NULL; END $$;
+CREATE TRIGGER audited AFTER INSERT ON fresh_results FOR EACH ROW EXECUTE FUNCTION audited();
+});
 my $b = 0;
-for my $level ('repeatable read', 'serializable')
+for my $default (
+	[ 'default_transaction_isolation', 'repeatable read', 'transaction_isolation',
+	  qr/pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction/ ],
+	[ 'default_transaction_isolation', 'serializable', 'transaction_isolation',
+	  qr/pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction/ ],
+	[ 'default_transaction_read_only', 'on', 'transaction_read_only', undef ])
 {
+	my ($setting, $value, $shown, $refusal) = @$default;
+
 	$b++;
-	$node->safe_psql('postgres',
-		"ALTER DATABASE postgres SET default_transaction_isolation = '$level'");
+	$node->safe_psql('postgres', "ALTER DATABASE postgres SET $setting = '$value'");
 	$node->restart;
 	$log_offset = -s $node->logfile;
-	is($node->safe_psql('postgres', 'SHOW transaction_isolation'), $level,
-		"the database's sessions run in $level");
+	is($node->safe_psql('postgres', "SHOW $shown"), $value,
+		"the database's sessions run with $shown $value");
 	add_rows($b);
-	fires('fresh', $b, "the worker steps a pipeline of a database whose default is $level");
+	fires('fresh', $b, "the worker steps a pipeline of a database whose $setting is $value");
+	is( $node->safe_psql(
+			'postgres', qq{
+		SELECT n FROM audit
+		WHERE window_start = '2026-01-01 00:00+00'::timestamptz + interval '2 minutes' * $b}),
+		'60', 'and the result table\'s trigger wrote in its step');
 	$log = slurp_file($node->logfile, $log_offset);
-	unlike($log, qr/cannot run in a REPEATABLE READ/, 'no step of the worker was refused');
+	unlike($log, qr/cannot run in a REPEATABLE READ|read-only transaction/,
+		'no step of the worker was refused');
 	unlike($log, qr/exited with exit code 1/, 'the worker never exited on an error');
-	my ($ret, $out, $err) = $node->psql('postgres', q{SELECT windowing.process('fresh')});
-	like($err, qr/pipeline steps cannot run in a REPEATABLE READ or SERIALIZABLE transaction/,
-		'process() in its sessions still refuses');
-	$node->safe_psql('postgres', 'ALTER DATABASE postgres RESET default_transaction_isolation');
+	if (defined $refusal)
+	{
+		my ($ret, $out, $err) = $node->psql('postgres', q{SELECT windowing.process('fresh')});
+		like($err, $refusal, 'process() in its sessions is still refused');
+	}
+	$node->safe_psql('postgres',
+		"SET default_transaction_read_only = off; ALTER DATABASE postgres RESET $setting");
 }
 
 $node->stop;
