@@ -17,7 +17,7 @@
  * when the key's row k * slide arrives, combines the panes of its rows
  * k * slide - size + 1 .. k * slide, and is named by row numbers:
  * [first row, last row + 1), from 1.  A key's panes are kept in order
- * (op_key_live), so a row finds its pane at the end of the list.
+ * (op_key_parts), so a row finds its pane at the end of the array.
  * Panes are slices of rows: consecutive windows share their combinations
  * through the key's two stacks, as sliding windows do (slices.c), so a
  * window costs a few combines, not one per pane.
@@ -62,14 +62,14 @@ window_first_pane(const Operator *op, int64 last)
 static void
 fire_count_window(Operator *op, KeyEntries *sk, int64 rows)
 {
-	WindowEntry *last = llast(sk->live);
+	WindowEntry *last = sk->parts[sk->nparts - 1].e;
 	int64		first = window_first_pane(op, window_last_row(op, rows));
 	int			from PG_USED_FOR_ASSERTS_ONLY =
-		list_length(sk->live) - (int) (last->k.start - first + 1);
+		sk->nparts - (int) (last->k.start - first + 1);
 	WindowEntry *w = op_part_window(op, last->k.key, first * op->slice + 1, rows + 1);
 
 	/* panes are consecutive: no gap between the first one kept and the last */
-	Assert(from >= 0 && ((WindowEntry *) list_nth(sk->live, from))->k.start == first);
+	Assert(from >= 0 && sk->parts[from].start == first);
 	if (first == last->k.start)
 		w->states = last->states;	/* one pane: the window is the pane */
 	else
@@ -86,24 +86,15 @@ new_pane(Operator *op, KeyEntries *sk, bytea *key, int64 p)
 {
 	int64		first = window_first_pane(op, window_last_row(op, p * op->slice + 1));
 	int			leaving = 0;
-	ListCell   *lc;
 	WindowEntry *pane;
 	bool		created;
 
-	foreach(lc, sk->live)
-	{
-		WindowEntry *old = lfirst(lc);
-
-		if (old->k.start >= first)
-			break;
-		op_leave(op, old);
-		leaving++;
-	}
-	sk->live = list_delete_first_n(sk->live, leaving);
+	for (; leaving < sk->nparts && sk->parts[leaving].start < first; leaving++)
+		op_leave(op, sk->parts[leaving].e);
+	op_key_drop_parts(sk, leaving);
 	pane = op_entry(op, key, p, p + 1, &created);
 	agg_init(op->agg, pane->states);
-	sk->live = lappend(sk->live, pane);
-	sk->newest = p;
+	op_key_add_part(op, sk, sk->nparts, pane);
 	return pane;
 }
 
@@ -113,8 +104,8 @@ count_row(Operator *op, int64 seq, bool ts_null, int64 ts, int64 gap,
 		  bytea *key, Datum *args, bool *argnulls)
 {
 	KeyEntries *sk = op_key_entries(op, key);
-	List	   *live = op_key_live(sk);
-	WindowEntry *pane = live != NIL ? llast(live) : NULL;
+	KeyPart    *parts = op_key_parts(sk);
+	WindowEntry *pane = sk->nparts > 0 ? parts[sk->nparts - 1].e : NULL;
 	int64		rows;
 
 	if (pane == NULL || pane_rows(pane) == op->slice)
@@ -143,7 +134,7 @@ flush_count_windows(Operator *op)
 	hash_seq_init(&seq, op->keyed);
 	while ((sk = hash_seq_search(&seq)) != NULL)
 	{
-		WindowEntry *last = llast(op_key_live(sk));
+		WindowEntry *last = op_key_parts(sk)[sk->nparts - 1].e;
 		int64		rows = key_rows(op, last);
 		int64		end = window_last_row(op, rows);
 
@@ -182,6 +173,6 @@ const OpKind count_window_kind = {
 	.row = count_row,
 	.on_watermark = op_run_timers,
 	.at_end = flush_count_windows,
-	.load = op_key_track,
+	.load = op_key_track_part,
 	.open_windows = count_open_windows,
 };

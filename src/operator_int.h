@@ -16,25 +16,37 @@
 #include "trigger.h"
 
 /*
+ * A time slice or count pane of a key, its start kept beside it: walks
+ * over a key's parts then read only its array, not each part's entry.
+ */
+typedef struct KeyPart
+{
+	int64		start;
+	AggValue   *states;			/* the entry's */
+	struct WindowEntry *e;
+} KeyPart;
+
+/*
  * The live entries of one key: session windows (merging needs them by
- * key), count panes, or time slices in start order.
+ * key), or its count panes or time slices in start order.
  */
 typedef struct KeyEntries
 {
 	bytea	   *key;			/* hash key, must be first */
-	List	   *live;			/* WindowEntry * */
+	List	   *live;			/* sessions: WindowEntry * */
+	KeyPart    *parts;			/* slices, panes: nparts of maxparts */
+	int			nparts;
+	int			maxparts;
 	pairingheap_node timer;		/* sliced: in key_timers */
 	int64		next_end;		/* sliced: its next window to fire ends here */
 	bool		in_timers;
-	int64		oldest;			/* sliced: the starts of its first and last */
-	int64		newest;			/* slices (and count panes), without a walk */
 	struct Swag *swag;			/* sliced: its windows' running combinations */
 	pairingheap_node cleanup;	/* sliced, allowed lateness: in key_cleanups */
 	int64		clean_end;		/* its oldest fired window still alive ends here */
 	bool		in_cleanups;
 	int			refired;		/* sliced: its live windows fired more than
 								 * once, whose entries keep their counts */
-	bool		unsorted;		/* sessions, panes: loaded out of start order */
+	bool		unsorted;		/* loaded out of start order */
 } KeyEntries;
 
 /* The windows of the rows of one slice (slice_windows). */
@@ -92,6 +104,11 @@ extern int	op_key_cmp(const Operator *op, const bytea *a, const bytea *b);
 extern KeyEntries *op_key_entries(Operator *op, bytea *key);
 extern void op_key_track(Operator *op, WindowEntry *e);
 extern List *op_key_live(KeyEntries *sk);
+extern void op_key_track_part(Operator *op, WindowEntry *e);
+extern KeyPart *op_key_parts(KeyEntries *sk);
+extern void op_key_add_part(Operator *op, KeyEntries *sk, int i, WindowEntry *e);
+extern void op_key_drop_parts(KeyEntries *sk, int n);
+extern int	op_key_part_from(const KeyEntries *sk, int64 start);
 extern void op_init_table(Operator *op);
 extern WindowEntry *op_entry(Operator *op, bytea *key, int64 start, int64 end,
 							 bool *created);

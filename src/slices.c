@@ -190,26 +190,15 @@ key_cleanup_at(Operator *op, KeyEntries *sk, int64 end)
 	key_wait(op->key_cleanups, &sk->cleanup, &sk->clean_end, &sk->in_cleanups, end);
 }
 
-/*
- * Keeps the key's slices in start order (rows arrive mostly in order).
- * The starts of the first and last slices are kept apart too: a key's
- * slices are far apart in memory, and each firing of its windows would
- * otherwise reach for them.
- */
+/* Keeps the key's slices in start order (rows arrive mostly in order). */
 static void
-slice_track(KeyEntries *sk, WindowEntry *e)
+slice_track(Operator *op, KeyEntries *sk, WindowEntry *e)
 {
-	int			n = list_length(sk->live);
-	int			i = n;
+	int			i = sk->nparts;
 
-	if (n > 0 && e->k.start < sk->newest)
-		while (i > 0 && ((WindowEntry *) list_nth(sk->live, i - 1))->k.start > e->k.start)
-			i--;
-	sk->live = list_insert_nth(sk->live, i, e);
-	if (i == 0)
-		sk->oldest = e->k.start;
-	if (i == n)
-		sk->newest = e->k.start;
+	while (i > 0 && sk->parts[i - 1].start > e->k.start)
+		i--;
+	op_key_add_part(op, sk, i, e);
 }
 
 /*
@@ -230,7 +219,7 @@ load_slice(Operator *op, WindowEntry *e)
 		sk->refired++;
 	if (e->k.end - e->k.start != op->slice)
 		return;
-	slice_track(sk, e);
+	slice_track(op, sk, e);
 	slices_changed(sk, e->k.start);
 	slice_ends(op, e->k.start, &first, &last);
 	if (op->lateness > 0 && w != WMK_NONE)
@@ -278,6 +267,27 @@ slice_windows(Operator *op, int64 ts)
 	return a;
 }
 
+/*
+ * The key's slice starting at "start", made if new.  Rows come mostly in
+ * order, so it is mostly the key's newest, found without a lookup.
+ */
+static WindowEntry *
+key_slice(Operator *op, KeyEntries *sk, int64 start, bool *created)
+{
+	WindowEntry *slice;
+
+	*created = false;
+	if (sk->nparts > 0 && sk->parts[sk->nparts - 1].start == start)
+		return sk->parts[sk->nparts - 1].e;
+	slice = op_entry(op, sk->key, start, start + op->slice, created);
+	if (*created)
+	{
+		agg_init(op->agg, slice->states);
+		slice_track(op, sk, slice);
+	}
+	return slice;
+}
+
 static void refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_slice);
 
 /*
@@ -309,12 +319,7 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 		return;
 	start = a->from;
 	sk = op_key_entries(op, key);
-	slice = op_entry(op, key, start, start + op->slice, &created);
-	if (created)
-	{
-		agg_init(op->agg, slice->states);
-		slice_track(sk, slice);
-	}
+	slice = key_slice(op, sk, start, &created);
 	agg_advance(op->agg, slice->states, args, argnulls);
 	slices_changed(sk, start);
 	slice->dirty = true;
@@ -326,25 +331,6 @@ slice_row(Operator *op, int64 seq, int64 ts, const AssignedSlice *a,
 		refire(op, sk, &w[i], created);
 	if (pending > 0)
 		key_timer_at(op, sk, w[pending - 1].end);
-}
-
-/* The first of the key's slices starting at or after "start". */
-static int
-first_slice_from(List *live, int64 start)
-{
-	int			lo = 0;
-	int			hi = list_length(live);
-
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (((WindowEntry *) list_nth(live, mid))->k.start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* The key's stacks emptied, ready for the window starting at "from". */
@@ -377,18 +363,18 @@ swag_reset(Operator *op, KeyEntries *sk, int64 from)
 static void
 swag_flip(Operator *op, KeyEntries *sk, Swag *sw)
 {
-	int			first = first_slice_from(sk->live, sw->back_from);
-	int			n = first_slice_from(sk->live, sw->to) - first;
+	int			first = op_key_part_from(sk, sw->back_from);
+	int			n = op_key_part_from(sk, sw->to) - first;
 
 	if (sw->front != NULL)
 		pfree(sw->front);
 	sw->front = MemoryContextAlloc(op->cxt, sw->row_size * Max(n, 1));
 	for (int i = n - 1; i >= 0; i--)
 	{
-		WindowEntry *s = list_nth(sk->live, first + i);
+		const KeyPart *s = &sk->parts[first + i];
 		FrontRow   *row = front_row(sw, i);
 
-		row->start = s->k.start;
+		row->start = s->start;
 		agg_init(op->agg, row->states);
 		agg_combine(op->agg, row->states, s->states);
 		if (i < n - 1)
@@ -404,20 +390,16 @@ swag_flip(Operator *op, KeyEntries *sk, Swag *sw)
 static void
 swag_push(Operator *op, KeyEntries *sk, Swag *sw, int64 end)
 {
-	int			n = list_length(sk->live);
+	int			n = sk->nparts;
 	int			i = n;
 
-	while (i > 0 && ((WindowEntry *) list_nth(sk->live, i - 1))->k.start >= sw->to)
+	while (i > 0 && sk->parts[i - 1].start >= sw->to)
 		i--;
-	for (; i < n; i++)
+	for (; i < n && sk->parts[i].start < end; i++)
 	{
-		WindowEntry *s = list_nth(sk->live, i);
-
-		if (s->k.start >= end)
-			break;
 		if (!sw->has_back)
 			agg_init(op->agg, sw->back);
-		agg_combine(op->agg, sw->back, s->states);
+		agg_combine(op->agg, sw->back, sk->parts[i].states);
 		sw->has_back = true;
 	}
 }
@@ -438,7 +420,7 @@ swag_slide(Operator *op, KeyEntries *sk, int64 from, int64 end)
 			break;
 		swag_flip(op, sk, sw);
 	}
-	if (sk->newest >= sw->to)
+	if (sk->nparts > 0 && sk->parts[sk->nparts - 1].start >= sw->to)
 		swag_push(op, sk, sw, end);
 	sw->to = end;
 	return sw;
@@ -540,8 +522,7 @@ refire(Operator *op, KeyEntries *sk, const WmWindow *w, bool new_slice)
 	WindowEntry *count = refire_count(op, sk, w->start, w->end);
 	bool		has_rows;
 	WindowEntry *win = sliced_window(op, sk, w->end, &has_rows);
-	int			slices = first_slice_from(sk->live, w->end) -
-		first_slice_from(sk->live, w->start);
+	int			slices = op_key_part_from(sk, w->end) - op_key_part_from(sk, w->start);
 
 	if (count != NULL)
 		win->fire_count = count->fire_count;
@@ -571,26 +552,17 @@ static void
 slices_leave(Operator *op, KeyEntries *sk, int64 next, bool all)
 {
 	int			leaving = 0;
-	ListCell   *lc;
 	int64		first;
 	int64		last;
 
-	slice_ends(op, sk->oldest, &first, &last);
-	if (last >= next && !all)
-		return;
-	foreach(lc, sk->live)
+	for (; leaving < sk->nparts; leaving++)
 	{
-		WindowEntry *s = lfirst(lc);
-
-		slice_ends(op, s->k.start, &first, &last);
+		slice_ends(op, sk->parts[leaving].start, &first, &last);
 		if (last >= next && !all)
 			break;
-		op_leave(op, s);
-		leaving++;
+		op_leave(op, sk->parts[leaving].e);
 	}
-	sk->live = list_delete_first_n(sk->live, leaving);
-	if (sk->live != NIL)
-		sk->oldest = ((WindowEntry *) linitial(sk->live))->k.start;
+	op_key_drop_parts(sk, leaving);
 }
 
 /*
@@ -604,10 +576,9 @@ window_with_slice(const Operator *op, KeyEntries *sk, int i, int64 next, int64 *
 	int64		first;
 	int64		last;
 
-	if (i >= list_length(sk->live))
+	if (i >= sk->nparts)
 		return false;
-	slice_ends(op, i == 0 ? sk->oldest : ((WindowEntry *) list_nth(sk->live, i))->k.start,
-			   &first, &last);
+	slice_ends(op, sk->parts[i].start, &first, &last);
 	*end = Max(next, first);
 	return true;
 }
@@ -628,7 +599,7 @@ next_slice_window(Operator *op, KeyEntries *sk, int64 fired)
 	if (op->lateness == 0)
 		slices_leave(op, sk, next, !more);
 	else if (more)
-		i = first_slice_from(sk->live, window_start(op, next));
+		i = op_key_part_from(sk, window_start(op, next));
 	else
 		return;
 	if (window_with_slice(op, sk, i, next, &end))
@@ -670,7 +641,7 @@ clean_key(Operator *op, KeyEntries *sk, int64 end)
 
 		final_window(op, sk, start, end);
 		slices_leave(op, sk, next, !more);
-		if (sk->live == NIL || !window_with_slice(op, sk, 0, next, &end) ||
+		if (!window_with_slice(op, sk, 0, next, &end) ||
 			!wmk_window_fires(end - 1, w))
 			return;
 		if (!wmk_window_expired(end - 1, op->lateness, w))
@@ -763,14 +734,12 @@ open_sliced_windows(Operator *op, void (*fn) (WindowEntry *, void *), void *arg)
 	hash_seq_init(&seq, op->keyed);
 	while ((sk = hash_seq_search(&seq)) != NULL)
 	{
-		WindowEntry *newest;
 		int64		first;
 		int64		last;
 
 		if (!sk->in_timers)
 			continue;
-		newest = llast(sk->live);
-		slice_ends(op, newest->k.start, &first, &last);
+		slice_ends(op, sk->parts[sk->nparts - 1].start, &first, &last);
 		for (int64 end = sk->next_end; end <= last; end += op->spec->slide)
 		{
 			bool		has_rows;

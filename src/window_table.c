@@ -201,6 +201,8 @@ op_key_entries(Operator *op, bytea *key)
 	{
 		sk->key = DatumGetByteaPCopy(PointerGetDatum(key));
 		sk->live = NIL;
+		sk->parts = NULL;
+		sk->nparts = sk->maxparts = 0;
 		sk->in_timers = false;
 		sk->swag = NULL;
 		sk->in_cleanups = false;
@@ -210,15 +212,13 @@ op_key_entries(Operator *op, bytea *key)
 	return sk;
 }
 
-/* A stored session or count pane joins its key's list, maybe out of order. */
+/* A stored session joins its key's list, maybe out of order. */
 void
 op_key_track(Operator *op, WindowEntry *e)
 {
 	KeyEntries *sk = op_key_entries(op, e->k.key);
 
-	if (sk->live == NIL || e->k.start > sk->newest)
-		sk->newest = e->k.start;
-	else
+	if (sk->live != NIL && e->k.start < ((WindowEntry *) llast(sk->live))->k.start)
 		sk->unsorted = true;
 	sk->live = lappend(sk->live, e);
 }
@@ -233,9 +233,9 @@ start_order(const ListCell *a, const ListCell *b)
 }
 
 /*
- * A key's live sessions or count panes, in start order.  Stored ones come
- * back in no order; the key's list is sorted at its first use, so that
- * loading state costs no walk over every key.
+ * A key's live sessions, in start order.  Stored ones come back in no
+ * order; the key's list is sorted at its first use, so that loading state
+ * costs no walk over every key.
  */
 List *
 op_key_live(KeyEntries *sk)
@@ -246,6 +246,83 @@ op_key_live(KeyEntries *sk)
 		sk->unsorted = false;
 	}
 	return sk->live;
+}
+
+/* Part e of its key goes in at place i of the key's parts. */
+void
+op_key_add_part(Operator *op, KeyEntries *sk, int i, WindowEntry *e)
+{
+	if (sk->nparts == sk->maxparts)
+	{
+		sk->maxparts = Max(8, sk->maxparts * 2);
+		sk->parts = sk->parts == NULL ?
+			MemoryContextAlloc(op->cxt, sizeof(KeyPart) * sk->maxparts) :
+			repalloc(sk->parts, sizeof(KeyPart) * sk->maxparts);
+	}
+	memmove(&sk->parts[i + 1], &sk->parts[i], sizeof(KeyPart) * (sk->nparts - i));
+	sk->parts[i].start = e->k.start;
+	sk->parts[i].states = e->states;
+	sk->parts[i].e = e;
+	sk->nparts++;
+}
+
+/* The key's first n parts leave its array. */
+void
+op_key_drop_parts(KeyEntries *sk, int n)
+{
+	sk->nparts -= n;
+	memmove(sk->parts, &sk->parts[n], sizeof(KeyPart) * sk->nparts);
+}
+
+/* A stored count pane joins its key's parts, maybe out of order. */
+void
+op_key_track_part(Operator *op, WindowEntry *e)
+{
+	KeyEntries *sk = op_key_entries(op, e->k.key);
+
+	if (sk->nparts > 0 && e->k.start < sk->parts[sk->nparts - 1].start)
+		sk->unsorted = true;
+	op_key_add_part(op, sk, sk->nparts, e);
+}
+
+static int
+part_order(const void *a, const void *b)
+{
+	int64		x = ((const KeyPart *) a)->start;
+	int64		y = ((const KeyPart *) b)->start;
+
+	return (x > y) - (x < y);
+}
+
+/* A key's parts in start order, sorted at their first use as sessions are. */
+KeyPart *
+op_key_parts(KeyEntries *sk)
+{
+	if (sk->unsorted)
+	{
+		qsort(sk->parts, sk->nparts, sizeof(KeyPart), part_order);
+		sk->unsorted = false;
+	}
+	return sk->parts;
+}
+
+/* The first of the key's parts starting at or after "start". */
+int
+op_key_part_from(const KeyEntries *sk, int64 start)
+{
+	int			lo = 0;
+	int			hi = sk->nparts;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (sk->parts[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
