@@ -185,6 +185,8 @@ typedef struct Operator
 	int64		slice;			/* sliced: the slices' length; counting: the
 								 * panes' rows */
 	struct AssignedSlice *assigned;	/* sliced: recent slices' windows */
+	WindowEntry *part_window;	/* sliced, counting: the window made of parts
+								 * (op_part_window), until it fires */
 	pairingheap *key_timers;	/* sliced: keys by the end of their next window */
 	pairingheap *key_cleanups;	/* sliced, allowed lateness: keys by the end
 								 * of their oldest fired window still alive */

@@ -907,16 +907,24 @@ op_part_ref(Operator *op, bytea *key, int64 start, int64 end)
 
 /*
  * A window made of parts (count panes, slices) only to fire it: no table
- * entry, no timers, no stored state.
+ * entry, no timers, no stored state.  Its firing keeps its identity and
+ * results, not the entry, so one entry serves every such window in turn
+ * (a window fires from it before the next is made).
  */
 WindowEntry *
 op_part_window(Operator *op, bytea *key, int64 start, int64 end)
 {
-	WindowEntry *w = MemoryContextAllocZero(op->firing_cxt, sizeof(WindowEntry));
+	Size		entry = MAXALIGN(sizeof(WindowEntry));
+	WindowEntry *w = op->part_window;
 
+	if (w == NULL)
+		w = op->part_window = MemoryContextAlloc(op->cxt, entry +
+												 sizeof(AggValue) * op->agg->nstates);
+	memset(w, 0, sizeof(WindowEntry));
+	/* its own states, which a caller may have pointed elsewhere */
+	w->states = (AggValue *) ((char *) w + entry);
 	w->ref = op_part_ref(op, key, start, end);
 	w->k = w->ref->k;
-	w->states = MemoryContextAlloc(op->firing_cxt, sizeof(AggValue) * op->agg->nstates);
 	return w;
 }
 
