@@ -14,7 +14,9 @@
  * to pg_catalog, so that no ALTER DATABASE ... SET can redirect it, and its
  * transactions are READ COMMITTED and read-write, which steps need,
  * whatever the database's or role's default_transaction_isolation and
- * default_transaction_read_only.  A round waits for
+ * default_transaction_read_only; nor does a lock_timeout of theirs cut
+ * short the few waits the worker has (for the pipeline catalog, which DDL
+ * on the extension holds), which would make it exit on the error.  A round waits for
  * a commit into a queue to wake the worker (or for
  * windowing.poll_interval), unless a step left rows it saw committed.
  *
@@ -756,6 +758,7 @@ windowing_worker_main(Datum main_arg)
 	SetConfigOption("default_transaction_isolation", "read committed",
 					PGC_USERSET, PGC_S_SESSION);
 	SetConfigOption("default_transaction_read_only", "off", PGC_USERSET, PGC_S_SESSION);
+	SetConfigOption("lock_timeout", "0", PGC_USERSET, PGC_S_SESSION);
 	round_cxt = AllocSetContextCreate(TopMemoryContext, "windowing worker round",
 									  ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(round_cxt);

@@ -5,8 +5,9 @@
 # "does not exist" error.  A database whose default_transaction_isolation
 # is repeatable read or serializable, or whose transactions are read-only
 # by default, still has its pipelines stepped by the worker, while
-# process() in its sessions is still refused.  Every wait polls a
-# condition.
+# process() in its sessions is still refused; a short lock_timeout of the
+# database's does not make the worker exit while the catalog is locked.
+# Every wait polls a condition (the one sleep holds a lock).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -130,6 +131,27 @@ for my $default (
 	$node->safe_psql('postgres',
 		"SET default_transaction_read_only = off; ALTER DATABASE postgres RESET $setting");
 }
+
+# A lock_timeout of the database's does not cut short a round's wait for
+# the pipeline catalog's lock (held here for a second, while rounds come
+# every 20 ms): the worker waits, and steps once the lock is free, instead
+# of exiting on the error.
+$b++;
+$node->safe_psql('postgres', "ALTER DATABASE postgres SET lock_timeout = '10ms'");
+$node->restart;
+$log_offset = -s $node->logfile;
+$holder = $node->background_psql('postgres');
+$holder->query_safe(
+	'SET client_min_messages = warning; BEGIN; LOCK TABLE windowing.pipeline IN ACCESS EXCLUSIVE MODE');
+$holder->query_safe('SELECT pg_sleep(1)');
+$holder->query_safe('COMMIT');
+$holder->quit;
+add_rows($b);
+fires('fresh', $b, "the worker steps a pipeline of a database whose lock_timeout is short");
+$log = slurp_file($node->logfile, $log_offset);
+unlike($log, qr/lock timeout/, 'no wait of the worker timed out');
+unlike($log, qr/exited with exit code 1/, 'the worker never exited on an error');
+$node->safe_psql('postgres', 'ALTER DATABASE postgres RESET lock_timeout');
 
 $node->stop;
 done_testing();
