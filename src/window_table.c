@@ -266,10 +266,12 @@ op_key_add_part(Operator *op, KeyEntries *sk, int i, WindowEntry *e)
 	sk->nparts++;
 }
 
-/* The key's first n parts leave its array. */
+/* The key's first n parts leave its array (which a new key has not yet). */
 void
 op_key_drop_parts(KeyEntries *sk, int n)
 {
+	if (n == 0)
+		return;
 	sk->nparts -= n;
 	memmove(sk->parts, &sk->parts[n], sizeof(KeyPart) * sk->nparts);
 }
