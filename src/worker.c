@@ -16,8 +16,8 @@
  * whatever the database's or role's default_transaction_isolation and
  * default_transaction_read_only; nor does a lock_timeout of theirs cut
  * short the few waits the worker has (for the pipeline catalog, which DDL
- * on the extension holds), which would make it exit on the error.  A round waits for
- * a commit into a queue to wake the worker (or for
+ * on the extension holds), which would make it exit on the error.  A
+ * round waits for a commit into a queue to wake the worker (or for
  * windowing.poll_interval), unless a step left rows it saw committed.
  *
  * The steps of a round share a transaction until it has run for
