@@ -549,6 +549,55 @@ pkey_scan_key(StateScan *ps, const bytea *key, const int64 *start, const int64 *
 	index_rescan(ps->scan, ps->keys, end != NULL ? 4 : 2, NULL, 0);
 }
 
+/*
+ * Reads the heap row of the index entry the scan stands on ("tid") into the
+ * scan's slot, if the scan's snapshot sees a version of it, as
+ * index_fetch_heap does but without pruning the page first.  A fold updates
+ * a few of each page's rows, so that a page whose row a step reads has
+ * nearly always a dead version by then: the index scan pruned it at the
+ * read (a sixth of a step that reads a million windows' keys from the
+ * heap), each prune taking one version.  Left alone, the versions go when
+ * a fold's update finds no room for its own (make_room), many at once.
+ */
+static bool
+fetch_unpruned(StateScan *ps, ItemPointer tid)
+{
+	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) ps->slot;
+	Buffer		buffer;
+	bool		all_dead = false;
+	bool		found;
+
+	/* the search fills the slot's tuple header: the slot lets its row go first */
+	ExecClearTuple(ps->slot);
+	buffer = ReadBuffer(ps->rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	found = heap_hot_search_buffer(tid, ps->rel, buffer, ps->snapshot, &bslot->base.tupdata,
+								   &all_dead, true);
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	if (!found)
+	{
+		ReleaseBuffer(buffer);
+		/* the index may forget an entry whose every version is dead */
+		if (!ps->scan->xactStartedInRecovery)
+			ps->scan->kill_prior_tuple = all_dead;
+		return false;
+	}
+	ExecStorePinnedBufferHeapTuple(&bslot->base.tupdata, ps->slot, buffer);
+	return true;
+}
+
+/* The scan's next row its snapshot sees, in its slot (fetch_unpruned). */
+static bool
+scan_next(StateScan *ps)
+{
+	ItemPointer tid;
+
+	while ((tid = index_getnext_tid(ps->scan, ForwardScanDirection)) != NULL)
+		if (fetch_unpruned(ps, tid))
+			return true;
+	return false;
+}
+
 static void
 scan_end(StateScan *ps)
 {
@@ -572,7 +621,7 @@ scan_windows(StateScan *ps, void (*fn) (const SavedWindow *, void *), void *arg)
 {
 	int64		n = 0;
 
-	while (index_getnext_slot(ps->scan, ForwardScanDirection, ps->slot))
+	while (scan_next(ps))
 	{
 		MemoryContext old = MemoryContextSwitchTo(ps->row);
 		SavedWindow r;
@@ -710,7 +759,7 @@ walk_to(PkeyWalk *w, const StateRow *r)
 	if (!w->walk)
 	{
 		pkey_scan_key(&w->ps, r->key, &r->start, &r->end);
-		return index_getnext_slot(w->ps.scan, ForwardScanDirection, w->ps.slot);
+		return scan_next(&w->ps);
 	}
 	if (descended)
 		walk_descend(w, r);
@@ -726,7 +775,7 @@ walk_to(PkeyWalk *w, const StateRow *r)
 	}
 	while (w->on && row_cmp(&w->at, r) == 0)
 	{
-		if (index_fetch_heap(w->ps.scan, w->ps.slot))
+		if (fetch_unpruned(&w->ps, &w->ps.scan->xs_heaptid))
 			return true;
 		walk_next(w);
 	}
@@ -754,15 +803,14 @@ prefetch_row(const StateRow *rows, int n, int i)
 /*
  * Prunes the page of the row in the scan's slot if it has no room for
  * "tuple", the row's next version, so that the update stays HOT (no new
- * entries in both indexes).  A read at a place (heap_fetch) never prunes
- * as an index scan does, and the versions earlier folds left would fill
+ * entries in both indexes).  No read of window_state prunes (a read at a
+ * place, fetch_unpruned), and the versions earlier folds left would fill
  * the page.  Only when the room is missing: at a million windows a fold
  * updates about one row in ten of a page, so the page's free space takes
  * several folds' versions, and pruning at every visit (as
  * heap_page_prune_opt would, below the fillfactor's free space) made the
  * folds 8% longer.  Unlocked, the free space is a hint, as it is to
- * heap_page_prune_opt; the prune needs the slot's pin to be the only one
- * (a row found by the walk has a page its index scan pruned).
+ * heap_page_prune_opt; the prune needs the slot's pin to be the only one.
  */
 static void
 make_room(StateScan *ps, HeapTuple tuple)
@@ -1459,7 +1507,7 @@ read_unknown(StepState *ss, const bytea *from, int64 want, int64 until, bytea **
 	if (from != NULL)
 		ScanKeyInit(&ps.keys[1], 2, BTGreaterStrategyNumber, F_BYTEAGT, PointerGetDatum(from));
 	index_rescan(ps.scan, ps.keys, nkeys, NULL, 0);
-	while ((more = index_getnext_slot(ps.scan, ForwardScanDirection, ps.slot)))
+	while ((more = scan_next(&ps)))
 	{
 		SavedWindow r;
 
@@ -2035,7 +2083,7 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 		MemoryContext old;
 		bytea	   *key;
 
-		if (!index_getnext_slot(d->by_end.scan, ForwardScanDirection, d->by_end.slot))
+		if (!scan_next(&d->by_end))
 		{
 			if (d->then_upto != WMK_NONE)
 			{
