@@ -563,13 +563,21 @@ static bool
 fetch_unpruned(StateScan *ps, ItemPointer tid)
 {
 	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) ps->slot;
-	Buffer		buffer;
+	BlockNumber block = ItemPointerGetBlockNumber(tid);
+	Buffer		buffer = InvalidBuffer;
 	bool		all_dead = false;
 	bool		found;
 
+	/* a key's windows share pages: the slot's page is kept, not looked up again */
+	if (BufferIsValid(bslot->buffer) && BufferGetBlockNumber(bslot->buffer) == block)
+	{
+		buffer = bslot->buffer;
+		IncrBufferRefCount(buffer);
+	}
 	/* the search fills the slot's tuple header: the slot lets its row go first */
 	ExecClearTuple(ps->slot);
-	buffer = ReadBuffer(ps->rel, ItemPointerGetBlockNumber(tid));
+	if (!BufferIsValid(buffer))
+		buffer = ReadBuffer(ps->rel, block);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	found = heap_hot_search_buffer(tid, ps->rel, buffer, ps->snapshot, &bslot->base.tupdata,
 								   &all_dead, true);
