@@ -1,7 +1,8 @@
 -- A step inside the user's own transaction: a transaction that already has
 -- an id, several steps in one transaction, savepoints rolled back, PL/pgSQL
 -- exception blocks, PREPARE TRANSACTION, rows the transaction inserted
--- itself.  Each consumes every committed row exactly once, or is refused.
+-- itself, a read-only transaction.  Each consumes every committed row
+-- exactly once, or is refused.
 -- A second session (dblink) plays the producer or the other stepper.
 CREATE EXTENSION dblink;
 SELECT dblink_connect('other', 'dbname=' || current_database() ||
@@ -237,5 +238,28 @@ SELECT url, window_start, count FROM t10_results ORDER BY window_start, url;
 SELECT length(row_data->>'url') AS url_length, reason FROM t10_late;
 SELECT late_routed FROM windowing.pipeline_stats WHERE name = 't10';
 SELECT windowing.drop_pipeline('t10', drop_tables => true);
+
+-- 11. A read-only transaction cannot step, with rows to read or without:
+-- the functions that step are refused there as nextval() is, and the rows
+-- wait for a step that can write them.
+TRUNCATE tx_q;
+SELECT pg_temp.make('t11');
+BEGIN READ ONLY;
+SELECT windowing.process('t11');
+ROLLBACK;
+INSERT INTO tx_q VALUES (1, '2026-01-01 00:00:01', 1), (1, '2026-01-01 00:00:30', 2);
+BEGIN READ ONLY;
+SELECT windowing.process('t11');
+ROLLBACK;
+SET default_transaction_read_only = on;
+SELECT windowing.advance_watermark('t11', '2026-01-01 00:05:00');
+SELECT windowing.flush('t11');
+SELECT windowing.rebuild('t11');
+SELECT windowing.alter_pipeline('t11', parallelism => 2);
+RESET default_transaction_read_only;
+SELECT rows_consumed, watermark, parallelism FROM windowing.pipeline WHERE name = 't11';
+SELECT windowing.process('t11');
+SELECT * FROM pg_temp.results('t11');               -- 2 rows, 3
+SELECT windowing.drop_pipeline('t11', drop_tables => true);
 
 SELECT dblink_disconnect('other');

@@ -17,6 +17,7 @@
 
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "catalog.h"
@@ -51,7 +52,7 @@ windowing_change_parallelism(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	int			to = PG_GETARG_INT32(1);
-	int			from = pipeline_parts(name, true);
+	int			from;
 	PipelineDef def;
 	PipelineProgress progress;
 	int64		watermark;
@@ -60,6 +61,9 @@ windowing_change_parallelism(PG_FUNCTION_ARGS)
 	int32	   *to_ids;
 	int			n;
 
+	/* its parts catch up with steps, which writes as process() does */
+	PreventCommandIfReadOnly("alter_pipeline()");
+	from = pipeline_parts(name, true);
 	if (to == from)
 		PG_RETURN_VOID();
 	if (SPI_connect() != SPI_OK_CONNECT)

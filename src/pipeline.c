@@ -1332,7 +1332,13 @@ PG_FUNCTION_INFO_V1(windowing_advance_watermark_bigint);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_text);
 PG_FUNCTION_INFO_V1(windowing_flush);
 
-/* process(name, max_rows): one step, synchronously. */
+/*
+ * process(name, max_rows): one step, synchronously.  Refused in a read-only
+ * transaction, as nextval() is, with or without rows to read: a step writes
+ * windowing's tables into the heap directly, where the executor's check of
+ * read-only transactions does not see it.  So are the other SQL functions
+ * that step.
+ */
 Datum
 windowing_process(PG_FUNCTION_ARGS)
 {
@@ -1340,6 +1346,7 @@ windowing_process(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
+	PreventCommandIfReadOnly("process()");
 	if (!PG_ARGISNULL(1) && max_rows <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1351,7 +1358,10 @@ static Datum
 advance(FunctionCallInfo fcinfo, Oid type)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Oid			time_type = pipeline_time_type(name);
+	Oid			time_type;
+
+	PreventCommandIfReadOnly("advance_watermark()");
+	time_type = pipeline_time_type(name);
 
 	if (time_type != type)
 		ereport(ERROR,
@@ -1391,10 +1401,12 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *value = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	Oid			time_type = pipeline_time_type(name);
+	Oid			time_type;
 	Oid			input;
 	Oid			ioparam;
 
+	PreventCommandIfReadOnly("advance_watermark()");
+	time_type = pipeline_time_type(name);
 	getTypeInputInfo(time_type, &input, &ioparam);
 	advance_to(name, DatumGetInt64(OidInputFunctionCall(input, value, ioparam, -1)),
 			   time_type != INT8OID);
@@ -1405,6 +1417,7 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 Datum
 windowing_flush(PG_FUNCTION_ARGS)
 {
+	PreventCommandIfReadOnly("flush()");
 	(void) step_parts(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, false, true, WMK_END);
 	PG_RETURN_VOID();
 }
@@ -1606,6 +1619,7 @@ windowing_rebuild(PG_FUNCTION_ARGS)
 	char	   *snapshot;
 	int64		rows;
 
+	PreventCommandIfReadOnly("rebuild()");
 	memset(&s, 0, sizeof(s));
 	begin_as_owner(&s, name, 0, true);
 	s.cxt = CurrentMemoryContext;
