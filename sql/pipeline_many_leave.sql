@@ -31,6 +31,14 @@ SELECT count(*) AS windows, sum(n) AS rows_in_windows, sum(total) AS total,
        count(*) FILTER (WHERE fire_count = 2) AS fired_twice,
        count(*) FILTER (WHERE is_final) AS final
 FROM crowd_one_results;
+-- the 12,001 windows that ended together, more than a step takes out of
+-- memory at once, came out in the order of their keys: their rows entered
+-- the result table, and its index on (end, key, start), in that order
+SELECT count(*) AS out_of_key_order
+FROM (SELECT o, lag(o) OVER (ORDER BY ctid) AS before
+      FROM (SELECT coalesce(k, 100000) AS o, ctid FROM crowd_one_results
+            WHERE window_start = '2026-01-01 00:00:00+00' AND fire_count = 1) r) s
+WHERE o < before;
 SELECT count(*) AS sessions, sum(n) AS rows_in_sessions, sum(total) AS total,
        count(*) FILTER (WHERE window_end > '2026-01-01 00:01:10+00' AND k <> 0) AS grown,
        count(*) FILTER (WHERE is_final) AS final

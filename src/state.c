@@ -2132,7 +2132,8 @@ fetch_due(Operator *op, int64 upto)
 
 		if (upto == WMK_END && !state_store_complete(st))
 			(void) read_unknown(ss, NULL, PG_INT64_MAX, WMK_END, &stop, &ss->misses);
-		return state_store_take_due(st, upto, DUE_BATCH, load_stored, op);
+		return state_store_take_due(st, upto, DUE_BATCH, op->key_order.prefix, op->key_order.arg,
+								load_stored, op);
 	}
 	if (!ss->due.active && !state_store_complete(st) && upto > state_store_heap_until(st))
 		due_scan_begin(op, ss, upto);
@@ -2142,7 +2143,8 @@ fetch_due(Operator *op, int64 upto)
 		if (ss->due.active)
 			return true;
 	}
-	return state_store_take_due(st, upto, DUE_BATCH - loaded, load_stored, op);
+	return state_store_take_due(st, upto, DUE_BATCH - loaded, op->key_order.prefix, op->key_order.arg,
+								load_stored, op);
 }
 
 /*

@@ -209,6 +209,26 @@ typedef struct Pieces
 	int64		free_bytes;		/* and their bytes */
 } Pieces;
 
+/*
+ * A window due with others, in a run of them sorted by their keys' order
+ * (state_store_take_due).
+ */
+typedef struct DueEntry
+{
+	uint64		order;			/* its key's prefix in the step's key order */
+	StoreWin   *win;
+} DueEntry;
+
+#define ST_SORT sort_due
+#define ST_ELEMENT_TYPE DueEntry
+#define ST_COMPARE(a, b) (((a)->order > (b)->order) - ((a)->order < (b)->order))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* The most windows due together one run sorts: 16MB of DueEntry. */
+#define DUE_RUN_MAX (1024 * 1024)
+
 struct StateStore
 {
 	HeldState	held;			/* first: a StateStore is a HeldState */
@@ -246,6 +266,13 @@ struct StateStore
 	int64		logged_bytes;	/* and the bytes of their keys and states */
 	int64		departed_bytes; /* the keys' bytes of "departed" */
 	pairingheap *due;
+	/*
+	 * Windows due together, out of "due" and not yet handed out, in their
+	 * keys' order, in the step's transaction's memory (state_store_take_due)
+	 */
+	DueEntry   *run;
+	int			run_len;
+	int			run_next;
 	int64		windows;
 };
 
@@ -367,6 +394,8 @@ init_contents(StateStore *st)
 	st->logged_windows = 0;
 	st->logged_bytes = 0;
 	st->due = pairingheap_allocate(due_cmp, NULL);
+	st->run = NULL;
+	st->run_len = st->run_next = 0;
 	st->windows = 0;
 	MemoryContextSwitchTo(old);
 }
@@ -548,6 +577,22 @@ untime(StateStore *st, StoreWin *w)
 }
 
 /*
+ * The run is over: the windows of it not handed out, if a caller left any,
+ * wait for their timers again.
+ */
+static void
+end_run(StateStore *st)
+{
+	for (int i = st->run_next; i < st->run_len; i++)
+		if (!KEY_IS_OUT(OWNER(st->run[i].win)))
+			pairingheap_add(st->due, &st->run[i].win->node);
+	if (st->run != NULL)
+		pfree(st->run);
+	st->run = NULL;
+	st->run_len = st->run_next = 0;
+}
+
+/*
  * The step put back what it took: the windows of the keys it took that it
  * did not put back leave, and so do the keys it left without windows
  * (droppable).  Keys taken and put back stay in place: a step that takes a
@@ -558,6 +603,7 @@ settle(StateStore *st)
 {
 	ListCell   *lc;
 
+	end_run(st);
 	foreach(lc, st->out_keys)
 	{
 		StoreKeyEnt *k = lfirst(lc);
@@ -758,36 +804,92 @@ state_store_set_read_ahead(StateStore *st, const bytea *key)
 }
 
 /*
+ * The first windows due, at or before "upto", out of the timers and into a
+ * run sorted by their keys' prefixes in "order", DUE_RUN_MAX at most;
+ * false if none is due.  Windows of keys the step has taken leave the
+ * timers only: theirs come back as the step puts them back.
+ */
+static bool
+start_run(StateStore *st, int64 upto, KeyPrefixFn order, const void *order_arg)
+{
+	int			room = 1024;
+	int64		due;
+
+	end_run(st);
+	if (pairingheap_is_empty(st->due))
+		return false;
+	due = pairingheap_container(StoreWin, node, pairingheap_first(st->due))->due;
+	if (due > upto)
+		return false;
+	changing(st);
+	st->run = MemoryContextAlloc(TopTransactionContext, sizeof(DueEntry) * room);
+	while (st->run_len < DUE_RUN_MAX && !pairingheap_is_empty(st->due))
+	{
+		StoreWin   *w = pairingheap_container(StoreWin, node, pairingheap_first(st->due));
+
+		if (w->due != due)
+			break;
+		untime(st, w);
+		if (KEY_IS_OUT(OWNER(w)))
+			continue;
+		if (st->run_len == room)
+		{
+			room *= 2;
+			st->run = repalloc(st->run, sizeof(DueEntry) * room);
+		}
+		st->run[st->run_len].order = order(KEY_OF(OWNER(w)), order_arg);
+		st->run[st->run_len++].win = w;
+	}
+	sort_due(st->run, st->run_len);
+	return true;
+}
+
+/*
  * Takes out keys with a window due at or before "upto" (a timer of it runs
  * there), until at least "max" windows are out; true if windows due by
  * then are left, for the caller to take once it has run these.  The key's
  * other windows come along, since what happens to one window of a key (a
  * session's merge) may concern the others.
+ *
+ * Windows due together come out in the order of their keys (their
+ * prefixes in "order", the order the operator fires them in), a run of up
+ * to DUE_RUN_MAX at a time, rather than in the order they were stored: a
+ * million windows ending together fire in batches, and their result rows
+ * then enter the result table's index (end, key, start) at its right edge,
+ * where a B-tree inserts without descending from its root, instead of
+ * each batch's at random leaves.
  */
 bool
-state_store_take_due(StateStore *st, int64 upto, int64 max, StoredWindowFn fn, void *arg)
+state_store_take_due(StateStore *st, int64 upto, int64 max, KeyPrefixFn order,
+					 const void *order_arg, StoredWindowFn fn, void *arg)
 {
 	int64		left = st->windows - max;
 
-	while (!pairingheap_is_empty(st->due))
+	for (;;)
 	{
-		StoreWin   *w = pairingheap_container(StoreWin, node, pairingheap_first(st->due));
+		StoreWin   *w;
 
-		if (w->due > upto)
-			return false;
+		if (st->run_next == st->run_len)
+		{
+			/* a run may hold none: every window due then was the step's */
+			if (!start_run(st, upto, order, order_arg))
+				return false;
+			continue;
+		}
+		w = st->run[st->run_next].win;
+		/* a key with two windows due together went with the first */
 		if (KEY_IS_OUT(OWNER(w)))
 		{
-			/* the step has it: its timer comes back as it is put back */
-			untime(st, w);
+			st->run_next++;
 			continue;
 		}
 		if (st->windows <= left)
 			return true;
+		st->run_next++;
 		changing(st);
 		st->taken = true;
 		take(st, OWNER(w), fn, arg);
 	}
-	return false;
 }
 
 /* Whether windows were taken out that the step has not put back yet. */

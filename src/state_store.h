@@ -53,6 +53,8 @@ typedef struct StateLog
 } StateLog;
 
 typedef void (*StoredWindowFn) (const bytea *key, const StoredWindow *w, void *arg);
+/* A key as a number in the order the caller takes keys in (keys_order_prefix). */
+typedef uint64 (*KeyPrefixFn) (const bytea *key, const void *arg);
 typedef void (*DepartedFn) (const bytea *key, int64 start, int64 end, ItemPointer row,
 							void *arg);
 
@@ -74,6 +76,7 @@ extern bool state_store_room_ahead(StateStore *st);
 extern const bytea *state_store_read_ahead(const StateStore *st);
 extern void state_store_set_read_ahead(StateStore *st, const bytea *key);
 extern bool state_store_take_due(StateStore *st, int64 upto, int64 max,
+								 KeyPrefixFn order, const void *order_arg,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_taken(const StateStore *st);
 extern void state_store_each(StateStore *st, StoredWindowFn fn, void *arg);
