@@ -1280,15 +1280,21 @@ pipeline_parts(const char *name, bool lock)
 
 /*
  * A step of each part of pipeline "name", in order, with every part's lock
- * held: the most rows one of them read (each reads every row of the
- * queue).
+ * held, for SQL function "fn": the most rows one of them read (each reads
+ * every row of the queue).  Refused in a read-only transaction, as
+ * nextval() is, with or without rows to read: a step writes windowing's
+ * tables into the heap directly, where the executor's check of read-only
+ * transactions does not see it.
  */
 static int64
-step_parts(const char *name, int64 max_rows, bool consume_rows, bool has_watermark,
-		   int64 watermark)
+step_parts(const char *fn, const char *name, int64 max_rows, bool consume_rows,
+		   bool has_watermark, int64 watermark)
 {
 	int64		most = 0;
-	int			parts = pipeline_parts(name, true);
+	int			parts;
+
+	PreventCommandIfReadOnly(fn);
+	parts = pipeline_parts(name, true);
 
 	for (int part = 0; part < parts; part++)
 	{
@@ -1322,7 +1328,7 @@ advance_to(const char *name, int64 to, bool is_ts)
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("watermark must be finite"),
 				 errhint("Use windowing.flush() to end the input.")));
-	(void) step_parts(name, 0, false, true, to);
+	(void) step_parts("advance_watermark()", name, 0, false, true, to);
 }
 
 PG_FUNCTION_INFO_V1(windowing_process);
@@ -1332,13 +1338,7 @@ PG_FUNCTION_INFO_V1(windowing_advance_watermark_bigint);
 PG_FUNCTION_INFO_V1(windowing_advance_watermark_text);
 PG_FUNCTION_INFO_V1(windowing_flush);
 
-/*
- * process(name, max_rows): one step, synchronously.  Refused in a read-only
- * transaction, as nextval() is, with or without rows to read: a step writes
- * windowing's tables into the heap directly, where the executor's check of
- * read-only transactions does not see it.  So are the other SQL functions
- * that step.
- */
+/* process(name, max_rows): one step, synchronously. */
 Datum
 windowing_process(PG_FUNCTION_ARGS)
 {
@@ -1346,22 +1346,19 @@ windowing_process(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	PreventCommandIfReadOnly("process()");
 	if (!PG_ARGISNULL(1) && max_rows <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_rows must be greater than zero")));
-	PG_RETURN_INT64(step_parts(text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows, true, false, 0));
+	PG_RETURN_INT64(step_parts("process()", text_to_cstring(PG_GETARG_TEXT_PP(0)), max_rows,
+							   true, false, 0));
 }
 
 static Datum
 advance(FunctionCallInfo fcinfo, Oid type)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Oid			time_type;
-
-	PreventCommandIfReadOnly("advance_watermark()");
-	time_type = pipeline_time_type(name);
+	Oid			time_type = pipeline_time_type(name);
 
 	if (time_type != type)
 		ereport(ERROR,
@@ -1401,12 +1398,10 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *value = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	Oid			time_type;
+	Oid			time_type = pipeline_time_type(name);
 	Oid			input;
 	Oid			ioparam;
 
-	PreventCommandIfReadOnly("advance_watermark()");
-	time_type = pipeline_time_type(name);
 	getTypeInputInfo(time_type, &input, &ioparam);
 	advance_to(name, DatumGetInt64(OidInputFunctionCall(input, value, ioparam, -1)),
 			   time_type != INT8OID);
@@ -1417,8 +1412,7 @@ windowing_advance_watermark_text(PG_FUNCTION_ARGS)
 Datum
 windowing_flush(PG_FUNCTION_ARGS)
 {
-	PreventCommandIfReadOnly("flush()");
-	(void) step_parts(text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, false, true, WMK_END);
+	(void) step_parts("flush()", text_to_cstring(PG_GETARG_TEXT_PP(0)), 0, false, true, WMK_END);
 	PG_RETURN_VOID();
 }
 
