@@ -138,7 +138,7 @@ typedef struct LateRow
 typedef struct KeyOrder
 {
 	int			(*cmp) (const bytea *a, const bytea *b, const void *arg);
-	uint64		(*prefix) (const bytea *key, const void *arg);
+	KeyPrefixFn prefix;
 	const void *arg;
 } KeyOrder;
 

@@ -2114,6 +2114,14 @@ due_scan_next(Operator *op, StepState *ss, int64 max)
 	return loaded;
 }
 
+/* Windows due by "upto" from the store, in the order the operator fires keys. */
+static bool
+take_due(Operator *op, StateStore *st, int64 upto, int64 max)
+{
+	return state_store_take_due(st, upto, max, op->key_order.prefix, op->key_order.arg,
+								load_stored, op);
+}
+
 /*
  * The windows whose timers run at or before "upto" come in from the heap
  * and the store, a batch at a time: true while some are left out.  Where
@@ -2132,8 +2140,7 @@ fetch_due(Operator *op, int64 upto)
 
 		if (upto == WMK_END && !state_store_complete(st))
 			(void) read_unknown(ss, NULL, PG_INT64_MAX, WMK_END, &stop, &ss->misses);
-		return state_store_take_due(st, upto, DUE_BATCH, op->key_order.prefix, op->key_order.arg,
-								load_stored, op);
+		return take_due(op, st, upto, DUE_BATCH);
 	}
 	if (!ss->due.active && !state_store_complete(st) && upto > state_store_heap_until(st))
 		due_scan_begin(op, ss, upto);
@@ -2143,8 +2150,7 @@ fetch_due(Operator *op, int64 upto)
 		if (ss->due.active)
 			return true;
 	}
-	return state_store_take_due(st, upto, DUE_BATCH - loaded, op->key_order.prefix, op->key_order.arg,
-								load_stored, op);
+	return take_due(op, st, upto, DUE_BATCH - loaded);
 }
 
 /*
