@@ -54,8 +54,11 @@ for my $call (
 	my ($ret, $out, $err) = $standby->psql('postgres', $sql);
 	like($err, qr/cannot execute \Q$fn\E\(\) in a read-only transaction/, "$fn() is refused on the standby");
 }
-is( $standby->safe_psql(
-		'postgres', q{SELECT count(*) FROM pg_stat_activity WHERE backend_type LIKE 'windowing%'}),
+my $windowing_processes =
+  q{SELECT count(*) FROM pg_stat_activity WHERE backend_type LIKE 'windowing%'};
+ok($primary->poll_query_until('postgres', "SELECT ($windowing_processes) > 0"),
+	'the primary runs windowing\'s launcher');
+is($standby->safe_psql('postgres', $windowing_processes),
 	'0', 'no windowing worker runs on the standby');
 
 $standby->promote;
