@@ -123,7 +123,7 @@ $$ SELECT step FROM windowing.state_log
    WHERE pipeline_id = (SELECT id FROM windowing.pipeline WHERE name = 'p')
    ORDER BY step LIMIT 1 $$;
 CREATE FUNCTION pg_temp.folded(first bigint) RETURNS boolean LANGUAGE sql AS
-$$ SELECT coalesce(pg_temp.first_logged() > first, pg_temp.first_logged() IS NULL) $$;
+$$ SELECT coalesce(latest > first, latest IS NULL) FROM (SELECT pg_temp.first_logged() AS latest) l $$;
 SQL
 }
 
