@@ -15,7 +15,8 @@
 # stepping backend per 1000-row step, in ms (from /proc/<pid>/schedstat,
 # summed over the steps and divided by their number: the kernel counts it
 # in ticks of a few ms, too coarse for one small step): the median of RUNS
-# runs (3 by default), each on a pipeline loaded anew, with the least and
+# runs (3 by default), each on a pipeline loaded anew in windowing's
+# tables created anew, the runs going round the sizes, with the least and
 # the most in brackets, and the median and the longest of the median
 # run's steps' elapsed times (in memory, the longest is the fold); with
 # windowing.state_memory large enough to hold everything
@@ -91,7 +92,10 @@ state_memory() {
 load_sql() {
 	cat <<SQL
 DROP TABLE IF EXISTS q, p_results, p_late CASCADE;
-SELECT windowing.drop_pipeline(name) FROM windowing.pipelines;
+-- windowing's tables anew: the dead rows of the last run's pipeline, which
+-- vacuum would be busy with, weigh on neither this run nor the next
+DROP EXTENSION windowing CASCADE;
+CREATE EXTENSION windowing;
 CREATE TABLE q (k int, ts timestamptz, v int);
 SELECT windowing.create_pipeline('p', 'q', 'ts', '{k}', $ASSIGNER,
                                  'count(*) AS n, sum(v) AS s', start => false,
@@ -192,14 +196,12 @@ FROM cpu;
 SQL
 }
 
-# run $1, RUNS times: prints the least and the most CPU ms per step, then
-# what run printed for the run of the median CPU time.
-runs() {
-	local i
-	for ((i = 1; i <= RUNS; i++)); do run "$1"; done |
-		sort -n -k1,1 |
-		awk '{ line[NR] = $0 } END { split(line[1], lo); split(line[NR], hi)
-		                             print lo[1], hi[1], line[int((NR + 1) / 2)] }'
+# The runs of one size (what run printed, a line each, on stdin): prints
+# the least and the most CPU ms per step, then the line of the median run.
+summary() {
+	sort -n -k1,1 |
+		awk 'NF { line[++n] = $0 } END { split(line[1], lo); split(line[n], hi)
+		                                 print lo[1], hi[1], line[int((n + 1) / 2)] }'
 }
 
 # SQL for 1000 rows over random keys of $1, a millisecond apart from 12:01
@@ -323,25 +325,45 @@ main() {
 	printf '%-14s %-40s %8s %10s %-40s %8s %22s %22s  %s\n' 'open windows' \
 		'in memory: CPU ms/step [min-max] (median, longest ms)' ratio 'B/window' \
 		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms (log)' restart check
-	local ref_mem="" ref_spill=""
+	# The runs go round the sizes, RUNS times, rather than one size's runs
+	# after another's: this machine's speed moves by up to a factor of two
+	# from one minute to the next, and a slow spell then weighs on every
+	# size alike instead of on one side of a ratio.  The last round of each
+	# size also times a new session's first steps and checks the windows.
+	local -A mem spill firsts ramps oks
+	local r n
+	state_memory "$MEMORY"
+	for ((r = 1; r <= RUNS; r++)); do
+		for n in "${sizes[@]}"; do
+			mem[$n]+="$(run "$n")"$'\n'
+			if [ "$r" = "$RUNS" ]; then
+				firsts[$n]="$(first "$n" 0) ($(first "$n" longest))"
+				ramps[$n]=$(ramp "$n")
+				oks[$n]=$(check "$n")
+			fi
+		done
+	done
+	state_memory "$SPILLED"
+	for ((r = 1; r <= RUNS; r++)); do
+		for n in "${sizes[@]}"; do
+			spill[$n]+="$(run "$n")"$'\n'
+			if [ "$r" = "$RUNS" ]; then
+				first "$n" 0 >/dev/null
+				oks[$n]+=" $(check "$n")"
+			fi
+		done
+	done
+	local ref_mem="" ref_spill="" lo hi cpu elapsed worst bytes mem_line mcpu mbytes
 	for n in "${sizes[@]}"; do
-		state_memory "$MEMORY"
-		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
-		local mem="$cpu [$lo-$hi] ($elapsed, $worst)" mcpu=$cpu mfirst mramp mbytes=$bytes
-		mfirst="$(first "$n" 0) ($(first "$n" longest))"
-		mramp=$(ramp "$n")
+		read -r lo hi cpu elapsed worst bytes <<<"$(summary <<<"${mem[$n]}")"
+		mem_line="$cpu [$lo-$hi] ($elapsed, $worst)" mcpu=$cpu mbytes=$bytes
 		ref_mem=${ref_mem:-$cpu}
-		local ok
-		ok=$(check "$n")
-		state_memory "$SPILLED"
-		read -r lo hi cpu elapsed worst bytes <<<"$(runs "$n")"
+		read -r lo hi cpu elapsed worst bytes <<<"$(summary <<<"${spill[$n]}")"
 		ref_spill=${ref_spill:-$cpu}
-		first "$n" 0 >/dev/null
-		ok="$ok $(check "$n")"
-		printf '%-14s %-40s %7sx %10s %-40s %7sx %22s %22s  %s\n' "$n" "$mem" \
+		printf '%-14s %-40s %7sx %10s %-40s %7sx %22s %22s  %s\n' "$n" "$mem_line" \
 			"$(awk -v a="$ref_mem" -v b="$mcpu" 'BEGIN { printf "%.1f", b / a }')" "$mbytes" \
 			"$cpu [$lo-$hi] ($elapsed, $worst)" "$(awk -v a="$ref_spill" -v b="$cpu" 'BEGIN { printf "%.1f", b / a }')" \
-			"$mfirst" "$mramp" "$ok"
+			"${firsts[$n]}" "${ramps[$n]}" "${oks[$n]}"
 	done
 }
 
