@@ -316,6 +316,41 @@ check() {
 	                    THEN 'ok' ELSE 'miscounted' END"
 }
 
+# RUNS rounds of every size in SIZES at windowing.state_memory = $1, each
+# run's line added to the array named $2 under its size; the last round of
+# each size then runs "$3 size".  The runs go round the sizes rather than
+# one size's runs after another's: this machine's speed moves by up to a
+# factor of three from one minute to the next, and a slow spell then
+# weighs on every size alike instead of on one side of a ratio.
+rounds() {
+	local -n lines=$2
+	local r n
+	state_memory "$1"
+	for ((r = 1; r <= RUNS; r++)); do
+		for n in "${sizes[@]}"; do
+			lines["$n"]+="$(run "$n")"$'\n'
+			if [ "$r" = "$RUNS" ]; then
+				"$3" "$n"
+			fi
+		done
+	done
+}
+
+# After the last in-memory run of size $1: a new session's first steps,
+# its ramp, and the windows checked (main's firsts, ramps and oks).
+after_in_memory() {
+	firsts[$1]="$(first "$1" 0) ($(first "$1" longest))"
+	ramps[$1]=$(ramp "$1")
+	oks[$1]=$(check "$1")
+}
+
+# After the last spilled run of size $1: the log folded by a step in
+# another session, and the windows checked.
+after_spilled() {
+	first "$1" 0 >/dev/null
+	oks[$1]+=" $(check "$1")"
+}
+
 main() {
 	need_packages
 	build_and_install
@@ -325,34 +360,9 @@ main() {
 	printf '%-14s %-40s %8s %10s %-40s %8s %22s %22s  %s\n' 'open windows' \
 		'in memory: CPU ms/step [min-max] (median, longest ms)' ratio 'B/window' \
 		'spilled: CPU ms/step [min-max] (median, longest ms)' ratio 'first ms (log)' restart check
-	# The runs go round the sizes, RUNS times, rather than one size's runs
-	# after another's: this machine's speed moves by up to a factor of two
-	# from one minute to the next, and a slow spell then weighs on every
-	# size alike instead of on one side of a ratio.  The last round of each
-	# size also times a new session's first steps and checks the windows.
 	local -A mem spill firsts ramps oks
-	local r n
-	state_memory "$MEMORY"
-	for ((r = 1; r <= RUNS; r++)); do
-		for n in "${sizes[@]}"; do
-			mem[$n]+="$(run "$n")"$'\n'
-			if [ "$r" = "$RUNS" ]; then
-				firsts[$n]="$(first "$n" 0) ($(first "$n" longest))"
-				ramps[$n]=$(ramp "$n")
-				oks[$n]=$(check "$n")
-			fi
-		done
-	done
-	state_memory "$SPILLED"
-	for ((r = 1; r <= RUNS; r++)); do
-		for n in "${sizes[@]}"; do
-			spill[$n]+="$(run "$n")"$'\n'
-			if [ "$r" = "$RUNS" ]; then
-				first "$n" 0 >/dev/null
-				oks[$n]+=" $(check "$n")"
-			fi
-		done
-	done
+	rounds "$MEMORY" mem after_in_memory
+	rounds "$SPILLED" spill after_spilled
 	local ref_mem="" ref_spill="" lo hi cpu elapsed worst bytes mem_line mcpu mbytes
 	for n in "${sizes[@]}"; do
 		read -r lo hi cpu elapsed worst bytes <<<"$(summary <<<"${mem[$n]}")"
