@@ -29,6 +29,7 @@ OBJS = \
 	src/queue_helper_main.o \
 	src/queue_reader.o \
 	src/row_arena.o \
+	src/row_batch.o \
 	src/session_merge.o \
 	src/sessions.o \
 	src/slices.o \
@@ -70,7 +71,8 @@ REGRESS = upgrade pipeline_queues assign calendar calendar_zones session count_w
 	pipeline_null_keys pipeline_many_leave pipeline_parallel pipeline_state_idle \
 	pipeline_join_shuffled pipeline_state_compact pipeline_state_places \
 	pipeline_join_memory pipeline_join_output pipeline_state_memory \
-	pipeline_state_read_ahead pipeline_equivalence pipeline_tick_ends pipeline_state_rows
+	pipeline_state_read_ahead pipeline_equivalence pipeline_tick_ends pipeline_state_rows \
+	pipeline_row_batch
 REGRESS_OPTS = --temp-instance=tmp_check_regress --temp-config=$(srcdir)/test/windowing.conf \
 	--load-extension=windowing
 

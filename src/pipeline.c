@@ -45,6 +45,7 @@
 #include "owner.h"
 #include "pipeline.h"
 #include "plans.h"
+#include "row_batch.h"
 #include "tick.h"
 #include "trigger.h"
 #include "sql_pipeline.h"
@@ -84,6 +85,7 @@ typedef struct Step
 	bool		feeding;		/* reading rows into the operator */
 	int64		row_seq;		/* the row in the operator */
 	MemoryContext rowcxt;		/* a fed row's, reset after it */
+	RowBatch   *batch;			/* rows read, to be fed (hold_row) */
 	uint64		fed;			/* rows fed, for the budget's checks */
 	List	   *failed;			/* FailedRow *, of on_error 'route' */
 } Step;
@@ -483,14 +485,10 @@ over_budget(Step *s)
 	return s->deadline != 0 && GetCurrentTimestamp() >= s->deadline;
 }
 
-/*
- * One row to the operator, whatever it allocates freed right after; false
- * if the step must stop here.
- */
-static bool
-feed_one(Datum *vals, bool *nulls, void *arg)
+/* One row to the operator, whatever it allocates freed right after. */
+static void
+feed_one(Step *s, Datum *vals, bool *nulls)
 {
-	Step	   *s = arg;
 	MemoryContext old = MemoryContextSwitchTo(s->rowcxt);
 
 	feed_row(s, vals, nulls);
@@ -500,6 +498,41 @@ feed_one(Datum *vals, bool *nulls, void *arg)
 		MemoryContextReset(s->rowcxt);
 	if (++s->fed % BUDGET_ROWS == 0 && over_budget(s))
 		s->cut_short = true;
+}
+
+/*
+ * The rows held to the operator, their keys' state brought towards the
+ * processor's cache first: with many keys, each row's lookup would
+ * otherwise wait on memory by itself.  Rows held when the step's budget
+ * runs out go in all the same, a few more than it allowed.
+ */
+static void
+feed_batch(Step *s)
+{
+	RowBatch   *b = s->batch;
+	uint32		hashes[ROW_BATCH_ROWS];
+
+	for (int i = 0; i < b->n; i++)
+		hashes[i] = keys_hash(keys_encode(&s->keys, row_batch_values(b, i) + 2,
+										  row_batch_nulls(b, i) + 2, &s->keybuf));
+	state_prefetch(s->state, hashes, b->n);
+	for (int i = 0; i < b->n; i++)
+		feed_one(s, row_batch_values(b, i), row_batch_nulls(b, i));
+	row_batch_clear(b);
+}
+
+/*
+ * A row read from the queue, held until its batch is fed (feed_batch):
+ * false if the step must stop here.  The reader's caller feeds the rows
+ * still held once the reader returns.
+ */
+static bool
+hold_row(Datum *vals, bool *nulls, void *arg)
+{
+	Step	   *s = arg;
+
+	if (row_batch_add(s->batch, vals, nulls))
+		feed_batch(s);
 	return !s->cut_short;
 }
 
@@ -614,7 +647,8 @@ consume_tick(Step *s, int64 max_rows)
 		if (want <= 0)
 			break;				/* stopped by max_rows inside the tick */
 		s->feeding = true;
-		n = tick_read(r, s->progress.last_seq, want, feed_one, s);
+		n = tick_read(r, s->progress.last_seq, want, hold_row, s);
+		feed_batch(s);
 		s->feeding = false;
 		chunk_done(s, n);
 		if (s->cut_short)
@@ -636,14 +670,14 @@ consume_tick(Step *s, int64 max_rows)
 	return done;
 }
 
-/* One row of a replay, to the operator: the replay's position follows it. */
+/* One row of a replay, held for the operator: the replay's position counts it. */
 static bool
 replay_one(Datum *vals, bool *nulls, void *arg)
 {
 	Step	   *s = arg;
 
 	s->progress.replay_done++;
-	return feed_one(vals, nulls, arg);
+	return hold_row(vals, nulls, arg);
 }
 
 /*
@@ -678,6 +712,7 @@ consume_replay(Step *s, int64 max_rows)
 			break;
 		s->feeding = true;
 		n = tick_replay_read(r, want, replay_one, s);
+		feed_batch(s);
 		s->feeding = false;
 		chunk_done(s, n);
 		if (s->cut_short)
@@ -703,9 +738,13 @@ static void
 consume(Step *s, int64 max_rows)
 {
 	bool		tick_was_open = s->progress.tick_hi != NULL;
+	TickColumns c = tick_columns(s);
 
 	s->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "windowing row",
 									  ALLOCSET_SMALL_SIZES);
+	/* the rows' values: a failed row's rerun reads whether it is one last */
+	s->batch = row_batch_create(&c, c.ncolumns + list_length(c.inputs) +
+								(s->failed != NIL ? 1 : 0));
 	if (s->progress.replay_until != NULL)
 	{
 		consume_replay(s, max_rows);

@@ -1916,6 +1916,18 @@ heap_next_due(Operator *op, StateStore *st, int64 from)
 	return next;
 }
 
+/*
+ * The store's entries of the keys with these hashes (keys_hash) brought
+ * towards the processor's cache, for rows the operator is about to get:
+ * their lookups (fetch_key) then wait on memory once for all of them.
+ */
+void
+state_prefetch(const StepState *ss, const uint32 *hashes, int n)
+{
+	if (ss != NULL && ss->store != NULL)
+		state_store_prefetch(ss->store, hashes, n);
+}
+
 /* The operator's hooks for windows it does not have yet. */
 static void
 fetch_key(Operator *op, const bytea *key)

@@ -15,6 +15,7 @@ typedef struct StepState StepState;
 extern StepState *state_load(Operator *op, int32 id, int key_groups, int64 steps,
 							 bool by_key);
 extern void state_save(StepState *ss, int64 step);
+extern void state_prefetch(const StepState *ss, const uint32 *hashes, int n);
 extern void state_peek(Operator *op, int32 id, int64 steps,
 					   void (*fn) (WindowEntry *, void *), void *arg);
 extern void state_clear(int32 id);

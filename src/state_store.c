@@ -685,6 +685,41 @@ state_store_take_key(StateStore *st, const bytea *key, StoredWindowFn fn, void *
 	return true;
 }
 
+/*
+ * Brings the slots of the keys with these hashes (keys_hash) towards the
+ * processor's cache, then the entries they point at: a step's rows name
+ * keys at random, so that at a million keys a lookup's slot and entry are
+ * each a load from memory (state_store_take_key), the second waiting for
+ * the first.  Asked for a few rows ahead, the loads overlap.  Each hash
+ * probes at most PREFETCH_PROBES slots: prefetching is a hint, and a key
+ * the store does not have ends its probe at an empty slot.
+ */
+#define PREFETCH_PROBES 8
+
+void
+state_store_prefetch(const StateStore *st, const uint32 *hashes, int n)
+{
+	const storekeys_hash *t = st->keys;
+
+	for (int i = 0; i < n; i++)
+		prefetch_memory(&t->data[hashes[i] & t->sizemask]);
+	for (int i = 0; i < n; i++)
+	{
+		uint32		b = hashes[i] & t->sizemask;
+
+		for (int probe = 0; probe < PREFETCH_PROBES; probe++, b = (b + 1) & t->sizemask)
+		{
+			if (t->data[b].status != storekeys_SH_IN_USE)
+				break;
+			if (t->data[b].hash == hashes[i])
+			{
+				prefetch_memory(t->data[b].key);
+				break;
+			}
+		}
+	}
+}
+
 /* Whether the store knows a key: it has the key's windows, if any. */
 bool
 state_store_knows(const StateStore *st, const bytea *key)

@@ -65,6 +65,7 @@ extern StateLog state_store_log(const StateStore *st);
 extern bool state_store_take_key(StateStore *st, const bytea *key,
 								 StoredWindowFn fn, void *arg);
 extern bool state_store_knows(const StateStore *st, const bytea *key);
+extern void state_store_prefetch(const StateStore *st, const uint32 *hashes, int n);
 extern void state_store_know(StateStore *st, const bytea *key);
 extern int32 state_store_pipeline(const StateStore *st);
 extern bool state_store_complete(const StateStore *st);
