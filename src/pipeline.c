@@ -633,10 +633,9 @@ chunk_rows(Step *s, int64 max_rows)
  * was all of it.
  */
 static bool
-consume_tick(Step *s, int64 max_rows)
+consume_tick(Step *s, const TickColumns *c, int64 max_rows)
 {
-	TickColumns c = tick_columns(s);
-	TickReader *r = tick_reader_begin(&c, &s->progress, failed_seqs(s), max_rows);
+	TickReader *r = tick_reader_begin(c, &s->progress, failed_seqs(s), max_rows);
 	bool		done = false;
 
 	for (;;)
@@ -698,10 +697,9 @@ replay_finish(Step *s)
 
 /* Replays up to max_rows (<= 0: all) rows of a rebuild, in order of event time. */
 static void
-consume_replay(Step *s, int64 max_rows)
+consume_replay(Step *s, const TickColumns *c, int64 max_rows)
 {
-	TickColumns c = tick_columns(s);
-	ReplayReader *r = tick_replay_begin(&c, s->def.id, &s->progress, failed_seqs(s));
+	ReplayReader *r = tick_replay_begin(c, s->def.id, &s->progress, failed_seqs(s));
 
 	for (;;)
 	{
@@ -747,7 +745,7 @@ consume(Step *s, int64 max_rows)
 								(s->failed != NIL ? 1 : 0));
 	if (s->progress.replay_until != NULL)
 	{
-		consume_replay(s, max_rows);
+		consume_replay(s, &c, max_rows);
 		return;
 	}
 	/* a shard's pipeline: the watermark its shards agreed on, before its new rows */
@@ -755,11 +753,11 @@ consume(Step *s, int64 max_rows)
 		op_advance_watermark(s->op, s->progress.shard_watermark);
 	if (!tick_was_open)
 		tick_open(&s->progress, s->def.source, s->def.watermark_from);
-	if (consume_tick(s, max_rows) && tick_was_open &&
+	if (consume_tick(s, &c, max_rows) && tick_was_open &&
 		(max_rows <= 0 || s->progress.rows < max_rows))
 	{
 		tick_open(&s->progress, s->def.source, s->def.watermark_from);
-		(void) consume_tick(s, max_rows);
+		(void) consume_tick(s, &c, max_rows);
 	}
 }
 
